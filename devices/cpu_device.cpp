@@ -1,0 +1,42 @@
+#include "devices/cpu_device.hpp"
+
+#include <thread>
+#include <unsupported/Eigen/CXX11/Tensor>
+
+namespace caflow {
+
+struct cpu_device::pools {
+  pools(int intra, int inter) : intra_pool(intra), eigen(&intra_pool, intra), inter_pool(inter) {}
+  Eigen::ThreadPool intra_pool;
+  Eigen::ThreadPoolDevice eigen;
+  Eigen::ThreadPool inter_pool;
+};
+
+namespace {
+int resolve_threads(int n) {
+  if (n > 0) return n;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+}  // namespace
+
+cpu_device::cpu_device(std::string name, const cpu_device_options& opts)
+    : device(std::move(name), device_cpu),
+      intra_threads_(resolve_threads(opts.intra_op_threads)),
+      inter_threads_(resolve_threads(opts.inter_op_threads)) {
+  auto counter = std::make_shared<counting_allocator>("cpu", default_allocator(),
+                                                      opts.memory_limit_bytes);
+  counter_ = counter.get();
+  alloc_ = std::move(counter);
+  pools_ = std::make_unique<pools>(intra_threads_, inter_threads_);
+}
+
+cpu_device::~cpu_device() = default;
+
+allocator_stats cpu_device::memory_stats() const { return counter_->stats(); }
+
+void cpu_device::schedule(std::function<void()> fn) { pools_->inter_pool.Schedule(std::move(fn)); }
+
+const Eigen::ThreadPoolDevice* cpu_device::eigen_cpu() const { return &pools_->eigen; }
+
+}  // namespace caflow

@@ -1,0 +1,36 @@
+#pragma once
+// The CPU device: a counting allocator and two Eigen thread pools, one to run graph nodes
+// concurrently (inter-op) and one for parallelism inside a kernel (intra-op). Two pools, so a
+// kernel waiting on its intra-op work can never starve the scheduler.
+#include <memory>
+
+#include "devices/device.hpp"
+
+namespace caflow {
+
+struct cpu_device_options {
+  int intra_op_threads = 0;  // 0: the number of hardware threads
+  int inter_op_threads = 0;  // 0: the number of hardware threads
+  int64_t memory_limit_bytes = 0;  // 0: unlimited
+};
+
+class cpu_device final : public device {
+ public:
+  cpu_device(std::string name, const cpu_device_options& opts = {});
+  ~cpu_device() override;
+  const std::shared_ptr<allocator>& get_allocator() const override { return alloc_; }
+  allocator_stats memory_stats() const override;
+  void schedule(std::function<void()> fn) override;
+  const Eigen::ThreadPoolDevice* eigen_cpu() const override;
+  int intra_op_threads() const override { return intra_threads_; }
+  int inter_op_threads() const { return inter_threads_; }
+
+ private:
+  struct pools;
+  std::shared_ptr<allocator> alloc_;
+  counting_allocator* counter_;
+  int intra_threads_, inter_threads_;
+  std::unique_ptr<pools> pools_;
+};
+
+}  // namespace caflow

@@ -1,0 +1,4 @@
+#pragma once
+#include "graph/scope.hpp"
+
+namespace caflow::ops {}  // namespace caflow::ops

@@ -1,0 +1,138 @@
+#pragma once
+// Errors are values: every fallible call returns a `status` or a `status_or<T>`.
+// Nothing throws across a module or actor boundary.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <string_view>
+
+namespace caflow {
+
+enum class error_code : uint8_t {
+  ok = 0,
+  invalid_argument,
+  not_found,
+  already_exists,
+  failed_precondition,
+  out_of_range,
+  unimplemented,
+  internal,
+  cancelled,
+  deadline_exceeded,
+  resource_exhausted,
+  unavailable,
+  data_loss,
+  aborted,
+};
+
+const char* error_code_name(error_code c);
+
+class [[nodiscard]] status {
+ public:
+  status() = default;
+  status(error_code code, std::string message) : code_(code), message_(std::move(message)) {}
+
+  static status ok_status() { return {}; }
+  bool ok() const { return code_ == error_code::ok; }
+  error_code code() const { return code_; }
+  const std::string& message() const { return message_; }
+  // "INVALID_ARGUMENT: message", or "OK".
+  std::string to_string() const;
+  // Prefixes the message with context, keeping the code: "node 'x': <message>".
+  status with_context(const std::string& prefix) const;
+  void ignore() const {}
+
+ private:
+  error_code code_ = error_code::ok;
+  std::string message_;
+};
+
+inline status ok_status() { return {}; }
+
+namespace errors {
+void append_part(std::string& out, const std::string& s);
+void append_part(std::string& out, const char* s);
+void append_part(std::string& out, std::string_view s);
+void append_part(std::string& out, char c);
+void append_part(std::string& out, bool b);
+void append_part(std::string& out, double v);
+void append_part(std::string& out, float v);
+void append_part(std::string& out, int v);
+void append_part(std::string& out, unsigned v);
+void append_part(std::string& out, long v);
+void append_part(std::string& out, unsigned long v);
+void append_part(std::string& out, long long v);
+void append_part(std::string& out, unsigned long long v);
+
+template <class... Ts>
+std::string concat(Ts&&... parts) {
+  std::string out;
+  (append_part(out, std::forward<Ts>(parts)), ...);
+  return out;
+}
+
+#define CAFLOW_ERROR_FACTORY(fn, code)                          \
+  template <class... Ts>                                        \
+  status fn(Ts&&... parts) {                                    \
+    return status(error_code::code, concat(std::forward<Ts>(parts)...)); \
+  }
+CAFLOW_ERROR_FACTORY(invalid_argument, invalid_argument)
+CAFLOW_ERROR_FACTORY(not_found, not_found)
+CAFLOW_ERROR_FACTORY(already_exists, already_exists)
+CAFLOW_ERROR_FACTORY(failed_precondition, failed_precondition)
+CAFLOW_ERROR_FACTORY(out_of_range, out_of_range)
+CAFLOW_ERROR_FACTORY(unimplemented, unimplemented)
+CAFLOW_ERROR_FACTORY(internal, internal)
+CAFLOW_ERROR_FACTORY(cancelled, cancelled)
+CAFLOW_ERROR_FACTORY(deadline_exceeded, deadline_exceeded)
+CAFLOW_ERROR_FACTORY(resource_exhausted, resource_exhausted)
+CAFLOW_ERROR_FACTORY(unavailable, unavailable)
+CAFLOW_ERROR_FACTORY(data_loss, data_loss)
+CAFLOW_ERROR_FACTORY(aborted, aborted)
+#undef CAFLOW_ERROR_FACTORY
+}  // namespace errors
+
+// A value or the error that prevented it.
+template <class T>
+class [[nodiscard]] status_or {
+ public:
+  status_or(T value) : value_(std::move(value)) {}
+  status_or(status s) : status_(std::move(s)) {
+    if (status_.ok()) status_ = errors::internal("status_or built from an OK status");
+  }
+  bool ok() const { return value_.has_value(); }
+  const status& get_status() const { return status_; }
+  T& value() & { return *value_; }
+  const T& value() const& { return *value_; }
+  T&& value() && { return std::move(*value_); }
+  T* operator->() { return &*value_; }
+  const T* operator->() const { return &*value_; }
+  T& operator*() & { return *value_; }
+  const T& operator*() const& { return *value_; }
+
+ private:
+  std::optional<T> value_;
+  status status_;
+};
+
+}  // namespace caflow
+
+#define CAFLOW_CONCAT_INNER(a, b) a##b
+#define CAFLOW_CONCAT(a, b) CAFLOW_CONCAT_INNER(a, b)
+
+// Returns from the enclosing function when `expr` yields a non-OK status.
+#define CAFLOW_RETURN_IF_ERROR(expr)            \
+  do {                                          \
+    ::caflow::status caflow_st_ = (expr);       \
+    if (!caflow_st_.ok()) return caflow_st_;    \
+  } while (0)
+
+#define CAFLOW_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                                 \
+  if (!tmp.ok()) return tmp.get_status();            \
+  lhs = std::move(tmp).value()
+
+// `CAFLOW_ASSIGN_OR_RETURN(auto x, f());` binds the value or returns the error.
+#define CAFLOW_ASSIGN_OR_RETURN(lhs, expr) \
+  CAFLOW_ASSIGN_OR_RETURN_IMPL(CAFLOW_CONCAT(caflow_so_, __LINE__), lhs, expr)

@@ -1,0 +1,81 @@
+// Kernels that only move tensor handles: no bytes are copied.
+#include "kernels/kernel_registry.hpp"
+
+namespace caflow {
+namespace {
+
+class const_op final : public op_kernel {
+ public:
+  explicit const_op(kernel_construction& c) : op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("value", &value_));
+  }
+  void compute(kernel_context& ctx) override { ctx.set_output(0, value_); }
+
+ private:
+  tensor value_;
+};
+
+class placeholder_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    ctx.set_status(errors::invalid_argument("you must feed a value for placeholder '", name(),
+                                            "' of dtype ", dtype_name(ctx.output_type(0))));
+  }
+};
+
+class identity_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override { ctx.set_output(0, ctx.input(0)); }
+};
+
+class no_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context&) override {}
+};
+
+class arg_op final : public op_kernel {
+ public:
+  explicit arg_op(kernel_construction& c) : op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("index", &index_));
+  }
+  void compute(kernel_context& ctx) override {
+    call_frame* f = ctx.step().frame;
+    CAFLOW_OP_REQUIRES(ctx, f && index_ < static_cast<int64_t>(f->args.size()),
+                       errors::internal("no feed #", index_, " in the step's call frame"));
+    ctx.set_output(0, f->args[index_]);
+  }
+
+ private:
+  int64_t index_ = 0;
+};
+
+class retval_op final : public op_kernel {
+ public:
+  explicit retval_op(kernel_construction& c) : op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("index", &index_));
+  }
+  void compute(kernel_context& ctx) override {
+    call_frame* f = ctx.step().frame;
+    CAFLOW_OP_REQUIRES(ctx, f && index_ < static_cast<int64_t>(f->rets.size()),
+                       errors::internal("no fetch #", index_, " in the step's call frame"));
+    f->rets[index_] = ctx.input(0);
+  }
+
+ private:
+  int64_t index_ = 0;
+};
+
+}  // namespace
+
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(device_cpu), const_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(device_cpu), placeholder_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(device_cpu), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(device_cpu), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("NoOp").device(device_cpu), no_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Arg").device(device_cpu), arg_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Retval").device(device_cpu), retval_op);
+
+}  // namespace caflow

@@ -1,0 +1,154 @@
+#pragma once
+// The kernel interface. A kernel is built once per node (reading attrs and caching whatever
+// it can), then `compute` runs once per step. Kernels report errors through the context and
+// never throw; the executor prefixes every error with the node's name, op and device, so a
+// kernel's message says only what is wrong ("matrix size-incompatible: [2,3] vs [4,5]").
+//
+// Asynchronous kernels (Recv, queue dequeues) derive from async_op_kernel and call `done`
+// exactly once when finished; they hold no thread while waiting and must register with the
+// step's cancellation manager so an aborted step wakes them.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "devices/device.hpp"
+#include "graph/node_signature.hpp"
+#include "kernels/step_context.hpp"
+#include "kernels/variable.hpp"
+
+namespace caflow {
+
+// What flows along an edge: a tensor, or for Ref(T) outputs a reference to a variable.
+struct kernel_value {
+  tensor value;
+  std::shared_ptr<variable> ref;
+};
+
+class kernel_construction {
+ public:
+  kernel_construction(const node_def& def, const node_signature& sig, device& dev)
+      : def_(def), sig_(sig), dev_(dev) {}
+  const node_def& def() const { return def_; }
+  const node_signature& sig() const { return sig_; }
+  device& dev() const { return dev_; }
+  dtype input_type(int i) const { return sig_.input_types[i]; }
+  dtype output_type(int i) const { return sig_.output_types[i]; }
+  int num_inputs() const { return static_cast<int>(sig_.input_types.size()); }
+  int num_outputs() const { return static_cast<int>(sig_.output_types.size()); }
+  template <class T>
+  status get_attr(std::string_view name, T* out) const {
+    return caflow::get_attr(def_, name, out);
+  }
+  void set_status(status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  const status& get_status() const { return status_; }
+  bool ok() const { return status_.ok(); }
+
+ private:
+  const node_def& def_;
+  const node_signature& sig_;
+  device& dev_;
+  status status_;
+};
+
+class kernel_context;
+
+class op_kernel {
+ public:
+  explicit op_kernel(kernel_construction& c);
+  virtual ~op_kernel() = default;
+  op_kernel(const op_kernel&) = delete;
+  op_kernel& operator=(const op_kernel&) = delete;
+
+  virtual void compute(kernel_context& ctx) = 0;
+  virtual bool is_async() const { return false; }
+  // Cheap kernels run inline on the scheduling thread; expensive ones may go to the device's
+  // inter-op pool so independent nodes run in parallel. Defaults to the op's `cheap` flag.
+  virtual bool is_expensive() const { return expensive_; }
+
+  const std::string& name() const { return def_.name; }
+  const std::string& type_string() const { return def_.op; }
+  const node_def& def() const { return def_; }
+  const node_signature& sig() const { return sig_; }
+
+ private:
+  node_def def_;
+  node_signature sig_;
+  bool expensive_;
+};
+
+class async_op_kernel : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  using done_callback = std::function<void()>;
+  virtual void compute_async(kernel_context& ctx, done_callback done) = 0;
+  bool is_async() const final { return true; }
+  void compute(kernel_context& ctx) final;  // runs compute_async and waits; tests only
+};
+
+class kernel_context {
+ public:
+  kernel_context(const op_kernel& k, device& dev, step_context& step, kernel_value* inputs,
+                 kernel_value* outputs)
+      : kernel_(k), dev_(dev), step_(step), inputs_(inputs), outputs_(outputs) {}
+
+  const op_kernel& kernel() const { return kernel_; }
+  device& dev() const { return dev_; }
+  step_context& step() const { return step_; }
+  // REQUIRES: a CPU device.
+  const Eigen::ThreadPoolDevice& eigen_cpu() const { return *dev_.eigen_cpu(); }
+
+  int num_inputs() const { return static_cast<int>(kernel_.sig().input_types.size()); }
+  int num_outputs() const { return static_cast<int>(kernel_.sig().output_types.size()); }
+  dtype input_type(int i) const { return kernel_.sig().input_types[i]; }
+  dtype output_type(int i) const { return kernel_.sig().output_types[i]; }
+
+  // For Ref(T) inputs this is empty: use input_ref.
+  const tensor& input(int i) const { return inputs_[i].value; }
+  // The variable behind a Ref(T) input.
+  const std::shared_ptr<variable>& input_ref(int i) const { return inputs_[i].ref; }
+
+  // Allocates output i from the device; on failure sets the status and returns nullptr.
+  tensor* allocate_output(int i, const tensor_shape& shape);
+  // A scratch tensor from the device allocator.
+  status_or<tensor> allocate_temp(dtype type, const tensor_shape& shape);
+  // Sets output i to an existing tensor (sharing its bytes, e.g. Identity, Reshape).
+  void set_output(int i, tensor t) { outputs_[i].value = std::move(t); }
+  void set_output_ref(int i, std::shared_ptr<variable> v) { outputs_[i].ref = std::move(v); }
+  const tensor& output(int i) const { return outputs_[i].value; }
+
+  void set_status(status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+  const status& get_status() const { return status_; }
+  bool ok() const { return status_.ok(); }
+
+ private:
+  const op_kernel& kernel_;
+  device& dev_;
+  step_context& step_;
+  kernel_value* inputs_;
+  kernel_value* outputs_;
+  status status_;
+};
+
+}  // namespace caflow
+
+// Stops a kernel (or its constructor) with an error when `cond` fails.
+#define CAFLOW_OP_REQUIRES(ctx, cond, st) \
+  do {                                    \
+    if (!(cond)) {                        \
+      (ctx).set_status(st);               \
+      return;                             \
+    }                                     \
+  } while (0)
+
+#define CAFLOW_OP_REQUIRES_OK(ctx, expr)  \
+  do {                                    \
+    ::caflow::status caflow_k_st_ = (expr); \
+    if (!caflow_k_st_.ok()) {             \
+      (ctx).set_status(std::move(caflow_k_st_)); \
+      return;                             \
+    }                                     \
+  } while (0)

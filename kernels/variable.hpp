@@ -1,0 +1,39 @@
+#pragma once
+// A variable's state, held by its device's resource manager and reached by kernels through
+// Ref(T) edges. Readers take a snapshot (the tensor handle, sharing the bytes); writers
+// replace or mutate under the lock, mutating in place only when no snapshot shares the bytes.
+#include <mutex>
+
+#include "devices/resource_manager.hpp"
+#include "graph/tensor.hpp"
+
+namespace caflow {
+
+class variable final : public resource {
+ public:
+  variable(dtype type, partial_shape shape) : type_(type), shape_(std::move(shape)) {}
+  std::string debug_string() const override;
+
+  dtype type() const { return type_; }
+  // The declared shape (from VariableV2's `shape` attr).
+  const partial_shape& declared_shape() const { return shape_; }
+
+  bool initialized() const;
+  // Current value; uninitialized tensor when never assigned.
+  tensor snapshot() const;
+  void assign(tensor value);
+  // Runs fn(value) under the lock, for read-modify-write kernels (AssignAdd, optimizers).
+  template <class F>
+  auto update(F&& fn) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return fn(value_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  tensor value_;
+  dtype type_;
+  partial_shape shape_;
+};
+
+}  // namespace caflow

@@ -1,0 +1,44 @@
+#pragma once
+// The one fixture every kernel test uses: run a single kernel on the CPU with given input
+// tensors and attrs, and compare outputs with a tolerance.
+//
+//   auto out = run_kernel("MatMul", {a, b}, {{"transpose_b", true}});
+//   REQUIRE(out.ok());
+//   check_tensor(out->at(0), tensor::from_vector<float>({...}, {2, 2}));
+//
+// Type attrs of single-tensor args ("T") and list lengths ("N") are inferred from the inputs
+// the way ops:: functions infer them. Before running, the op's shape function sees the inputs
+// (shapes and values); afterwards every output is checked against the inferred shape and the
+// declared dtype, so a wrong shape function fails the test too.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/attr_value.hpp"
+#include "graph/tensor.hpp"
+
+namespace caflow::testing {
+
+status_or<std::vector<tensor>> run_kernel(const std::string& op, const std::vector<tensor>& inputs,
+                                          std::map<std::string, attr_value> attrs = {});
+
+// Exact for integer and bool tensors, |a - e| <= tol * max(1, |e|) for floating point.
+void check_tensor(const tensor& actual, const tensor& expected, double tol = 1e-5);
+
+template <class T>
+void check_tensor(const tensor& actual, const tensor_shape& shape, const std::vector<T>& values,
+                  double tol = 1e-5) {
+  check_tensor(actual, tensor::from_vector<T>(values, shape), tol);
+}
+
+// REQUIRES an error whose message contains `needle`.
+void check_error(const status& st, const std::string& needle);
+template <class T>
+void check_error(const status_or<T>& r, const std::string& needle) {
+  REQUIRE_FALSE(r.ok());
+  check_error(r.get_status(), needle);
+}
+
+}  // namespace caflow::testing
