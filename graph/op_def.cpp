@@ -145,16 +145,20 @@ status_or<attr_def> parse_attr(std::string_view spec) {
   attr_def a;
   a.name = std::string(name);
   std::string_view default_text;
-  if (const auto eq = rest.find('='); eq != std::string_view::npos && rest.substr(eq, 2) != ">=") {
+  // "int >= 1 = 2": a minimum, then a default. A default's '=' is one not part of ">=".
+  size_t eq = std::string_view::npos;
+  for (size_t i = 0; i < rest.size(); ++i)
+    if (rest[i] == '=' && (i == 0 || rest[i - 1] != '>')) {
+      eq = i;
+      break;
+    }
+  if (eq != std::string_view::npos) {
     default_text = trim(rest.substr(eq + 1));
     rest = trim(rest.substr(0, eq));
-  } else if (const auto ge = rest.find(">="); ge != std::string_view::npos) {
-    // "int >= 1" possibly followed by "= default"
-    const auto after = rest.substr(ge + 2);
-    const auto eq2 = after.find('=');
-    CAFLOW_ASSIGN_OR_RETURN(int64_t m, parse_int(after.substr(0, eq2)));
+  }
+  if (const auto ge = rest.find(">="); ge != std::string_view::npos) {
+    CAFLOW_ASSIGN_OR_RETURN(int64_t m, parse_int(rest.substr(ge + 2)));
     a.minimum = m;
-    if (eq2 != std::string_view::npos) default_text = trim(after.substr(eq2 + 1));
     rest = trim(rest.substr(0, ge));
   }
   if (rest.starts_with('{')) {

@@ -11,7 +11,9 @@ namespace caflow {
 
 class variable final : public resource {
  public:
-  variable(dtype type, partial_shape shape) : type_(type), shape_(std::move(shape)) {}
+  variable(std::string name, dtype type, partial_shape shape)
+      : name_(std::move(name)), type_(type), shape_(std::move(shape)) {}
+  const std::string& name() const { return name_; }
   std::string debug_string() const override;
 
   dtype type() const { return type_; }
@@ -32,6 +34,7 @@ class variable final : public resource {
  private:
   mutable std::mutex mu_;
   tensor value_;
+  std::string name_;
   dtype type_;
   partial_shape shape_;
 };

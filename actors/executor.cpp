@@ -1,0 +1,234 @@
+#include "actors/executor.hpp"
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+
+#include "kernels/kernel_registry.hpp"
+
+namespace caflow {
+
+struct executor::node_item {
+  std::unique_ptr<op_kernel> kernel;
+  bool is_async = false;
+  bool expensive = false;
+  int input_start = 0;
+  int num_inputs = 0;
+  int num_outputs = 0;
+  int initial_pending = 0;
+  std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
+  std::vector<out_edge> outputs;
+  std::string error_prefix;    // "node 'x' (Op) on <device>"
+};
+
+struct executor::step_state {
+  step_context step;
+  done_fn done;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::vector<kernel_value> inputs;
+  std::atomic<int> remaining{0};
+  std::atomic<bool> aborted{false};
+  std::mutex mu;
+  status first_error;
+  cancellation_manager::token cancel_token = 0;
+  bool registered = false;
+
+  void abort(const status& st) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (first_error.ok()) first_error = st;
+    }
+    aborted.store(true, std::memory_order_release);
+  }
+};
+
+// Nodes made ready while processing; most steps never outgrow the inline capacity.
+struct executor::ready_list {
+  std::vector<int> ids;
+  void push(int id) { ids.push_back(id); }
+  bool empty() const { return ids.empty(); }
+  int pop() {
+    const int id = ids.back();
+    ids.pop_back();
+    return id;
+  }
+};
+
+executor::executor(std::shared_ptr<const graph> g, device& dev) : graph_(std::move(g)), dev_(dev) {}
+executor::~executor() = default;
+
+status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev) {
+  std::unique_ptr<executor> ex(new executor(g, dev));
+  ex->items_.resize(g->num_nodes());
+  int slot = 0;
+  for (const graph_node& n : g->nodes()) {
+    node_item& item = ex->items_[n.id];
+    CAFLOW_ASSIGN_OR_RETURN(item.kernel, kernel_registry::global().create(*n.def, n.sig, dev));
+    item.is_async = item.kernel->is_async();
+    item.expensive = item.kernel->is_expensive();
+    item.input_start = slot;
+    item.num_inputs = n.num_inputs();
+    item.num_outputs = n.num_outputs();
+    slot += n.num_inputs();
+    item.initial_pending = n.num_inputs() + static_cast<int>(n.control_inputs.size());
+    item.outputs = n.outputs;
+    item.deref.resize(n.num_inputs());
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      const graph_node& src = g->node(n.inputs[i].src);
+      item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
+    }
+    item.error_prefix = describe_node(*n.def) + " on " + dev.name();
+    if (item.initial_pending == 0) ex->roots_.push_back(n.id);
+  }
+  ex->num_input_slots_ = slot;
+  return ex;
+}
+
+void executor::run_async(const step_context& step, done_fn done) {
+  if (items_.empty()) {
+    done(status{});
+    return;
+  }
+  auto* s = new step_state;
+  s->step = step;
+  s->done = std::move(done);
+  s->pending.reset(new std::atomic<int>[items_.size()]);
+  for (size_t i = 0; i < items_.size(); ++i)
+    s->pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
+  s->inputs.resize(num_input_slots_);
+  s->remaining.store(static_cast<int>(items_.size()), std::memory_order_relaxed);
+  // An outside cancellation (timeout, peer failure, console abort) aborts the step too.
+  s->registered = step.cancellation->register_callback(&s->cancel_token, [s] {
+    s->abort(errors::cancelled("step ", s->step.step_id, " was cancelled"));
+  });
+  if (!s->registered) s->abort(errors::cancelled("step ", step.step_id, " was cancelled"));
+  ready_list ready;
+  for (auto it = roots_.rbegin(); it != roots_.rend(); ++it) ready.push(*it);
+  process(s, ready);
+}
+
+void executor::process(step_state* s, ready_list& ready) {
+  while (!ready.empty()) run_node(s, ready.pop(), ready);
+}
+
+bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs) {
+  for (int i = 0; i < item.num_inputs; ++i) {
+    if (!item.deref[i]) continue;
+    kernel_value& in = inputs[i];
+    in.value = in.ref->snapshot();
+    if (!in.value.initialized()) {
+      s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
+                                           " reads uninitialized variable '", in.ref->name(),
+                                           "'"));
+      s->step.cancellation->cancel();
+      return false;
+    }
+    in.ref.reset();
+  }
+  return true;
+}
+
+void executor::run_node(step_state* s, int id, ready_list& ready) {
+  const node_item& item = items_[id];
+  kernel_value* inputs = s->inputs.data() + item.input_start;
+  if (s->aborted.load(std::memory_order_acquire) || !prepare_inputs(s, item, inputs)) {
+    finish_node(s, id, nullptr, status{}, ready);
+    return;
+  }
+  if (item.is_async) {
+    struct async_call {
+      async_call(const node_item& item, device& dev, step_context& step, kernel_value* inputs)
+          : outputs(item.num_outputs), ctx(*item.kernel, dev, step, inputs, outputs.data()) {}
+      std::vector<kernel_value> outputs;
+      kernel_context ctx;
+    };
+    auto* call = new async_call(item, dev_, s->step, inputs);
+    static_cast<async_op_kernel*>(item.kernel.get())->compute_async(call->ctx, [this, s, id, call] {
+      ready_list more;
+      finish_node(s, id, call->outputs.data(), call->ctx.get_status(), more);
+      delete call;
+      process(s, more);
+    });
+    return;
+  }
+  kernel_value small[4];
+  std::vector<kernel_value> large;
+  kernel_value* outputs = small;
+  if (item.num_outputs > 4) {
+    large.resize(item.num_outputs);
+    outputs = large.data();
+  }
+  kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
+  item.kernel->compute(ctx);
+  finish_node(s, id, outputs, ctx.get_status(), ready);
+}
+
+void executor::finish_node(step_state* s, int id, kernel_value* outputs, const status& st,
+                           ready_list& ready) {
+  const node_item& item = items_[id];
+  if (!st.ok()) {
+    s->abort(st.with_context(item.error_prefix));
+    s->step.cancellation->cancel();
+    outputs = nullptr;
+  }
+  // Inputs are no longer needed: release their buffers early.
+  for (int i = 0; i < item.num_inputs; ++i) s->inputs[item.input_start + i] = kernel_value{};
+  int expensive_ready = -1;
+  for (const out_edge& e : item.outputs) {
+    const node_item& dst = items_[e.dst];
+    if (!e.is_control() && outputs) s->inputs[dst.input_start + e.dst_port] = outputs[e.src_port];
+    if (s->pending[e.dst].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+    if (!dst.expensive || s->aborted.load(std::memory_order_relaxed)) {
+      ready.push(e.dst);
+    } else {
+      // Keep one expensive node for this thread; hand the others to the pool.
+      if (expensive_ready >= 0)
+        dev_.schedule([this, s, n = expensive_ready] {
+          ready_list more;
+          run_node(s, n, more);
+          process(s, more);
+        });
+      expensive_ready = e.dst;
+    }
+  }
+  if (expensive_ready >= 0) ready.push(expensive_ready);
+  if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (s->registered) s->step.cancellation->deregister_callback(s->cancel_token);
+    status result;
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      result = s->first_error;
+    }
+    done_fn done = std::move(s->done);
+    delete s;
+    done(result);
+  }
+}
+
+status executor::run(const step_context& step, std::chrono::milliseconds timeout) {
+  struct waiter {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool finished = false;
+    status result;
+  } w;
+  run_async(step, [&w](const status& st) {
+    std::lock_guard<std::mutex> lock(w.mu);
+    w.result = st;
+    w.finished = true;
+    w.cv.notify_one();
+  });
+  std::unique_lock<std::mutex> lock(w.mu);
+  if (timeout.count() > 0 && !w.cv.wait_for(lock, timeout, [&] { return w.finished; })) {
+    lock.unlock();
+    step.cancellation->cancel();
+    lock.lock();
+    w.cv.wait(lock, [&] { return w.finished; });
+    return errors::deadline_exceeded("step ", step.step_id, " did not finish within ",
+                                     timeout.count(), " ms and was cancelled");
+  }
+  w.cv.wait(lock, [&] { return w.finished; });
+  return w.result;
+}
+
+}  // namespace caflow

@@ -1,0 +1,58 @@
+#pragma once
+// Runs one graph (a partition) on one device, step after step. Scheduling is by pending
+// counts: a node becomes ready when all its data and control inputs have completed. Cheap
+// kernels run inline on the thread that made them ready; expensive ones are handed to the
+// device's inter-op pool when more than one is ready, so independent nodes run in parallel.
+// Asynchronous kernels (Recv, queues) hold no thread while they wait.
+//
+// The first error aborts the step: nodes not yet started are skipped, the step's cancellation
+// wakes waiting asynchronous kernels, and `done` receives that first error prefixed with the
+// node's name, op and device. Every node completes or is skipped, so `done` runs exactly once.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "graph/graph.hpp"
+#include "kernels/op_kernel.hpp"
+
+namespace caflow {
+
+class executor {
+ public:
+  using done_fn = std::function<void(const status&)>;
+
+  // Builds one kernel per node on `dev`. Errors name the node (e.g. no kernel for a dtype).
+  static status_or<std::unique_ptr<executor>> create(std::shared_ptr<const graph> g, device& dev);
+  ~executor();
+
+  // Starts a step. REQUIRES: step.cancellation is non-null and outlives the step; so does
+  // step.frame if the graph has _Arg/_Retval nodes. `done` may run before this returns.
+  void run_async(const step_context& step, done_fn done);
+  // Runs a step and waits for it. A positive `timeout` cancels the step when it passes and
+  // then reports deadline_exceeded.
+  status run(const step_context& step, std::chrono::milliseconds timeout = {});
+
+  const graph& get_graph() const { return *graph_; }
+  device& get_device() const { return dev_; }
+
+ private:
+  struct node_item;
+  struct step_state;
+  struct ready_list;
+
+  executor(std::shared_ptr<const graph> g, device& dev);
+  void process(step_state* s, ready_list& ready);
+  void run_node(step_state* s, int id, ready_list& ready);
+  void finish_node(step_state* s, int id, kernel_value* outputs, const status& st,
+                   ready_list& ready);
+  bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
+
+  std::shared_ptr<const graph> graph_;
+  device& dev_;
+  std::vector<node_item> items_;
+  std::vector<int> roots_;
+  int num_input_slots_ = 0;
+};
+
+}  // namespace caflow

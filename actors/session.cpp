@@ -1,0 +1,188 @@
+#include "actors/session.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+#include "actors/executor.hpp"
+#include "graph/prune.hpp"
+
+namespace caflow {
+namespace {
+
+// One cached run signature: its pruned graph's executor and the feed/fetch contract.
+struct prepared_run {
+  std::unique_ptr<executor> exec;
+  std::vector<dtype> feed_types;
+  std::vector<partial_shape> feed_shapes;
+  size_t num_fetches = 0;
+};
+
+std::string signature_key(const session::named_feed_list& feeds,
+                          const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets) {
+  std::string key;
+  for (const auto& [name, t] : feeds) (key += name) += ',';
+  key += '|';
+  for (const auto& f : fetches) (key += f) += ',';
+  key += '|';
+  for (const auto& t : targets) (key += t) += ',';
+  return key;
+}
+
+}  // namespace
+
+class session::impl {
+ public:
+  impl(std::optional<scope> s, const session_options& opts)
+      : scope_(std::move(s)),
+        opts_(opts),
+        cpu_("/job:localhost/replica:0/task:0/device:CPU:0", opts.cpu) {}
+
+  status extend(const graph_def& more) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return extend_locked(more.nodes);
+  }
+
+  status sync_with_scope() {
+    if (!scope_) return {};
+    CAFLOW_RETURN_IF_ERROR(scope_->get_status());
+    if (scope_->num_nodes() == synced_nodes_) return {};
+    graph_def all = scope_->to_graph_def();
+    std::vector<node_def> fresh(all.nodes.begin() + static_cast<long>(synced_nodes_), all.nodes.end());
+    CAFLOW_RETURN_IF_ERROR(extend_locked(fresh));
+    synced_nodes_ = all.nodes.size();
+    return {};
+  }
+
+  status_or<std::vector<tensor>> run(const named_feed_list& feeds,
+                                     const std::vector<std::string>& fetches,
+                                     const std::vector<std::string>& targets) {
+    if (opts_.target != "local")
+      return errors::unimplemented("session target '", opts_.target,
+                                   "': only the 'local' target is available in this build");
+    prepared_run* run = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      CAFLOW_RETURN_IF_ERROR(sync_with_scope());
+      const std::string key = signature_key(feeds, fetches, targets);
+      auto it = cache_.find(key);
+      if (it == cache_.end()) {
+        CAFLOW_ASSIGN_OR_RETURN(auto prepared, prepare(feeds, fetches, targets));
+        it = cache_.emplace(key, std::move(prepared)).first;
+      }
+      run = it->second.get();  // cached entries are never removed while the session lives
+    }
+    call_frame frame;
+    frame.args.reserve(feeds.size());
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      const tensor& t = feeds[i].second;
+      if (!t.initialized())
+        return errors::invalid_argument("feed '", feeds[i].first, "' is an uninitialized tensor");
+      if (t.type() != run->feed_types[i] || !run->feed_shapes[i].compatible_with(t.shape()))
+        return errors::invalid_argument("feed '", feeds[i].first, "' expects ",
+                                        dtype_name(run->feed_types[i]),
+                                        run->feed_shapes[i].to_string(), " but got ",
+                                        dtype_name(t.type()), t.shape().to_string());
+      frame.args.push_back(t);
+    }
+    frame.rets.resize(run->num_fetches);
+    cancellation_manager cancel;
+    step_context step{next_step_.fetch_add(1, std::memory_order_relaxed), &frame, &cancel, nullptr};
+    CAFLOW_RETURN_IF_ERROR(run->exec->run(step, opts_.operation_timeout));
+    steps_.fetch_add(1, std::memory_order_relaxed);
+    return std::move(frame.rets);
+  }
+
+  device& cpu() { return cpu_; }
+
+  session_stats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {steps_.load(), static_cast<int64_t>(cache_.size()),
+            full_ ? full_->num_nodes() : 0};
+  }
+
+ private:
+  status extend_locked(const std::vector<node_def>& nodes) {
+    graph_def def = full_ ? full_->def() : graph_def{};
+    def.nodes.insert(def.nodes.end(), nodes.begin(), nodes.end());
+    CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(def)));
+    full_ = std::make_shared<graph>(std::move(g));
+    return {};
+  }
+
+  status_or<std::unique_ptr<prepared_run>> prepare(const named_feed_list& feeds,
+                                                   const std::vector<std::string>& fetches,
+                                                   const std::vector<std::string>& targets) {
+    if (!full_) CAFLOW_RETURN_IF_ERROR(extend_locked({}));
+    run_signature sig;
+    for (const auto& f : feeds) sig.feeds.push_back(f.first);
+    sig.fetches = fetches;
+    sig.targets = targets;
+    CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*full_, sig));
+    // Shapes were inferred on the full graph; the pruned one only needs re-validation.
+    CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
+    auto p = std::make_unique<prepared_run>();
+    CAFLOW_ASSIGN_OR_RETURN(p->exec, executor::create(std::make_shared<const graph>(std::move(g)), cpu_));
+    p->feed_types = std::move(pruned.feed_types);
+    p->feed_shapes = std::move(pruned.feed_shapes);
+    p->num_fetches = fetches.size();
+    return p;
+  }
+
+  std::optional<scope> scope_;
+  session_options opts_;
+  cpu_device cpu_;
+  std::mutex mu_;
+  std::shared_ptr<const graph> full_;
+  size_t synced_nodes_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<prepared_run>> cache_;
+  std::atomic<int64_t> next_step_{1};
+  std::atomic<int64_t> steps_{0};
+};
+
+session::session(const session_options& opts) : impl_(std::make_unique<impl>(std::nullopt, opts)) {}
+session::session(const scope& s, const session_options& opts)
+    : impl_(std::make_unique<impl>(s, opts)) {}
+session::~session() = default;
+
+status session::extend(const graph_def& more) { return impl_->extend(more); }
+
+status_or<std::vector<tensor>> session::run(const feed_list& feeds,
+                                            const std::vector<output>& fetches,
+                                            const std::vector<operation>& targets) {
+  named_feed_list named;
+  named.reserve(feeds.size());
+  for (const auto& [o, t] : feeds) {
+    if (!o.valid()) return errors::invalid_argument("feed of an invalid output (from a failed op?)");
+    named.emplace_back(o.name(), t);
+  }
+  std::vector<std::string> fetch_names;
+  fetch_names.reserve(fetches.size());
+  for (const auto& o : fetches) {
+    if (!o.valid()) return errors::invalid_argument("fetch of an invalid output (from a failed op?)");
+    fetch_names.push_back(o.name());
+  }
+  std::vector<std::string> target_names;
+  for (const auto& op : targets) {
+    if (!op.valid()) return errors::invalid_argument("target is an invalid operation (from a failed op?)");
+    target_names.push_back(op.node);
+  }
+  return impl_->run(named, fetch_names, target_names);
+}
+
+status session::run_targets(const std::vector<operation>& targets, const feed_list& feeds) {
+  auto r = run(feeds, {}, targets);
+  return r.ok() ? status{} : r.get_status();
+}
+
+status_or<std::vector<tensor>> session::run_named(const named_feed_list& feeds,
+                                                  const std::vector<std::string>& fetches,
+                                                  const std::vector<std::string>& targets) {
+  return impl_->run(feeds, fetches, targets);
+}
+
+device& session::cpu() { return impl_->cpu(); }
+session_stats session::stats() const { return impl_->stats(); }
+
+}  // namespace caflow

@@ -1,0 +1,73 @@
+#pragma once
+// The client's handle for running graphs, like TensorFlow's (Client)Session:
+//
+//   auto root = scope::new_root();
+//   auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+//   auto y = ops::mul(root, x, ops::constant(root, 2.0f));
+//   session sess(root);
+//   auto out = sess.run({{x, tensor::scalar(21.0f)}}, {y});   // out->at(0) == 42
+//
+// A session bound to a scope follows it: nodes added to the scope later are sent to the
+// session on the next run. Each distinct (feeds, fetches, targets) signature is pruned,
+// validated and turned into an executor once, then cached; variables keep their values across
+// runs. `run` is thread-safe.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "devices/cpu_device.hpp"
+#include "graph/scope.hpp"
+
+namespace caflow {
+
+struct session_options {
+  // "local" runs in this process. Distributed targets ("caflow://host:port") come with the
+  // distributed runtime.
+  std::string target = "local";
+  cpu_device_options cpu{};
+  // A step still running after this long is cancelled and reported; 0 waits forever.
+  std::chrono::milliseconds operation_timeout{0};
+};
+
+struct session_stats {
+  int64_t steps = 0;
+  int64_t cached_signatures = 0;
+  int64_t graph_nodes = 0;
+};
+
+class session {
+ public:
+  using feed_list = std::vector<std::pair<output, tensor>>;
+  using named_feed_list = std::vector<std::pair<std::string, tensor>>;
+
+  explicit session(const session_options& opts = {});
+  explicit session(const scope& s, const session_options& opts = {});
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  // Adds nodes to the session's graph. The whole graph is validated (unknown ops, attrs,
+  // input counts, dtypes, cycles, shapes) and nothing is added when it fails.
+  status extend(const graph_def& more);
+
+  status_or<std::vector<tensor>> run(const feed_list& feeds, const std::vector<output>& fetches,
+                                     const std::vector<operation>& targets = {});
+  status_or<std::vector<tensor>> run(const std::vector<output>& fetches) { return run({}, fetches); }
+  // Runs targets only (e.g. an init or train op).
+  status run_targets(const std::vector<operation>& targets, const feed_list& feeds = {});
+  // By name: feeds and fetches are "node" or "node:port", targets are node names.
+  status_or<std::vector<tensor>> run_named(const named_feed_list& feeds,
+                                           const std::vector<std::string>& fetches,
+                                           const std::vector<std::string>& targets = {});
+
+  device& cpu();
+  session_stats stats() const;
+
+ private:
+  class impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace caflow

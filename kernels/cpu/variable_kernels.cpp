@@ -1,0 +1,110 @@
+// Variable kernels. The variable lives in the device's resource manager under (container,
+// shared_name or node name), looked up once when the kernel is built. Updates never mutate
+// bytes a reader still holds: in-place only when the variable owns its buffer alone.
+#include "graph/tensor_views.hpp"
+#include "kernels/kernel_registry.hpp"
+
+namespace caflow {
+namespace {
+
+class variable_op final : public op_kernel {
+ public:
+  explicit variable_op(kernel_construction& c) : op_kernel(c) {
+    std::string container, shared_name;
+    partial_shape shape;
+    dtype type;
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("container", &container));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("shared_name", &shared_name));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("shape", &shape));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dtype", &type));
+    const std::string& key = shared_name.empty() ? c.def().name : shared_name;
+    var_ = c.dev().resources().lookup_or_create<variable>(
+        container, key, [&] { return std::make_shared<variable>(key, type, shape); });
+    CAFLOW_OP_REQUIRES(c, var_ && var_->type() == type,
+                       errors::invalid_argument("a variable named '", key,
+                                                "' already exists with another dtype"));
+  }
+  void compute(kernel_context& ctx) override { ctx.set_output_ref(0, var_); }
+
+ private:
+  std::shared_ptr<variable> var_;
+};
+
+class assign_op final : public op_kernel {
+ public:
+  explicit assign_op(kernel_construction& c) : op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("validate_shape", &validate_shape_));
+  }
+  void compute(kernel_context& ctx) override {
+    const auto& var = ctx.input_ref(0);
+    const tensor& value = ctx.input(1);
+    if (validate_shape_) {
+      CAFLOW_OP_REQUIRES(ctx, var->declared_shape().compatible_with(value.shape()),
+                         errors::invalid_argument("cannot assign a value of shape ",
+                                                  value.shape().to_string(), " to variable '",
+                                                  var->name(), "' of shape ",
+                                                  var->declared_shape().to_string()));
+    }
+    // The value is shared, not copied: a later in-place update copies first (see update_op).
+    var->assign(value);
+    ctx.set_output_ref(0, var);
+  }
+
+ private:
+  bool validate_shape_ = true;
+};
+
+template <class T, bool subtract>
+class update_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    const auto& var = ctx.input_ref(0);
+    const tensor& delta = ctx.input(1);
+    status st = var->update([&](tensor& value) -> status {
+      if (!value.initialized())
+        return errors::failed_precondition("attempting to use uninitialized variable '",
+                                           var->name(), "'");
+      if (value.shape() != delta.shape())
+        return errors::invalid_argument("update of shape ", delta.shape().to_string(),
+                                        " does not match variable '", var->name(),
+                                        "' of shape ", value.shape().to_string());
+      // Readers may hold the current buffer: write into a fresh one then.
+      if (!value.buffer_unique()) value = value.deep_copy(ctx.dev().get_allocator());
+      T* v = value.data<T>();
+      const T* d = delta.data<T>();
+      const int64_t n = value.num_elements();
+      for (int64_t i = 0; i < n; ++i) v[i] = subtract ? v[i] - d[i] : v[i] + d[i];
+      return {};
+    });
+    CAFLOW_OP_REQUIRES_OK(ctx, st);
+    ctx.set_output_ref(0, var);
+  }
+};
+
+template <class T>
+using assign_add_op = update_op<T, false>;
+template <class T>
+using assign_sub_op = update_op<T, true>;
+
+class is_initialized_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    tensor* out = ctx.allocate_output(0, tensor_shape{});
+    if (out) *out->data<bool>() = ctx.input_ref(0)->initialized();
+  }
+};
+
+}  // namespace
+
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("VariableV2").device(device_cpu), variable_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Assign").device(device_cpu), assign_op);
+CAFLOW_REGISTER_TYPED_KERNELS("AssignAdd", device_cpu, "T", assign_add_op, float, double, int32_t,
+                              int64_t);
+CAFLOW_REGISTER_TYPED_KERNELS("AssignSub", device_cpu, "T", assign_sub_op, float, double, int32_t,
+                              int64_t);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("IsVariableInitialized").device(device_cpu),
+                       is_initialized_op);
+
+}  // namespace caflow
