@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package caflow needs, then configures and builds it (Release, Ninja,
+# ccache). Safe to run again: apt and CMake skip what is already done.
+#   scripts/setup.sh [preset]      preset: release (default), debug, asan, tsan
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-release}
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  libcaf-dev libeigen3-dev libboost-serialization-dev doctest-dev zlib1g-dev
+  nlohmann-json3-dev libedit-dev
+  dataset-fashion-mnist
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+cmake --preset "$preset" >/dev/null
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake --build --preset "$preset" -j "$jobs"
