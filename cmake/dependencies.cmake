@@ -3,6 +3,7 @@ find_package(Threads REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(Boost 1.74 REQUIRED COMPONENTS serialization)
 find_package(ZLIB REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
 
 # CAF 0.17 ships no CMake config: find its headers and libraries by hand.
 find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
