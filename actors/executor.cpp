@@ -8,8 +8,18 @@
 
 namespace caflow {
 
+status_or<std::shared_ptr<op_kernel>> kernel_cache::get_or_create(const graph_node& n, device& dev) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = kernels_[n.name()];
+  if (!slot || !(slot->def() == *n.def)) {
+    CAFLOW_ASSIGN_OR_RETURN(auto k, kernel_registry::global().create(*n.def, n.sig, dev));
+    slot = std::move(k);
+  }
+  return slot;
+}
+
 struct executor::node_item {
-  std::unique_ptr<op_kernel> kernel;
+  std::shared_ptr<op_kernel> kernel;
   bool is_async = false;
   bool expensive = false;
   int input_start = 0;
@@ -57,13 +67,18 @@ struct executor::ready_list {
 executor::executor(std::shared_ptr<const graph> g, device& dev) : graph_(std::move(g)), dev_(dev) {}
 executor::~executor() = default;
 
-status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev) {
+status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev,
+                                                     kernel_cache* shared) {
   std::unique_ptr<executor> ex(new executor(g, dev));
   ex->items_.resize(g->num_nodes());
   int slot = 0;
   for (const graph_node& n : g->nodes()) {
     node_item& item = ex->items_[n.id];
-    CAFLOW_ASSIGN_OR_RETURN(item.kernel, kernel_registry::global().create(*n.def, n.sig, dev));
+    if (shared && n.op->is_stateful) {
+      CAFLOW_ASSIGN_OR_RETURN(item.kernel, shared->get_or_create(n, dev));
+    } else {
+      CAFLOW_ASSIGN_OR_RETURN(item.kernel, kernel_registry::global().create(*n.def, n.sig, dev));
+    }
     item.is_async = item.kernel->is_async();
     item.expensive = item.kernel->is_expensive();
     item.input_start = slot;

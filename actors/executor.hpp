@@ -11,6 +11,8 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "graph/graph.hpp"
@@ -18,12 +20,26 @@
 
 namespace caflow {
 
+// Kernels of stateful ops (random generators, queues) shared by every executor of a session, so
+// two run signatures that both contain a node use one kernel and one state, as TensorFlow's
+// OpSegment does. Keyed by node name; a node redefined under the same name gets a new kernel.
+class kernel_cache {
+ public:
+  status_or<std::shared_ptr<op_kernel>> get_or_create(const graph_node& n, device& dev);
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<op_kernel>> kernels_;
+};
+
 class executor {
  public:
   using done_fn = std::function<void(const status&)>;
 
-  // Builds one kernel per node on `dev`. Errors name the node (e.g. no kernel for a dtype).
-  static status_or<std::unique_ptr<executor>> create(std::shared_ptr<const graph> g, device& dev);
+  // Builds one kernel per node on `dev` (stateful ones through `shared`, when given). Errors
+  // name the node (e.g. no kernel for a dtype).
+  static status_or<std::unique_ptr<executor>> create(std::shared_ptr<const graph> g, device& dev,
+                                                     kernel_cache* shared = nullptr);
   ~executor();
 
   // Starts a step. REQUIRES: step.cancellation is non-null and outlives the step; so does

@@ -123,7 +123,7 @@ class session::impl {
     // Shapes were inferred on the full graph; the pruned one only needs re-validation.
     CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
     auto p = std::make_unique<prepared_run>();
-    CAFLOW_ASSIGN_OR_RETURN(p->exec, executor::create(std::make_shared<const graph>(std::move(g)), cpu_));
+    CAFLOW_ASSIGN_OR_RETURN(p->exec, executor::create(std::make_shared<const graph>(std::move(g)), cpu_, &kernels_));
     p->feed_types = std::move(pruned.feed_types);
     p->feed_shapes = std::move(pruned.feed_shapes);
     p->num_fetches = fetches.size();
@@ -135,6 +135,7 @@ class session::impl {
   cpu_device cpu_;
   std::mutex mu_;
   std::shared_ptr<const graph> full_;
+  kernel_cache kernels_;
   size_t synced_nodes_ = 0;
   std::unordered_map<std::string, std::unique_ptr<prepared_run>> cache_;
   std::atomic<int64_t> next_step_{1};

@@ -6,6 +6,7 @@
 #include "actors/session.hpp"
 #include "graph/node_builder.hpp"
 #include "graph/ops/base_ops.hpp"
+#include "graph/ops/random_ops.hpp"
 #include "graph/ops/state_ops.hpp"
 #include "graph/shape_inference.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -287,4 +288,21 @@ TEST_CASE("control dependencies order side effects") {
   auto out = sess.run({read});
   REQUIRE(out.ok());
   CHECK(out->at(0).scalar_value<int32_t>() == 5);
+}
+
+TEST_CASE("stateful kernels are shared by every run signature of a session") {
+  auto root = scope::new_root();
+  auto r = ops::random_uniform(root.with_op_name("r"), std::vector<int64_t>{4}, dtype::float32,
+                               {.seed = 7, .seed2 = 3});
+  auto copy = ops::identity(root.with_op_name("copy"), r);
+  session sess(root);
+  auto first = sess.run({r});
+  auto second = sess.run({copy});  // another signature, same node 'r': the stream continues
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK_FALSE(first->at(0).equals(second->at(0)));
+  session fresh(root);
+  auto replay = fresh.run({copy});
+  REQUIRE(replay.ok());
+  CHECK(replay->at(0).equals(first->at(0)));
 }
