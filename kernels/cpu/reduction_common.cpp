@@ -1,0 +1,56 @@
+#include "kernels/cpu/reduction_common.hpp"
+
+#include "graph/ops/reduction_ops.hpp"
+
+namespace caflow {
+
+status_or<reduction_plan> plan_reduction(const tensor_shape& input, const tensor& axes,
+                                         bool keep_dims) {
+  CAFLOW_ASSIGN_OR_RETURN(const std::bitset<max_rank> reduced,
+                          reduction_axes(axes, input.rank()));
+  reduction_plan plan;
+  // Runs of kept and reduced dims, alternating; size-1 dims change nothing and are dropped.
+  std::array<int64_t, max_rank> run_size{};
+  std::array<bool, max_rank> run_reduced{};
+  int runs = 0;
+  for (int i = 0; i < input.rank(); ++i) {
+    const int64_t d = input.dim(i);
+    if (reduced[i]) {
+      plan.reduced_elements *= d;
+      if (keep_dims) plan.output_shape.add_dim(1);
+    } else {
+      plan.output_shape.add_dim(d);
+    }
+    if (d == 1) continue;
+    if (runs > 0 && run_reduced[runs - 1] == reduced[i]) {
+      run_size[runs - 1] *= d;
+    } else {
+      run_size[runs] = d;
+      run_reduced[runs] = reduced[i];
+      ++runs;
+    }
+  }
+  // Reduce the last reduced run first: when it is innermost that is the fastest pass, and it
+  // shrinks the data before any strided pass.
+  for (;;) {
+    int g = runs - 1;
+    while (g >= 0 && !run_reduced[g]) --g;
+    if (g < 0) break;
+    reduction_pass& p = plan.passes[plan.num_passes++];
+    for (int i = 0; i < g; ++i) p.outer *= run_size[i];
+    p.size = run_size[g];
+    for (int i = g + 1; i < runs; ++i) p.inner *= run_size[i];
+    // Drop run g; its kept neighbours, now adjacent, become one run.
+    const bool merge = g > 0 && g + 1 < runs;
+    if (merge) run_size[g - 1] *= run_size[g + 1];
+    const int removed = merge ? 2 : 1;
+    for (int i = g; i + removed < runs; ++i) {
+      run_size[i] = run_size[i + removed];
+      run_reduced[i] = run_reduced[i + removed];
+    }
+    runs -= removed;
+  }
+  return plan;
+}
+
+}  // namespace caflow
