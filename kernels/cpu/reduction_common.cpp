@@ -9,7 +9,7 @@ status_or<reduction_plan> plan_reduction(const tensor_shape& input, const tensor
   CAFLOW_ASSIGN_OR_RETURN(const std::bitset<max_rank> reduced,
                           reduction_axes(axes, input.rank()));
   reduction_plan plan;
-  // Runs of kept and reduced dims, alternating; size-1 dims change nothing and are dropped.
+  // Runs of adjacent kept or adjacent reduced dims; size-1 dims change nothing and are dropped.
   std::array<int64_t, max_rank> run_size{};
   std::array<bool, max_rank> run_reduced{};
   int runs = 0;
@@ -40,15 +40,12 @@ status_or<reduction_plan> plan_reduction(const tensor_shape& input, const tensor
     for (int i = 0; i < g; ++i) p.outer *= run_size[i];
     p.size = run_size[g];
     for (int i = g + 1; i < runs; ++i) p.inner *= run_size[i];
-    // Drop run g; its kept neighbours, now adjacent, become one run.
-    const bool merge = g > 0 && g + 1 < runs;
-    if (merge) run_size[g - 1] *= run_size[g + 1];
-    const int removed = merge ? 2 : 1;
-    for (int i = g; i + removed < runs; ++i) {
-      run_size[i] = run_size[i + removed];
-      run_reduced[i] = run_reduced[i + removed];
+    // The kept runs either side of g now lie next to each other; only their product matters.
+    for (int i = g; i + 1 < runs; ++i) {
+      run_size[i] = run_size[i + 1];
+      run_reduced[i] = run_reduced[i + 1];
     }
-    runs -= removed;
+    --runs;
   }
   return plan;
 }
