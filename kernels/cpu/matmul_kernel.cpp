@@ -1,6 +1,6 @@
 // MatMul: Eigen's tensor contraction on the intra-op pool, with transposes expressed as the
 // contracted dims (no transposed copy is made). Products too small to repay a thread-pool
-// hand-off run as plain loops on the calling thread.
+// hand-off run on the calling thread.
 #include <algorithm>
 
 #include "kernels/cpu/eigen_eval.hpp"
@@ -9,37 +9,8 @@
 namespace caflow {
 namespace {
 
-// Below this many multiply-adds the contraction's packing and scheduling cost more than the
-// arithmetic.
+// Below this many multiply-adds a thread-pool hand-off costs more than the arithmetic.
 inline constexpr int64_t small_mat_mul_flops = 32 * 1024;
-
-// c[m, n] = op(a) * op(b) for small sizes. a is [m, k] (or [k, m] transposed), b is [k, n]
-// (or [n, k]); the loops keep the innermost access contiguous in both layouts of b.
-template <class T>
-void small_mat_mul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k,
-                   bool transpose_a, bool transpose_b) {
-  const int64_t a_row = transpose_a ? 1 : k, a_col = transpose_a ? m : 1;
-  if (!transpose_b) {
-    for (int64_t i = 0; i < m; ++i) {
-      T* c_row = c + i * n;
-      std::fill(c_row, c_row + n, T{0});
-      for (int64_t p = 0; p < k; ++p) {
-        const T a_ip = a[i * a_row + p * a_col];
-        const T* b_row = b + p * n;
-        for (int64_t j = 0; j < n; ++j) c_row[j] += a_ip * b_row[j];
-      }
-    }
-    return;
-  }
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      const T* b_row = b + j * k;
-      T acc{0};
-      for (int64_t p = 0; p < k; ++p) acc += a[i * a_row + p * a_col] * b_row[p];
-      c[i * n + j] = acc;
-    }
-  }
-}
 
 template <class T>
 class mat_mul_op final : public op_kernel {
@@ -71,15 +42,16 @@ class mat_mul_op final : public op_kernel {
       std::fill(c, c + m * n, T{0});
       return;
     }
-    if (m * n * k < small_mat_mul_flops) {
-      small_mat_mul(a.data<T>(), b.data<T>(), c, m, n, k, transpose_a_, transpose_b_);
-      return;
-    }
     using index_pair = Eigen::IndexPair<Eigen::DenseIndex>;
     const Eigen::array<index_pair, 1> contracted{
         index_pair(transpose_a_ ? 0 : 1, transpose_b_ ? 1 : 0)};
-    matrix<T>(*out).device(ctx.eigen_cpu()) =
-        matrix<const T>(a).contract(matrix<const T>(b), contracted);
+    // The expression refers to the maps, so they must outlive it.
+    const auto lhs = matrix<const T>(a), rhs = matrix<const T>(b);
+    auto product = matrix<T>(*out);
+    if (m * n * k < small_mat_mul_flops)
+      product = lhs.contract(rhs, contracted);
+    else
+      product.device(ctx.eigen_cpu()) = lhs.contract(rhs, contracted);
   }
 
  private:
