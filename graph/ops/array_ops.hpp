@@ -6,8 +6,8 @@
 // brace lists could also initialize.
 //
 //   auto t = ops::transpose(root, x, {1, 0});
-//   auto row = ops::strided_slice(root, x, {0, 0}, {0, 1}, {1, 1},
-//                                 {.begin_mask = 1, .end_mask = 1, .shrink_axis_mask = 2});
+//   auto col0 = ops::strided_slice(root, x, {0, 0}, {0, 1}, {1, 1},   // x[:, 0]
+//                                  {.begin_mask = 1, .end_mask = 1, .shrink_axis_mask = 2});
 //   auto parts = ops::split(root, /*axis=*/0, x, /*num_split=*/2);
 #include <array>
 #include <cstdint>
