@@ -80,8 +80,7 @@ status arg_reduction_shape(shape_context& c) {
                    ": it must be in [", -rank, ", ", rank, ")");
   const int axis = static_cast<int>(d < 0 ? d + rank : d);
   if (in.dim(axis) == 0)
-    return c.error("cannot reduce over dimension ", axis, " of size 0 in shape ",
-                   in.to_string());
+    return c.error("cannot reduce over dimension ", axis, " of size 0 in shape ", in.to_string());
   std::vector<int64_t> dims = in.dim_vector();
   dims.erase(dims.begin() + axis);
   c.set_output(0, partial_shape(dims));
@@ -112,11 +111,15 @@ status_or<std::bitset<max_rank>> reduction_axes(const tensor& axes, int rank) {
   return reduced;
 }
 
-#define CAFLOW_REGISTER_REDUCTION_OP(name)                                                  \
-  CAFLOW_REGISTER_OP(name)                                                                  \
-      .input("input: T").input("reduction_indices: Tidx").output("output: T")               \
-      .attr("keep_dims: bool = false").attr("T: {float32, float64, int32, int64}")          \
-      .attr("Tidx: {int32, int64} = int32").set_shape_fn(reduction_shape)
+#define CAFLOW_REGISTER_REDUCTION_OP(name)         \
+  CAFLOW_REGISTER_OP(name)                         \
+      .input("input: T")                           \
+      .input("reduction_indices: Tidx")            \
+      .output("output: T")                         \
+      .attr("keep_dims: bool = false")             \
+      .attr("T: {float32, float64, int32, int64}") \
+      .attr("Tidx: {int32, int64} = int32")        \
+      .set_shape_fn(reduction_shape)
 CAFLOW_REGISTER_REDUCTION_OP("Sum");
 CAFLOW_REGISTER_REDUCTION_OP("Mean");
 CAFLOW_REGISTER_REDUCTION_OP("Max");
@@ -124,20 +127,34 @@ CAFLOW_REGISTER_REDUCTION_OP("Min");
 CAFLOW_REGISTER_REDUCTION_OP("Prod");
 #undef CAFLOW_REGISTER_REDUCTION_OP
 
-CAFLOW_REGISTER_OP("ArgMax").input("input: T").input("dimension: Tidx").output("output: output_type")
-    .attr("T: {float32, float64, int32, int64}").attr("Tidx: {int32, int64} = int32")
-    .attr("output_type: {int32, int64} = int64").set_shape_fn(arg_reduction_shape);
-CAFLOW_REGISTER_OP("ArgMin").input("input: T").input("dimension: Tidx").output("output: output_type")
-    .attr("T: {float32, float64, int32, int64}").attr("Tidx: {int32, int64} = int32")
-    .attr("output_type: {int32, int64} = int64").set_shape_fn(arg_reduction_shape);
+CAFLOW_REGISTER_OP("ArgMax")
+    .input("input: T")
+    .input("dimension: Tidx")
+    .output("output: output_type")
+    .attr("T: {float32, float64, int32, int64}")
+    .attr("Tidx: {int32, int64} = int32")
+    .attr("output_type: {int32, int64} = int64")
+    .set_shape_fn(arg_reduction_shape);
+CAFLOW_REGISTER_OP("ArgMin")
+    .input("input: T")
+    .input("dimension: Tidx")
+    .output("output: output_type")
+    .attr("T: {float32, float64, int32, int64}")
+    .attr("Tidx: {int32, int64} = int32")
+    .attr("output_type: {int32, int64} = int64")
+    .set_shape_fn(arg_reduction_shape);
 
 namespace ops {
 namespace {
 
 output reduction(const char* op, const scope& s, const output& input, const output& axis,
                  const reduce_attrs& attrs) {
-  return node_builder(s, op).input(input).input(axis).attr("keep_dims", attrs.keep_dims)
-      .finalize().out();
+  return node_builder(s, op)
+      .input(input)
+      .input(axis)
+      .attr("keep_dims", attrs.keep_dims)
+      .finalize()
+      .out();
 }
 
 // The axes Const must not take a name asked for with with_op_name: that is the reduction's.
@@ -146,26 +163,29 @@ output axes_const(const scope& s, const std::vector<int>& axes) {
                   tensor::from_vector<int32_t>(std::vector<int32_t>(axes.begin(), axes.end())));
 }
 
-output arg_reduction(const char* op, const scope& s, const output& input,
-                     const output& dimension, const arg_max_attrs& attrs) {
-  return node_builder(s, op).input(input).input(dimension)
-      .attr("output_type", attrs.output_type).finalize().out();
+output arg_reduction(const char* op, const scope& s, const output& input, const output& dimension,
+                     const arg_max_attrs& attrs) {
+  return node_builder(s, op)
+      .input(input)
+      .input(dimension)
+      .attr("output_type", attrs.output_type)
+      .finalize()
+      .out();
 }
 
 }  // namespace
 
-#define CAFLOW_DEFINE_REDUCTION(fn, op)                                                      \
-  output fn(const scope& s, const output& input, const output& axis,                         \
-            const reduce_attrs& attrs) {                                                     \
-    return reduction(op, s, input, axis, attrs);                                             \
-  }                                                                                          \
-  output fn(const scope& s, const output& input, const std::vector<int>& axis,               \
-            const reduce_attrs& attrs) {                                                     \
-    return reduction(op, s, input, axes_const(s, axis), attrs);                              \
-  }                                                                                          \
-  output fn(const scope& s, const output& input, std::initializer_list<int> axis,            \
-            const reduce_attrs& attrs) {                                                     \
-    return reduction(op, s, input, axes_const(s, axis), attrs);                              \
+#define CAFLOW_DEFINE_REDUCTION(fn, op)                                                           \
+  output fn(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs) { \
+    return reduction(op, s, input, axis, attrs);                                                  \
+  }                                                                                               \
+  output fn(const scope& s, const output& input, const std::vector<int>& axis,                    \
+            const reduce_attrs& attrs) {                                                          \
+    return reduction(op, s, input, axes_const(s, axis), attrs);                                   \
+  }                                                                                               \
+  output fn(const scope& s, const output& input, std::initializer_list<int> axis,                 \
+            const reduce_attrs& attrs) {                                                          \
+    return reduction(op, s, input, axes_const(s, axis), attrs);                                   \
   }
 CAFLOW_DEFINE_REDUCTION(sum, "Sum")
 CAFLOW_DEFINE_REDUCTION(mean, "Mean")

@@ -31,8 +31,7 @@ struct reduce_attrs {
 
 // Each reduction takes its axes as a graph tensor, a vector, or a braced list ({0, 2}); the
 // last two become an int32 Const. An empty list reduces nothing.
-output sum(const scope& s, const output& input, const output& axis,
-           const reduce_attrs& attrs = {});
+output sum(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs = {});
 output sum(const scope& s, const output& input, const std::vector<int>& axis,
            const reduce_attrs& attrs = {});
 output sum(const scope& s, const output& input, std::initializer_list<int> axis,
@@ -43,14 +42,12 @@ output mean(const scope& s, const output& input, const std::vector<int>& axis,
             const reduce_attrs& attrs = {});
 output mean(const scope& s, const output& input, std::initializer_list<int> axis,
             const reduce_attrs& attrs = {});
-output max(const scope& s, const output& input, const output& axis,
-           const reduce_attrs& attrs = {});
+output max(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs = {});
 output max(const scope& s, const output& input, const std::vector<int>& axis,
            const reduce_attrs& attrs = {});
 output max(const scope& s, const output& input, std::initializer_list<int> axis,
            const reduce_attrs& attrs = {});
-output min(const scope& s, const output& input, const output& axis,
-           const reduce_attrs& attrs = {});
+output min(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs = {});
 output min(const scope& s, const output& input, const std::vector<int>& axis,
            const reduce_attrs& attrs = {});
 output min(const scope& s, const output& input, std::initializer_list<int> axis,
@@ -71,11 +68,9 @@ using arg_min_attrs = arg_max_attrs;
 // and a NaN counts as larger (smaller) than every number.
 output arg_max(const scope& s, const output& input, const output& dimension,
                const arg_max_attrs& attrs = {});
-output arg_max(const scope& s, const output& input, int dimension,
-               const arg_max_attrs& attrs = {});
+output arg_max(const scope& s, const output& input, int dimension, const arg_max_attrs& attrs = {});
 output arg_min(const scope& s, const output& input, const output& dimension,
                const arg_min_attrs& attrs = {});
-output arg_min(const scope& s, const output& input, int dimension,
-               const arg_min_attrs& attrs = {});
+output arg_min(const scope& s, const output& input, int dimension, const arg_min_attrs& attrs = {});
 
 }  // namespace caflow::ops

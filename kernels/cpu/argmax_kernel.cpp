@@ -38,10 +38,10 @@ class arg_reduction_op final : public op_kernel {
                                                 "scalar"));
     const int64_t d = dim.type() == dtype::int32 ? int64_t{dim.scalar_value<int32_t>()}
                                                  : dim.scalar_value<int64_t>();
-    CAFLOW_OP_REQUIRES(ctx, d >= -rank && d < rank,
-                       errors::invalid_argument("dimension ", d,
-                                                " is out of range for input of rank ", rank,
-                                                ": it must be in [", -rank, ", ", rank, ")"));
+    CAFLOW_OP_REQUIRES(
+        ctx, d >= -rank && d < rank,
+        errors::invalid_argument("dimension ", d, " is out of range for input of rank ", rank,
+                                 ": it must be in [", -rank, ", ", rank, ")"));
     const int axis = static_cast<int>(d < 0 ? d + rank : d);
     const int64_t size = in.dim(axis);
     CAFLOW_OP_REQUIRES(ctx, size > 0,
@@ -125,7 +125,9 @@ template <bool Max, class Index, class... Ts>
 struct arg_reduction_registrar {
   explicit arg_reduction_registrar(const char* op) {
     (kernel_registry::global().add(
-         kernel_def_builder(op).device(device_cpu).type_constraint("T", dtype_v<Ts>)
+         kernel_def_builder(op)
+             .device(device_cpu)
+             .type_constraint("T", dtype_v<Ts>)
              .type_constraint("output_type", dtype_v<Index>)
              .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
                return std::make_unique<arg_reduction_op<Ts, Index, Max>>(c);
@@ -134,10 +136,8 @@ struct arg_reduction_registrar {
   }
 };
 
-const arg_reduction_registrar<true, int64_t, float, double, int32_t, int64_t> arg_max_i64(
-    "ArgMax");
-const arg_reduction_registrar<true, int32_t, float, double, int32_t, int64_t> arg_max_i32(
-    "ArgMax");
+const arg_reduction_registrar<true, int64_t, float, double, int32_t, int64_t> arg_max_i64("ArgMax");
+const arg_reduction_registrar<true, int32_t, float, double, int32_t, int64_t> arg_max_i32("ArgMax");
 const arg_reduction_registrar<false, int64_t, float, double, int32_t, int64_t> arg_min_i64(
     "ArgMin");
 const arg_reduction_registrar<false, int32_t, float, double, int32_t, int64_t> arg_min_i32(

@@ -25,16 +25,18 @@ class mat_mul_op final : public op_kernel {
     const tensor& b = ctx.input(1);
     for (int i = 0; i < 2; ++i) {
       CAFLOW_OP_REQUIRES(ctx, ctx.input(i).rank() == 2,
-                         errors::invalid_argument("In[", i, "] is not a matrix. Instead it has "
-                                                  "shape ", ctx.input(i).shape().to_string()));
+                         errors::invalid_argument("In[", i,
+                                                  "] is not a matrix. Instead it has "
+                                                  "shape ",
+                                                  ctx.input(i).shape().to_string()));
     }
     const int64_t m = a.dim(transpose_a_ ? 1 : 0), k = a.dim(transpose_a_ ? 0 : 1);
     const int64_t k_b = b.dim(transpose_b_ ? 1 : 0), n = b.dim(transpose_b_ ? 0 : 1);
-    CAFLOW_OP_REQUIRES(ctx, k == k_b,
-                       errors::invalid_argument(
-                           "matrix size-incompatible: In[0]: ", a.shape().to_string(),
-                           ", In[1]: ", b.shape().to_string(), ", transpose_a=", transpose_a_,
-                           ", transpose_b=", transpose_b_));
+    CAFLOW_OP_REQUIRES(
+        ctx, k == k_b,
+        errors::invalid_argument("matrix size-incompatible: In[0]: ", a.shape().to_string(),
+                                 ", In[1]: ", b.shape().to_string(), ", transpose_a=", transpose_a_,
+                                 ", transpose_b=", transpose_b_));
     tensor* out = ctx.allocate_output(0, tensor_shape{m, n});
     if (out == nullptr || out->num_elements() == 0) return;
     T* c = out->data<T>();

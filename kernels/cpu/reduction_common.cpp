@@ -6,8 +6,7 @@ namespace caflow {
 
 status_or<reduction_plan> plan_reduction(const tensor_shape& input, const tensor& axes,
                                          bool keep_dims) {
-  CAFLOW_ASSIGN_OR_RETURN(const std::bitset<max_rank> reduced,
-                          reduction_axes(axes, input.rank()));
+  CAFLOW_ASSIGN_OR_RETURN(const std::bitset<max_rank> reduced, reduction_axes(axes, input.rank()));
   reduction_plan plan;
   // Runs of adjacent kept or adjacent reduced dims; size-1 dims change nothing and are dropped.
   std::array<int64_t, max_rank> run_size{};

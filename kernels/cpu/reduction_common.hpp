@@ -50,8 +50,7 @@ void reduce_pass(const kernel_context& ctx, const T* in, T* out, const reduction
     eval_into(ctx, y, tensor_map<const T, 2>(in, p.size, p.inner).reduce(first, reducer), cost);
   } else {
     tensor_map<T, 2> y(out, p.outer, p.inner);
-    eval_into(ctx, y,
-              tensor_map<const T, 3>(in, p.outer, p.size, p.inner).reduce(second, reducer),
+    eval_into(ctx, y, tensor_map<const T, 3>(in, p.outer, p.size, p.inner).reduce(second, reducer),
               cost);
   }
 }

@@ -7,7 +7,7 @@ namespace {
 template <class T>
 using max_op = reduction_op<
     T, Eigen::internal::MaxReducer<T, std::is_floating_point_v<T> ? Eigen::PropagateNaN
-                                                                    : Eigen::PropagateFast>>;
+                                                                  : Eigen::PropagateFast>>;
 
 }  // namespace
 

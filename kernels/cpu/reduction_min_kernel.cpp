@@ -7,7 +7,7 @@ namespace {
 template <class T>
 using min_op = reduction_op<
     T, Eigen::internal::MinReducer<T, std::is_floating_point_v<T> ? Eigen::PropagateNaN
-                                                                    : Eigen::PropagateFast>>;
+                                                                  : Eigen::PropagateFast>>;
 
 }  // namespace
 

@@ -111,8 +111,7 @@ TEST_CASE("large inputs scan on the thread pool") {
   const tensor mx = arg("ArgMax", z, dim(1), dtype::int32);
   REQUIRE(mx.shape() == tensor_shape{outer, inner});
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < inner; ++i)
-      CHECK(mx.data<int32_t>()[o * inner + i] == (o + i) % size);
+    for (int64_t i = 0; i < inner; ++i) CHECK(mx.data<int32_t>()[o * inner + i] == (o + i) % size);
 }
 
 TEST_CASE("zero-size dims that are not reduced give an empty result") {

@@ -36,7 +36,8 @@ status run_without_shape_inference(const std::string& op, const std::vector<tens
 
 tensor mat_mul(const tensor& a, const tensor& b, bool transpose_a = false,
                bool transpose_b = false) {
-  auto r = run_kernel("MatMul", {a, b}, {{"transpose_a", transpose_a}, {"transpose_b", transpose_b}});
+  auto r =
+      run_kernel("MatMul", {a, b}, {{"transpose_a", transpose_a}, {"transpose_b", transpose_b}});
   REQUIRE_MESSAGE(r.ok(), r.get_status().to_string());
   return r->at(0);
 }
@@ -113,8 +114,10 @@ TEST_CASE("a large non-uniform product matches a reference in all transpose comb
                        expected);
   // The same through int32, which has no BLAS-like fast path of its own.
   tensor ai(dtype::int32, {m, k}), bi(dtype::int32, {k, n});
-  for (int64_t i = 0; i < m * k; ++i) ai.data<int32_t>()[i] = static_cast<int32_t>(a.data<double>()[i]);
-  for (int64_t i = 0; i < k * n; ++i) bi.data<int32_t>()[i] = static_cast<int32_t>(b.data<double>()[i]);
+  for (int64_t i = 0; i < m * k; ++i)
+    ai.data<int32_t>()[i] = static_cast<int32_t>(a.data<double>()[i]);
+  for (int64_t i = 0; i < k * n; ++i)
+    bi.data<int32_t>()[i] = static_cast<int32_t>(b.data<double>()[i]);
   std::vector<int32_t> expected_i(expected.begin(), expected.end());
   check_tensor<int32_t>(mat_mul(transposed<int32_t>(ai), bi, true, false), {m, n}, expected_i);
 }
@@ -150,9 +153,10 @@ TEST_CASE("the kernel checks shapes that shape inference never saw") {
   check_error(run_without_shape_inference(
                   "MatMul", {tensor(dtype::float32, {3}), tensor(dtype::float32, {3, 2})}, attrs),
               "In[0] is not a matrix. Instead it has shape [3]");
-  check_error(run_without_shape_inference(
-                  "MatMul", {tensor(dtype::float32, {2, 3}), tensor(dtype::float32, {4, 5})}, attrs),
-              "matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
+  check_error(
+      run_without_shape_inference(
+          "MatMul", {tensor(dtype::float32, {2, 3}), tensor(dtype::float32, {4, 5})}, attrs),
+      "matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
 }
 
 TEST_CASE("ops::mat_mul infers shapes and rejects mismatches at graph construction") {

@@ -150,7 +150,8 @@ TEST_CASE("large inputs reduce on the thread pool") {
 
   // z[i][j][k] = j over [40, 30, 50]; reducing [0, 2] gives 2000 j, the Mean gives j.
   tensor z(dtype::int32, {40, 30, 50});
-  for (int64_t i = 0; i < z.num_elements(); ++i) z.data<int32_t>()[i] = static_cast<int32_t>(i / 50 % 30);
+  for (int64_t i = 0; i < z.num_elements(); ++i)
+    z.data<int32_t>()[i] = static_cast<int32_t>(i / 50 % 30);
   const tensor s = reduce("Sum", z, axes({0, 2}));
   const tensor m = reduce("Mean", z, axes({2, 0}));
   REQUIRE(s.shape() == tensor_shape{30});
@@ -197,8 +198,9 @@ TEST_CASE("reducing over an empty dim gives the identity") {
   check_tensor<float>(reduce("Max", e, axes({1}), true), {0, 1}, {});
 
   const tensor ei = tensor(dtype::int32, {2, 0});
-  check_tensor<int32_t>(reduce("Max", ei, axes({1})), {2},
-                        {std::numeric_limits<int32_t>::lowest(), std::numeric_limits<int32_t>::lowest()});
+  check_tensor<int32_t>(
+      reduce("Max", ei, axes({1})), {2},
+      {std::numeric_limits<int32_t>::lowest(), std::numeric_limits<int32_t>::lowest()});
   check_tensor<int32_t>(reduce("Mean", ei, axes({1})), {2}, {0, 0});
   check_tensor<int32_t>(reduce("Prod", ei, axes({-1}), true), {2, 1}, {1, 1});
 }
@@ -235,10 +237,9 @@ TEST_CASE("the kernel checks axes that shape inference never saw") {
               "invalid reduction axis 5 for input of rank 2");
   check_error(run_without_shape_inference("Max", {two_by_three(), axes({0, -2})}, attrs),
               "reduction axis 0 appears twice");
-  check_error(
-      run_without_shape_inference("Min", {two_by_three(), tensor::from_vector<int32_t>({0}, {1, 1})},
-                                  attrs),
-      "must be a scalar or a vector");
+  check_error(run_without_shape_inference(
+                  "Min", {two_by_three(), tensor::from_vector<int32_t>({0}, {1, 1})}, attrs),
+              "must be a scalar or a vector");
 }
 
 TEST_CASE("ops:: reductions build nodes with inferred shapes") {
