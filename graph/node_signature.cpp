@@ -76,9 +76,22 @@ status_or<node_signature> resolve_signature(const op_def& op, const node_def& n)
         return errors::invalid_argument(describe_node(n), ": attr '", name, "' is ",
                                         dtype_name(t), ", not one of {", names, "}");
     }
-    if (a->minimum && value.get<int64_t>() < *a->minimum)
-      return errors::invalid_argument(describe_node(n), ": attr '", name, "' is ",
-                                      value.get<int64_t>(), ", below its minimum ", *a->minimum);
+    if (a->minimum) {
+      // For a list attr the minimum bounds its length, as in TensorFlow's "list(int) >= 1".
+      const int64_t v = std::visit(
+          [](const auto& x) -> int64_t {
+            using X = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<X, int64_t>) return x;
+            else if constexpr (requires { x.size(); } && !std::is_same_v<X, std::string>)
+              return static_cast<int64_t>(x.size());
+            else return 0;
+          },
+          value.value());
+      if (v < *a->minimum)
+        return errors::invalid_argument(describe_node(n), ": attr '", name, "' is ",
+                                        value.to_string(), ", below its minimum ", *a->minimum,
+                                        a->type == attr_type::int_ ? "" : " elements");
+    }
   }
   for (const auto& a : op.attrs)
     if (!n.attrs.count(a.name))

@@ -74,6 +74,17 @@ TEST_CASE("node signatures: allowed types, minimums and list expansion") {
   CHECK(wrong.get_status().message() == "node 'l' (ListDemo): attr 'T' is int32, not one of {float32}");
 }
 
+TEST_CASE("a list attr's minimum bounds its length") {
+  auto d = op_def_builder("ListMin").attr("dims: list(int) >= 1").finalize();
+  REQUIRE(d.ok());
+  node_def n{"m", "ListMin", "", {}, {{"dims", std::vector<int64_t>{}}}};
+  auto empty = resolve_signature(*d, n);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.get_status().message() == "node 'm' (ListMin): attr 'dims' is [], below its minimum 1 elements");
+  n.attrs["dims"] = std::vector<int64_t>{4};
+  CHECK(resolve_signature(*d, n).ok());
+}
+
 TEST_CASE("input names parse and malformed ones are rejected") {
   CHECK(parse_input("a").value().port == 0);
   CHECK(parse_input("scope/a:3").value().node == "scope/a");

@@ -10,30 +10,9 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::run_kernel_unchecked;
 
 namespace {
-
-// Runs a kernel as an executor does when shapes were unknown at graph construction: no shape
-// function has looked at the inputs, so only the kernel's own checks stand in the way.
-status run_without_shape_inference(const std::string& op, const std::vector<tensor>& inputs,
-                                   std::map<std::string, attr_value> attrs) {
-  static cpu_device dev("/job:localhost/replica:0/task:0/device:CPU:0");
-  node_def n;
-  n.name = "k";
-  n.op = op;
-  n.attrs = std::move(attrs);
-  add_default_attrs(*op_registry::global().lookup(op), n);
-  CAFLOW_ASSIGN_OR_RETURN(node_signature sig,
-                          resolve_signature(*op_registry::global().lookup(op), n));
-  CAFLOW_ASSIGN_OR_RETURN(auto kernel, kernel_registry::global().create(n, sig, dev));
-  std::vector<kernel_value> in(inputs.size()), out(sig.output_types.size());
-  for (size_t i = 0; i < inputs.size(); ++i) in[i].value = inputs[i];
-  cancellation_manager cancel;
-  step_context step{1, nullptr, &cancel, nullptr};
-  kernel_context ctx(*kernel, dev, step, in.data(), out.data());
-  kernel->compute(ctx);
-  return ctx.get_status();
-}
 
 tensor arg(const std::string& op, const tensor& x, const tensor& dim,
            dtype output_type = dtype::int64) {
@@ -135,14 +114,14 @@ TEST_CASE("ArgMax errors") {
 TEST_CASE("the kernel checks what shape inference never saw") {
   const std::map<std::string, attr_value> attrs{{"T", dtype::float32}};
   const tensor x(dtype::float32, {2, 3});
-  check_error(run_without_shape_inference("ArgMax", {x, dim(2)}, attrs),
+  check_error(run_kernel_unchecked("ArgMax", {x, dim(2)}, attrs),
               "dimension 2 is out of range for input of rank 2");
-  check_error(run_without_shape_inference("ArgMin", {tensor(dtype::float32, {0}), dim(0)}, attrs),
+  check_error(run_kernel_unchecked("ArgMin", {tensor(dtype::float32, {0}), dim(0)}, attrs),
               "cannot reduce over dimension 0 of size 0 in shape [0]");
-  check_error(run_without_shape_inference("ArgMax", {tensor::scalar<float>(1), dim(0)}, attrs),
+  check_error(run_kernel_unchecked("ArgMax", {tensor::scalar<float>(1), dim(0)}, attrs),
               "input must have at least one dimension");
   check_error(
-      run_without_shape_inference("ArgMax", {x, tensor::from_vector<int32_t>({0, 1})}, attrs),
+      run_kernel_unchecked("ArgMax", {x, tensor::from_vector<int32_t>({0, 1})}, attrs),
       "dimension must be a scalar, got shape [2]");
 }
 

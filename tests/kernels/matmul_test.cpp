@@ -9,30 +9,9 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::run_kernel_unchecked;
 
 namespace {
-
-// Runs a kernel as an executor does when shapes were unknown at graph construction: no shape
-// function has looked at the inputs, so only the kernel's own checks stand in the way.
-status run_without_shape_inference(const std::string& op, const std::vector<tensor>& inputs,
-                                   std::map<std::string, attr_value> attrs) {
-  static cpu_device dev("/job:localhost/replica:0/task:0/device:CPU:0");
-  node_def n;
-  n.name = "k";
-  n.op = op;
-  n.attrs = std::move(attrs);
-  add_default_attrs(*op_registry::global().lookup(op), n);
-  CAFLOW_ASSIGN_OR_RETURN(node_signature sig,
-                          resolve_signature(*op_registry::global().lookup(op), n));
-  CAFLOW_ASSIGN_OR_RETURN(auto kernel, kernel_registry::global().create(n, sig, dev));
-  std::vector<kernel_value> in(inputs.size()), out(sig.output_types.size());
-  for (size_t i = 0; i < inputs.size(); ++i) in[i].value = inputs[i];
-  cancellation_manager cancel;
-  step_context step{1, nullptr, &cancel, nullptr};
-  kernel_context ctx(*kernel, dev, step, in.data(), out.data());
-  kernel->compute(ctx);
-  return ctx.get_status();
-}
 
 tensor mat_mul(const tensor& a, const tensor& b, bool transpose_a = false,
                bool transpose_b = false) {
@@ -150,11 +129,11 @@ TEST_CASE("MatMul errors show the shapes") {
 
 TEST_CASE("the kernel checks shapes that shape inference never saw") {
   const std::map<std::string, attr_value> attrs{{"T", dtype::float32}};
-  check_error(run_without_shape_inference(
+  check_error(run_kernel_unchecked(
                   "MatMul", {tensor(dtype::float32, {3}), tensor(dtype::float32, {3, 2})}, attrs),
               "In[0] is not a matrix. Instead it has shape [3]");
   check_error(
-      run_without_shape_inference(
+      run_kernel_unchecked(
           "MatMul", {tensor(dtype::float32, {2, 3}), tensor(dtype::float32, {4, 5})}, attrs),
       "matrix size-incompatible: In[0]: [2,3], In[1]: [4,5]");
 }

@@ -9,7 +9,8 @@
 // Type attrs of single-tensor args ("T") and list lengths ("N") are inferred from the inputs
 // the way ops:: functions infer them. Before running, the op's shape function sees the inputs
 // (shapes and values); afterwards every output is checked against the inferred shape and the
-// declared dtype, so a wrong shape function fails the test too.
+// declared dtype, so a wrong shape function fails the test too. Pass {.infer_shapes = false}
+// to reach the kernel's own checks of inputs a shape function would have rejected.
 #include <doctest/doctest.h>
 
 #include <map>
@@ -21,8 +22,22 @@
 
 namespace caflow::testing {
 
+struct run_options {
+  // false: run the kernel as an executor does when shapes were unknown at graph construction,
+  // so only the kernel's own run-time checks stand in the way of bad inputs.
+  bool infer_shapes = true;
+};
+
 status_or<std::vector<tensor>> run_kernel(const std::string& op, const std::vector<tensor>& inputs,
-                                          std::map<std::string, attr_value> attrs = {});
+                                          std::map<std::string, attr_value> attrs = {},
+                                          const run_options& opts = {});
+
+// run_kernel with {.infer_shapes = false}: for tests of a kernel's own run-time checks.
+inline status_or<std::vector<tensor>> run_kernel_unchecked(
+    const std::string& op, const std::vector<tensor>& inputs,
+    std::map<std::string, attr_value> attrs = {}) {
+  return run_kernel(op, inputs, std::move(attrs), {.infer_shapes = false});
+}
 
 // Exact for integer and bool tensors, |a - e| <= tol * max(1, |e|) for floating point.
 void check_tensor(const tensor& actual, const tensor& expected, double tol = 1e-5);
