@@ -9,17 +9,11 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::iota;
 
 namespace {
 
 tensor axis32(int32_t a) { return tensor::scalar<int32_t>(a); }
-
-template <class T>
-tensor iota(const tensor_shape& s, T start = 0) {
-  std::vector<T> v(s.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
-  return tensor::from_vector<T>(v, s);
-}
 
 }  // namespace
 

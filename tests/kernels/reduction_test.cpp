@@ -10,6 +10,7 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::iota;
 using caflow::testing::run_kernel_unchecked;
 
 namespace {
@@ -20,13 +21,6 @@ tensor two_by_three() { return tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2
 tensor axes(std::vector<int32_t> v) { return tensor::from_vector<int32_t>(v); }
 
 // A tensor whose element at index (i, j, k, ...) is its row-major position.
-template <class T>
-tensor iota(const tensor_shape& shape) {
-  tensor t(dtype_v<T>, shape);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<T>()[i] = static_cast<T>(i);
-  return t;
-}
-
 tensor reduce(const std::string& op, const tensor& x, const tensor& axis, bool keep_dims = false) {
   auto r = run_kernel(op, {x, axis}, {{"keep_dims", keep_dims}});
   REQUIRE_MESSAGE(r.ok(), r.get_status().to_string());

@@ -9,17 +9,11 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::iota;
+using caflow::testing::vec32;
 
 namespace {
 
-tensor vec32(std::vector<int32_t> v) { return tensor::from_vector<int32_t>(v); }
-
-template <class T>
-tensor iota(const tensor_shape& s) {
-  std::vector<T> v(s.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(i);
-  return tensor::from_vector<T>(v, s);
-}
 
 struct masks {
   int begin = 0, end = 0, ellipsis = 0, new_axis = 0, shrink = 0;

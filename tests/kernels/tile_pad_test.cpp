@@ -9,19 +9,13 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::iota;
+using caflow::testing::vec32;
 
 namespace {
 
-tensor vec32(std::vector<int32_t> v) { return tensor::from_vector<int32_t>(v); }
 tensor pads32(std::vector<int32_t> v) {
   return tensor::from_vector<int32_t>(v, {static_cast<int64_t>(v.size() / 2), 2});
-}
-
-template <class T>
-tensor iota(const tensor_shape& s) {
-  std::vector<T> v(s.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(i);
-  return tensor::from_vector<T>(v, s);
 }
 
 }  // namespace

@@ -11,17 +11,11 @@ using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::run_kernel;
+using caflow::testing::iota;
 
 namespace {
 
 tensor perm32(std::vector<int32_t> p) { return tensor::from_vector<int32_t>(p); }
-
-template <class T>
-tensor iota(const tensor_shape& s) {
-  std::vector<T> v(s.num_elements());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(i);
-  return tensor::from_vector<T>(v, s);
-}
 
 }  // namespace
 

@@ -32,6 +32,17 @@ status_or<std::vector<tensor>> run_kernel(const std::string& op, const std::vect
                                           std::map<std::string, attr_value> attrs = {},
                                           const run_options& opts = {});
 
+// 0, 1, 2, ... (plus `start`) laid out in `shape`, like numpy's arange(n).reshape(shape).
+template <class T>
+tensor iota(const tensor_shape& shape, T start = 0) {
+  std::vector<T> v(static_cast<size_t>(shape.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<T>(start + static_cast<T>(i));
+  return tensor::from_vector<T>(v, shape);
+}
+
+// An int32 vector, the usual index argument (axes, begin, perm, ...).
+inline tensor vec32(const std::vector<int32_t>& v) { return tensor::from_vector<int32_t>(v); }
+
 // run_kernel with {.infer_shapes = false}: for tests of a kernel's own run-time checks.
 inline status_or<std::vector<tensor>> run_kernel_unchecked(
     const std::string& op, const std::vector<tensor>& inputs,
