@@ -16,6 +16,6 @@ configure_package_config_file(cmake/caflowConfig.cmake.in
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/caflow)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/caflowConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/caflowConfig.cmake
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/caflowConfig.cmake cmake/caf_targets.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/caflowConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/caflow)

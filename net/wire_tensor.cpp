@@ -1,0 +1,64 @@
+#include "net/wire_tensor.hpp"
+
+#include <caf/binary_deserializer.hpp>
+#include <caf/deserializer.hpp>
+#include <caf/error.hpp>
+#include <caf/sec.hpp>
+#include <caf/serializer.hpp>
+
+namespace caflow {
+namespace {
+
+caf::error refuse(const std::string& why) {
+  return caf::make_error(caf::sec::invalid_argument, "wire_tensor: " + why);
+}
+
+}  // namespace
+
+caf::error inspect(caf::serializer& f, wire_tensor& x) {
+  const tensor& t = x.value;
+  const auto type = static_cast<uint8_t>(t.type());
+  const auto rank = static_cast<uint8_t>(t.rank());
+  if (auto err = f(type, rank)) return err;
+  for (int i = 0; i < t.rank(); ++i)
+    if (auto err = f(t.dim(i))) return err;
+  uint64_t bytes = t.initialized() ? t.byte_size() : 0;
+  if (auto err = f(bytes)) return err;
+  return bytes > 0 ? f.apply_raw(bytes, t.raw_data()) : caf::none;
+}
+
+caf::error inspect(caf::deserializer& f, wire_tensor& x) {
+  uint8_t type = 0, rank = 0;
+  if (auto err = f(type, rank)) return err;
+  if (type == 0) {  // an uninitialized tensor
+    x.value = tensor{};
+    uint64_t none = 0;
+    return f(none);
+  }
+  if (!is_valid_dtype(type)) return refuse("invalid dtype " + std::to_string(type));
+  if (rank > max_rank) return refuse("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
+  int64_t dims[max_rank];
+  for (int i = 0; i < rank; ++i)
+    if (auto err = f(dims[i])) return err;
+  auto shape = tensor_shape::make(std::span<const int64_t>(dims, rank));
+  if (!shape.ok()) return refuse(shape.get_status().message());
+  uint64_t bytes = 0;
+  if (auto err = f(bytes)) return err;
+  const auto dt = static_cast<dtype>(type);
+  const auto elements = static_cast<uint64_t>(shape->num_elements());
+  if (elements > max_wire_tensor_bytes || bytes != elements * dtype_size(dt))
+    return refuse("header of " + std::string(dtype_name(dt)) + shape->to_string() + " announces " +
+                  std::to_string(bytes) + " bytes");
+  if (bytes > max_wire_tensor_bytes)
+    return refuse(std::to_string(bytes) + " bytes exceed the per-message limit of " +
+                  std::to_string(max_wire_tensor_bytes));
+  if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
+    return refuse("message holds " + std::to_string(bin->remaining()) + " of " +
+                  std::to_string(bytes) + " announced bytes");
+  auto t = tensor::allocate(default_allocator(), dt, *shape);
+  if (!t.ok()) return refuse(t.get_status().message());
+  x.value = std::move(t).value();
+  return bytes > 0 ? f.apply_raw(bytes, x.value.raw_data()) : caf::none;
+}
+
+}  // namespace caflow
