@@ -1,0 +1,194 @@
+#pragma once
+// Binary element-wise kernels with numpy/TensorFlow broadcasting. A kernel is
+// `binary_op<T, Op>` where Op is an Eigen scalar functor (scalar_sum_op<T>, scalar_cmp_op...):
+// its operator() drives the plain loops, and Eigen's broadcasting evaluator drives the rest.
+//
+// Paths, cheapest first:
+//   same shape           one flat loop (no broadcast analysis at all: the executor's hot path)
+//   same element count   one flat loop ([3] with [1,3])
+//   one side one element a loop with that element held in a register
+//   general              dims collapsed (size-1 output dims dropped, neighbours that broadcast
+//                        the same way merged), then Eigen broadcast for rank <= 5, or an
+//                        odometer loop for the rare alternating patterns that stay deeper.
+#include <array>
+#include <cstdint>
+
+#include "graph/tensor_views.hpp"
+#include "kernels/cpu/cwise_common.hpp"
+#include "kernels/op_kernel.hpp"
+
+namespace caflow::cwise {
+
+struct broadcast_plan {
+  enum class kind : uint8_t { flat, lhs_scalar, rhs_scalar, general };
+  kind how = kind::flat;
+  tensor_shape out_shape;
+  // For `general` only: the collapsed dims; x_dims[i] and y_dims[i] are out_dims[i] or 1.
+  int rank = 0;
+  std::array<int64_t, max_rank> out_dims{}, x_dims{}, y_dims{};
+};
+
+// Works out how x and y broadcast; an invalid_argument error names both shapes.
+status plan_broadcast(const tensor_shape& x, const tensor_shape& y, broadcast_plan* plan);
+
+inline constexpr int max_eigen_broadcast_rank = 5;
+
+template <class Op, class T, class Out>
+void apply_flat(const kernel_context& ctx, const T* x, const T* y, Out* out, int64_t n) {
+  for_range(ctx, n, 2 * sizeof(T), sizeof(Out), Eigen::internal::functor_traits<Op>::Cost,
+            [=](int64_t begin, int64_t end) {
+              const Op op;
+              for (int64_t i = begin; i < end; ++i) out[i] = op(x[i], y[i]);
+            });
+}
+
+template <class Op, class T, class Out>
+void apply_lhs_scalar(const kernel_context& ctx, T x, const T* y, Out* out, int64_t n) {
+  for_range(ctx, n, sizeof(T), sizeof(Out), Eigen::internal::functor_traits<Op>::Cost,
+            [=](int64_t begin, int64_t end) {
+              const Op op;
+              for (int64_t i = begin; i < end; ++i) out[i] = op(x, y[i]);
+            });
+}
+
+template <class Op, class T, class Out>
+void apply_rhs_scalar(const kernel_context& ctx, const T* x, T y, Out* out, int64_t n) {
+  for_range(ctx, n, sizeof(T), sizeof(Out), Eigen::internal::functor_traits<Op>::Cost,
+            [=](int64_t begin, int64_t end) {
+              const Op op;
+              for (int64_t i = begin; i < end; ++i) out[i] = op(x[i], y);
+            });
+}
+
+template <int N, class Op, class T, class Out>
+void apply_eigen_broadcast(const kernel_context& ctx, const broadcast_plan& p, const T* x,
+                           const T* y, Out* out) {
+  std::array<Eigen::DenseIndex, N> xd, yd, od, xb, yb;
+  for (int i = 0; i < N; ++i) {
+    xd[i] = p.x_dims[i];
+    yd[i] = p.y_dims[i];
+    od[i] = p.out_dims[i];
+    xb[i] = xd[i] == od[i] ? 1 : od[i];
+    yb[i] = yd[i] == od[i] ? 1 : od[i];
+  }
+  tensor_map<const T, N> xm(x, xd), ym(y, yd);
+  tensor_map<Out, N> om(out, od);
+  eval_into(ctx, om, xm.broadcast(xb).binaryExpr(ym.broadcast(yb), Op()),
+            p.out_shape.num_elements());
+}
+
+// Walks the output in rows of the innermost collapsed dim, carrying x's and y's offsets along
+// (a broadcast dim has stride 0). Single-threaded: only deep alternating patterns get here.
+template <class Op, class T, class Out>
+void apply_strided_broadcast(const broadcast_plan& p, const T* x, const T* y, Out* out) {
+  const int r = p.rank;
+  std::array<int64_t, max_rank> xs{}, ys{}, idx{};
+  int64_t xstride = 1, ystride = 1;
+  for (int d = r - 1; d >= 0; --d) {
+    xs[d] = p.x_dims[d] == 1 ? 0 : xstride;
+    ys[d] = p.y_dims[d] == 1 ? 0 : ystride;
+    xstride *= p.x_dims[d];
+    ystride *= p.y_dims[d];
+  }
+  const Op op;
+  const int64_t inner = p.out_dims[r - 1], xi = xs[r - 1], yi = ys[r - 1];
+  const int64_t total = p.out_shape.num_elements();
+  int64_t xo = 0, yo = 0;
+  for (int64_t base = 0; base < total; base += inner) {
+    for (int64_t j = 0; j < inner; ++j) out[base + j] = op(x[xo + j * xi], y[yo + j * yi]);
+    for (int d = r - 2; d >= 0; --d) {
+      xo += xs[d];
+      yo += ys[d];
+      if (++idx[d] < p.out_dims[d]) break;
+      xo -= xs[d] * p.out_dims[d];
+      yo -= ys[d] * p.out_dims[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+template <class Op, class T, class Out>
+void apply_general(const kernel_context& ctx, const broadcast_plan& p, const T* x, const T* y,
+                   Out* out) {
+  static_assert(max_eigen_broadcast_rank == 5, "update the cases below");
+  switch (p.rank) {
+    case 2:
+      apply_eigen_broadcast<2, Op>(ctx, p, x, y, out);
+      return;
+    case 3:
+      apply_eigen_broadcast<3, Op>(ctx, p, x, y, out);
+      return;
+    case 4:
+      apply_eigen_broadcast<4, Op>(ctx, p, x, y, out);
+      return;
+    case 5:
+      apply_eigen_broadcast<5, Op>(ctx, p, x, y, out);
+      return;
+    default:
+      apply_strided_broadcast<Op>(p, x, y, out);
+      return;
+  }
+}
+
+// What a kernel does with shapes that cannot broadcast.
+struct fail_on_incompatible_shapes {};
+// TF's Equal with `incompatible_shape_error = false`: such inputs give a scalar `Value`.
+template <bool Value>
+struct incompatible_shapes_give {};
+
+template <class T, class Op, class Incompatible = fail_on_incompatible_shapes>
+class binary_op final : public op_kernel {
+ public:
+  using out_type = result_of_t<Op, T, T>;
+
+  explicit binary_op(kernel_construction& c) : op_kernel(c) {
+    if constexpr (!std::is_same_v<Incompatible, fail_on_incompatible_shapes>)
+      CAFLOW_OP_REQUIRES_OK(c, c.get_attr("incompatible_shape_error", &shape_error_));
+  }
+
+  void compute(kernel_context& ctx) override {
+    const tensor& x = ctx.input(0);
+    const tensor& y = ctx.input(1);
+    if (x.shape() == y.shape()) {
+      tensor* out = ctx.allocate_output(0, x.shape());
+      if (out == nullptr) return;
+      apply_flat<Op>(ctx, x.data<T>(), y.data<T>(), out->data<out_type>(), x.num_elements());
+      return;
+    }
+    broadcast_plan p;
+    if (status st = plan_broadcast(x.shape(), y.shape(), &p); !st.ok()) {
+      if (!shape_error_) return set_incompatible_result(ctx);
+      return ctx.set_status(std::move(st));
+    }
+    tensor* out = ctx.allocate_output(0, p.out_shape);
+    if (out == nullptr) return;
+    const int64_t n = p.out_shape.num_elements();
+    out_type* o = out->data<out_type>();
+    switch (p.how) {
+      case broadcast_plan::kind::flat:
+        return apply_flat<Op>(ctx, x.data<T>(), y.data<T>(), o, n);
+      case broadcast_plan::kind::lhs_scalar:
+        return apply_lhs_scalar<Op>(ctx, *x.data<T>(), y.data<T>(), o, n);
+      case broadcast_plan::kind::rhs_scalar:
+        return apply_rhs_scalar<Op>(ctx, x.data<T>(), *y.data<T>(), o, n);
+      case broadcast_plan::kind::general:
+        return apply_general<Op>(ctx, p, x.data<T>(), y.data<T>(), o);
+    }
+  }
+
+ private:
+  void set_incompatible_result(kernel_context& ctx) {
+    if constexpr (!std::is_same_v<Incompatible, fail_on_incompatible_shapes>) {
+      tensor* out = ctx.allocate_output(0, tensor_shape{});
+      if (out != nullptr) *out->data<bool>() = value_of(Incompatible{});
+    }
+  }
+  template <bool V>
+  static constexpr bool value_of(incompatible_shapes_give<V>) {
+    return V;
+  }
+
+  bool shape_error_ = true;
+};
+
+}  // namespace caflow::cwise
