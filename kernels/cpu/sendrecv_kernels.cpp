@@ -1,0 +1,119 @@
+// The two halves of a cut edge (ops declared in graph/partition.cpp). _Send hands its input to
+// the step's rendezvous and finishes; _Recv asks for the value and finishes when it arrives,
+// holding no thread meanwhile. Both move tensor handles only, so they are dtype-agnostic.
+#include <atomic>
+
+#include "graph/partition.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "kernels/rendezvous.hpp"
+
+namespace caflow {
+namespace {
+
+// What a kernel knows of its edge, read once when it is built. Every attr the key is made of
+// is read with a check, so a malformed node fails then rather than meeting nobody.
+struct edge {
+  std::string tensor_name;  // "src:port", for messages
+  std::string send_device;
+  std::string key;
+};
+
+status read_edge(kernel_construction& c, edge* e) {
+  std::string recv_device;
+  int64_t incarnation = 0;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("tensor_name", &e->tensor_name));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("send_device", &e->send_device));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("send_device_incarnation", &incarnation));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("recv_device", &recv_device));
+  e->key = rendezvous_key(c.def());
+  return {};
+}
+
+class send_op final : public op_kernel {
+ public:
+  explicit send_op(kernel_construction& c) : op_kernel(c) {
+    edge e;
+    CAFLOW_OP_REQUIRES_OK(c, read_edge(c, &e));
+    key_ = std::move(e.key);
+  }
+  void compute(kernel_context& ctx) override {
+    rendezvous* rdv = ctx.step().rdv;
+    CAFLOW_OP_REQUIRES(ctx, rdv != nullptr,
+                       errors::internal("the step has no rendezvous to send '", key_, "' through"));
+    CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, ctx.input(0)));
+  }
+
+ private:
+  std::string key_;
+};
+
+class recv_op final : public async_op_kernel {
+ public:
+  explicit recv_op(kernel_construction& c) : async_op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, read_edge(c, &edge_));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("tensor_type", &type_));
+  }
+  void compute_async(kernel_context& ctx, done_callback done) override {
+    const step_context& step = ctx.step();
+    rendezvous* rdv = step.rdv;
+    if (rdv == nullptr) {
+      ctx.set_status(
+          errors::internal("the step has no rendezvous to receive '", edge_.key, "' from"));
+      done();
+      return;
+    }
+    // An aborted step must wake this recv: its cancellation aborts the step in the
+    // rendezvous, which runs the pending callback with the error (and refuses the step's
+    // later sends and recvs). `finished` keeps a cancellation racing with the value's arrival
+    // from aborting a step that may already be over and cleaned up.
+    struct registration {
+      cancellation_manager::token token = 0;
+      bool registered = false;
+      std::atomic<bool> finished{false};
+    };
+    auto reg = std::make_shared<registration>();
+    const int64_t step_id = step.step_id;
+    cancellation_manager* cm = step.cancellation;
+    if (cm != nullptr) {
+      reg->registered = cm->register_callback(&reg->token, [rdv, step_id, reg] {
+        if (!reg->finished.load(std::memory_order_acquire))
+          rdv->abort_step(step_id, errors::cancelled("step ", step_id, " was cancelled"));
+      });
+      if (!reg->registered) {
+        const status cancelled = errors::cancelled("step ", step_id, " was cancelled");
+        rdv->abort_step(step_id, cancelled);
+        ctx.set_status(cancelled);
+        done();
+        return;
+      }
+    }
+    rdv->recv_async(
+        edge_.key, step_id,
+        [this, &ctx, cm, reg, done = std::move(done)](const status& st, const tensor& value) {
+          reg->finished.store(true, std::memory_order_release);
+          if (reg->registered) cm->deregister_callback(reg->token);
+          if (!st.ok()) {
+            ctx.set_status(st);
+          } else if (value.type() != type_) {
+            ctx.set_status(errors::invalid_argument(
+                "edge '", edge_.tensor_name, "' from ", edge_.send_device, " delivered ",
+                dtype_name(value.type()), value.shape().to_string(), ", expected ",
+                dtype_name(type_)));
+          } else {
+            ctx.set_output(0, value);
+          }
+          done();
+        });
+  }
+
+ private:
+  edge edge_;
+  dtype type_ = dtype::invalid;
+};
+
+}  // namespace
+
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Send").device(device_cpu), send_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Recv").device(device_cpu), recv_op);
+
+}  // namespace caflow

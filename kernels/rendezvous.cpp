@@ -1,0 +1,7 @@
+#include "kernels/rendezvous.hpp"
+
+namespace caflow {
+
+rendezvous::~rendezvous() = default;
+
+}  // namespace caflow

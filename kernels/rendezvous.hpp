@@ -1,0 +1,41 @@
+#pragma once
+// Where the two halves of a cut edge meet: a _Send in one partition hands its tensor over
+// under the edge's key (rendezvous_key in graph/partition.hpp), the matching _Recv in another
+// partition takes it. Each key is used once per step; values of different steps never mix, so
+// consecutive steps may overlap.
+//
+// Implementations: local_rendezvous (kernels/local_rendezvous.hpp) for partitions in one
+// process; the distributed runtime supplies one that pushes to the receiving task.
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "graph/status.hpp"
+#include "graph/tensor.hpp"
+
+namespace caflow {
+
+class rendezvous {
+ public:
+  virtual ~rendezvous();
+
+  // A producer never blocks; the value is kept until its Recv takes it. Sending the same key
+  // twice in one step is an error, and so is sending in an aborted step (the abort's error).
+  virtual status send(const std::string& key, int64_t step_id, const tensor& value) = 0;
+
+  using recv_callback = std::function<void(const status&, const tensor&)>;
+  // A consumer may ask before or after the value is produced; `done` runs exactly once,
+  // possibly inline (here, or on the sender's thread inside `send`), with the value or the
+  // step's abort error. A second Recv of the same key in one step is an error.
+  virtual void recv_async(const std::string& key, int64_t step_id, recv_callback done) = 0;
+
+  // Wakes every pending recv of this step with `error` and refuses later sends/recvs of the
+  // step with it. The first abort of a step wins; later ones change nothing.
+  virtual void abort_step(int64_t step_id, const status& error) = 0;
+
+  // Forgets a finished step's leftovers (values never received, the abort state). REQUIRES:
+  // none of the step's kernels still runs; a recv still pending is woken with an error.
+  virtual void cleanup_step(int64_t step_id) = 0;
+};
+
+}  // namespace caflow
