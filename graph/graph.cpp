@@ -122,8 +122,8 @@ status graph::infer_shapes() {
       const graph_node& s = nodes_[e.src];
       in_shapes.push_back(s.output_shapes[e.src_port]);
       const tensor* value = nullptr;
-      if (s.op->name == "Const") {
-        auto it = s.def->attrs.find("value");
+      if (e.src_port == 0 && !s.op->constant_value_attr.empty()) {
+        auto it = s.def->attrs.find(s.op->constant_value_attr);
         if (it != s.def->attrs.end() && it->second.holds<tensor>()) value = &it->second.get<tensor>();
       }
       in_values.push_back(value);

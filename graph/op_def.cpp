@@ -215,6 +215,10 @@ op_def_builder& op_def_builder::cheap() {
   def_.is_cheap = true;
   return *this;
 }
+op_def_builder& op_def_builder::constant_value(std::string attr) {
+  def_.constant_value_attr = std::move(attr);
+  return *this;
+}
 op_def_builder& op_def_builder::set_shape_fn(shape_fn fn) {
   def_.infer_shape = std::move(fn);
   return *this;

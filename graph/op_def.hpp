@@ -49,6 +49,9 @@ struct op_def {
   bool is_stateful = false;    // never merged, folded or pruned as pure
   bool is_commutative = false; // for value numbering
   bool is_cheap = false;       // kernels may run inline on the scheduling thread
+  // When set, output 0 always equals this tensor attr (Const's "value"): shape inference and
+  // graph passes may read the value without running anything.
+  std::string constant_value_attr;
   shape_fn infer_shape;
 
   const attr_def* find_attr(std::string_view n) const;
@@ -63,6 +66,7 @@ class op_def_builder {
   op_def_builder& stateful();
   op_def_builder& commutative();
   op_def_builder& cheap();
+  op_def_builder& constant_value(std::string attr);
   op_def_builder& set_shape_fn(shape_fn fn);
   // Parses every spec; errors name the op and the spec.
   status_or<op_def> finalize() const;

@@ -1,5 +1,7 @@
 #include "graph/scope.hpp"
 
+#include "graph/op_def.hpp"
+
 #include <mutex>
 #include <unordered_map>
 
@@ -124,8 +126,9 @@ std::optional<tensor> scope::constant_value(const output& o) const {
   auto it = shared_->index_of.find(o.node);
   if (it == shared_->index_of.end()) return std::nullopt;
   const node_def& n = shared_->def.nodes[it->second];
-  if (n.op != "Const" || o.index != 0) return std::nullopt;
-  auto v = n.attrs.find("value");
+  const op_def* op = op_registry::global().lookup(n.op);
+  if (!op || op->constant_value_attr.empty() || o.index != 0) return std::nullopt;
+  auto v = n.attrs.find(op->constant_value_attr);
   if (v == n.attrs.end() || !v->second.holds<tensor>()) return std::nullopt;
   return v->second.get<tensor>();
 }

@@ -21,7 +21,13 @@
 namespace caflow {
 
 // One output of a node: node name, output index and dtype.
+// Constructed explicitly (not an aggregate) so a brace list like {0, 1} passed to an ops::
+// function means a vector of ints, never an output.
 struct output {
+  output() = default;
+  output(std::string node_name, int output_index, dtype output_type)
+      : node(std::move(node_name)), index(output_index), type(output_type) {}
+
   std::string node;
   int index = 0;
   dtype type = dtype::invalid;

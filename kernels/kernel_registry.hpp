@@ -86,6 +86,40 @@ struct typed_kernel_registrar {
   }
 };
 
+template <class... Ts>
+struct type_list {};
+using all_dtypes = type_list<float, double, int32_t, int64_t, uint8_t, bool>;
+
+// For kernels typed on two attrs (Cast's SrcT and DstT, Fill's T and index_type): registers
+// K<A, B> for every A in As and B in Bs, constrained on attr_a == A and attr_b == B.
+//   static const typed_kernel_registrar2<cast_op, all_dtypes, all_dtypes> cast_kernels(
+//       "Cast", device_cpu, "SrcT", "DstT");
+template <template <class, class> class K, class As, class Bs>
+struct typed_kernel_registrar2;
+
+template <template <class, class> class K, class... As, class... Bs>
+struct typed_kernel_registrar2<K, type_list<As...>, type_list<Bs...>> {
+  typed_kernel_registrar2(const char* op, const char* device_type, const char* attr_a,
+                          const char* attr_b) {
+    (add_row<As>(op, device_type, attr_a, attr_b), ...);
+  }
+
+ private:
+  template <class A>
+  static void add_row(const char* op, const char* device_type, const char* attr_a,
+                      const char* attr_b) {
+    (kernel_registry::global().add(
+         kernel_def_builder(op)
+             .device(device_type)
+             .type_constraint(attr_a, dtype_v<A>)
+             .type_constraint(attr_b, dtype_v<Bs>)
+             .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
+               return std::make_unique<K<A, Bs>>(c);
+             })),
+     ...);
+  }
+};
+
 }  // namespace caflow
 
 #define CAFLOW_REGISTER_KERNEL(builder, ...)                                                  \

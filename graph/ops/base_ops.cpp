@@ -37,7 +37,7 @@ status placeholder_with_default_shape(shape_context& c) {
 }  // namespace
 
 CAFLOW_REGISTER_OP("Const").output("output: dtype").attr("value: tensor").attr("dtype: type")
-    .cheap().set_shape_fn(const_shape);
+    .cheap().constant_value("value").set_shape_fn(const_shape);
 CAFLOW_REGISTER_OP("Placeholder").output("output: dtype").attr("dtype: type")
     .attr("shape: shape = unknown").cheap().set_shape_fn(placeholder_shape);
 CAFLOW_REGISTER_OP("PlaceholderWithDefault").input("input: dtype").output("output: dtype")

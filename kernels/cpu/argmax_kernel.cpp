@@ -120,28 +120,17 @@ class arg_reduction_op final : public op_kernel {
   }
 };
 
-// One kernel per (T, output_type), each a registry entry like any typed kernel.
-template <bool Max, class Index, class... Ts>
-struct arg_reduction_registrar {
-  explicit arg_reduction_registrar(const char* op) {
-    (kernel_registry::global().add(
-         kernel_def_builder(op)
-             .device(device_cpu)
-             .type_constraint("T", dtype_v<Ts>)
-             .type_constraint("output_type", dtype_v<Index>)
-             .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
-               return std::make_unique<arg_reduction_op<Ts, Index, Max>>(c);
-             })),
-     ...);
-  }
-};
+template <class T, class Index>
+using arg_max_op = arg_reduction_op<T, Index, true>;
+template <class T, class Index>
+using arg_min_op = arg_reduction_op<T, Index, false>;
+using reducible = type_list<float, double, int32_t, int64_t>;
+using index_types = type_list<int32_t, int64_t>;
 
-const arg_reduction_registrar<true, int64_t, float, double, int32_t, int64_t> arg_max_i64("ArgMax");
-const arg_reduction_registrar<true, int32_t, float, double, int32_t, int64_t> arg_max_i32("ArgMax");
-const arg_reduction_registrar<false, int64_t, float, double, int32_t, int64_t> arg_min_i64(
-    "ArgMin");
-const arg_reduction_registrar<false, int32_t, float, double, int32_t, int64_t> arg_min_i32(
-    "ArgMin");
+const typed_kernel_registrar2<arg_max_op, reducible, index_types> arg_max_kernels(
+    "ArgMax", device_cpu, "T", "output_type");
+const typed_kernel_registrar2<arg_min_op, reducible, index_types> arg_min_kernels(
+    "ArgMin", device_cpu, "T", "output_type");
 
 }  // namespace
 }  // namespace caflow

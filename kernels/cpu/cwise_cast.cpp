@@ -49,33 +49,8 @@ class cast_op final : public op_kernel {
   }
 };
 
-// Registers cast_op<Src, Dst> for every Dst in Dsts.
-template <class Src, class... Dsts>
-struct cast_registrar {
-  cast_registrar() {
-    (kernel_registry::global().add(
-         kernel_def_builder("Cast")
-             .device(device_cpu)
-             .type_constraint("SrcT", dtype_v<Src>)
-             .type_constraint("DstT", dtype_v<Dsts>)
-             .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
-               return std::make_unique<cast_op<Src, Dsts>>(c);
-             })),
-     ...);
-  }
-};
-
-#define CAFLOW_CAST_FROM(Src)                                                              \
-  const cast_registrar<Src, float, double, int32_t, int64_t, uint8_t, bool> CAFLOW_CONCAT( \
-      cast_registrar_, __COUNTER__)
-
-CAFLOW_CAST_FROM(float);
-CAFLOW_CAST_FROM(double);
-CAFLOW_CAST_FROM(int32_t);
-CAFLOW_CAST_FROM(int64_t);
-CAFLOW_CAST_FROM(uint8_t);
-CAFLOW_CAST_FROM(bool);
-#undef CAFLOW_CAST_FROM
+const typed_kernel_registrar2<cast_op, all_dtypes, all_dtypes> cast_kernels("Cast", device_cpu,
+                                                                            "SrcT", "DstT");
 
 }  // namespace
 }  // namespace caflow::cwise

@@ -58,25 +58,8 @@ class ones_like_op final : public op_kernel {
   void compute(kernel_context& ctx) override { allocate_filled(ctx, ctx.input(0).shape(), T(1)); }
 };
 
-// Fill is typed on both its value ("T") and its dims ("index_type"): one registration per
-// pair, for every T in Ts with the given Index.
-template <class Index, class... Ts>
-struct fill_registrar {
-  fill_registrar() {
-    (kernel_registry::global().add(
-         kernel_def_builder("Fill")
-             .device(device_cpu)
-             .type_constraint("T", dtype_v<Ts>)
-             .type_constraint("index_type", dtype_v<Index>)
-             .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
-               return std::make_unique<fill_op<Ts, Index>>(c);
-             })),
-     ...);
-  }
-};
-
-const fill_registrar<int32_t, float, double, int32_t, int64_t, uint8_t, bool> fill_int32_dims;
-const fill_registrar<int64_t, float, double, int32_t, int64_t, uint8_t, bool> fill_int64_dims;
+const typed_kernel_registrar2<fill_op, all_dtypes, type_list<int32_t, int64_t>> fill_kernels(
+    "Fill", device_cpu, "T", "index_type");
 
 }  // namespace
 

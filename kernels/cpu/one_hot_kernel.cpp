@@ -72,26 +72,9 @@ class one_hot_op final : public op_kernel {
   int64_t axis_ = -1;
 };
 
-// OneHot is typed on both its values ("T") and its indices ("TI"): one registration per pair,
-// for every T in Ts with the given Index.
-template <class Index, class... Ts>
-struct one_hot_registrar {
-  one_hot_registrar() {
-    (kernel_registry::global().add(
-         kernel_def_builder("OneHot")
-             .device(device_cpu)
-             .type_constraint("T", dtype_v<Ts>)
-             .type_constraint("TI", dtype_v<Index>)
-             .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
-               return std::make_unique<one_hot_op<Ts, Index>>(c);
-             })),
-     ...);
-  }
-};
-
-const one_hot_registrar<uint8_t, float, double, int32_t, int64_t> one_hot_uint8_indices;
-const one_hot_registrar<int32_t, float, double, int32_t, int64_t> one_hot_int32_indices;
-const one_hot_registrar<int64_t, float, double, int32_t, int64_t> one_hot_int64_indices;
+const typed_kernel_registrar2<one_hot_op, type_list<float, double, int32_t, int64_t>,
+                              type_list<uint8_t, int32_t, int64_t>>
+    one_hot_kernels("OneHot", device_cpu, "T", "TI");
 
 }  // namespace
 }  // namespace caflow
