@@ -1,0 +1,21 @@
+#include "net/protocol.hpp"
+
+#include <caf/actor_system_config.hpp>
+
+#include "net/errors.hpp"
+
+namespace caflow {
+
+void add_wire_types(caf::actor_system_config& cfg) {
+  cfg.add_message_type<wire_tensor>("caflow::wire_tensor");
+  cfg.add_message_type<register_graph_request>("caflow::register_graph_request");
+  cfg.add_message_type<register_graph_reply>("caflow::register_graph_reply");
+  cfg.add_message_type<bind_request>("caflow::bind_request");
+  cfg.add_message_type<run_graph_request>("caflow::run_graph_request");
+  cfg.add_message_type<run_graph_reply>("caflow::run_graph_reply");
+  cfg.add_message_type<edge_value>("caflow::edge_value");
+  cfg.add_message_type<worker_actor>("caflow::worker_actor");
+  cfg.add_error_category(caflow_error_category, render_caflow_error);
+}
+
+}  // namespace caflow

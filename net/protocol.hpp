@@ -1,0 +1,111 @@
+#pragma once
+// Every message between roles, declared once. Masters talk to workers (register partitions,
+// wire up cut edges, run steps, abort, clean up); a _Send kernel pushes its tensor straight to
+// the rendezvous actor of its edge, which lives on the receiving task (one network leg, not
+// TensorFlow's request-then-reply two).
+//
+// A step, seen from the master:
+//   1. reg_graph to each worker with its partition  -> reply: (recv key, rendezvous actor)s
+//   2. bind to each worker: (send key, rendezvous actor)s of its _Sends, from step 1's replies
+//   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors
+//   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id)
+// Every request between processes carries a finite timeout (a dead peer never answers).
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "net/wire_tensor.hpp"
+
+namespace caflow {
+
+// Atoms: at most 10 characters, prefixed "cf_" so they never clash with CAF's own.
+using cf_reg_graph_atom = caf::atom_constant<caf::atom("cf_regraph")>;
+using cf_bind_atom = caf::atom_constant<caf::atom("cf_bind")>;
+using cf_run_graph_atom = caf::atom_constant<caf::atom("cf_run")>;
+using cf_abort_atom = caf::atom_constant<caf::atom("cf_abort")>;
+using cf_cleanup_atom = caf::atom_constant<caf::atom("cf_cleanup")>;
+using cf_dereg_atom = caf::atom_constant<caf::atom("cf_dereg")>;
+using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
+
+struct register_graph_request {
+  std::string session;  // the master's session handle, for logs and the console
+  std::string device;   // full name of the device on the worker's task
+  std::string graph;    // serialize_graph() of the partition (with _Send/_Recv nodes)
+};
+
+struct register_graph_reply {
+  std::string graph_handle;
+  uint64_t incarnation = 0;               // of the worker process: changes on restart
+  std::vector<std::string> recv_keys;     // rendezvous key of every _Recv in the partition
+  std::vector<caf::actor> recv_endpoints; // the rendezvous actor of each key, same order
+};
+
+struct bind_request {
+  std::string graph_handle;
+  std::vector<std::string> send_keys;     // rendezvous key of every _Send in the partition
+  std::vector<caf::actor> send_endpoints; // where each key's tensor goes, same order
+};
+
+struct run_graph_request {
+  std::string graph_handle;
+  int64_t step_id = 0;
+  std::vector<wire_tensor> args;          // the partition's _Arg values, by index
+  int32_t num_rets = 0;                   // how many _Retval values to return
+};
+
+struct run_graph_reply {
+  std::vector<wire_tensor> rets;          // the partition's _Retval values, by index
+};
+
+// A _Send's tensor, pushed to the rendezvous actor of its edge.
+struct edge_value {
+  int64_t step_id = 0;
+  std::string key;
+  wire_tensor value;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, register_graph_request& x) {
+  return f(caf::meta::type_name("register_graph_request"), x.session, x.device, x.graph);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, register_graph_reply& x) {
+  return f(caf::meta::type_name("register_graph_reply"), x.graph_handle, x.incarnation,
+           x.recv_keys, x.recv_endpoints);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
+  return f(caf::meta::type_name("bind_request"), x.graph_handle, x.send_keys, x.send_endpoints);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {
+  return f(caf::meta::type_name("run_graph_request"), x.graph_handle, x.step_id, x.args,
+           x.num_rets);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
+  return f(caf::meta::type_name("run_graph_reply"), x.rets);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, edge_value& x) {
+  return f(caf::meta::type_name("edge_value"), x.step_id, x.key, x.value);
+}
+
+// The worker role of a task.
+using worker_actor = caf::typed_actor<
+    caf::replies_to<cf_reg_graph_atom, register_graph_request>::with<register_graph_reply>,
+    caf::replies_to<cf_bind_atom, bind_request>::with<bool>,
+    caf::replies_to<cf_run_graph_atom, run_graph_request>::with<run_graph_reply>,
+    caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
+    caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
+    caf::replies_to<cf_dereg_atom, std::string>::with<bool>>;  // graph handle
+
+// Announces every wire type on a config; every process of a cluster calls it.
+void add_wire_types(caf::actor_system_config& cfg);
+
+}  // namespace caflow
