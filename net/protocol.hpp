@@ -31,6 +31,10 @@ using cf_abort_atom = caf::atom_constant<caf::atom("cf_abort")>;
 using cf_cleanup_atom = caf::atom_constant<caf::atom("cf_cleanup")>;
 using cf_dereg_atom = caf::atom_constant<caf::atom("cf_dereg")>;
 using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
+using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
+using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
+using cf_step_atom = caf::atom_constant<caf::atom("cf_step")>;
+using cf_close_atom = caf::atom_constant<caf::atom("cf_close")>;
 
 struct register_graph_request {
   std::string session;  // the master's session handle, for logs and the console
@@ -69,6 +73,29 @@ struct edge_value {
   wire_tensor value;
 };
 
+// A client's step, sent to a master: like session::run, by name.
+struct run_step_request {
+  std::string session;
+  std::vector<std::string> feed_names;  // "node" or "node:port"
+  std::vector<wire_tensor> feeds;
+  std::vector<std::string> fetches;     // tensor names
+  std::vector<std::string> targets;     // node names
+};
+
+struct run_step_reply {
+  std::vector<wire_tensor> fetches;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_step_request& x) {
+  return f(caf::meta::type_name("run_step_request"), x.session, x.feed_names, x.feeds, x.fetches,
+           x.targets);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, run_step_reply& x) {
+  return f(caf::meta::type_name("run_step_reply"), x.fetches);
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_graph_request& x) {
   return f(caf::meta::type_name("register_graph_request"), x.session, x.device, x.graph);
@@ -104,6 +131,14 @@ using worker_actor = caf::typed_actor<
     caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
     caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>>;  // graph handle
+
+// The master role of a task: sessions for clients. A session's graph travels as
+// serialize_graph() bytes.
+using master_actor = caf::typed_actor<
+    caf::replies_to<cf_create_atom, std::string>::with<std::string>,      // graph -> handle
+    caf::replies_to<cf_extend_atom, std::string, std::string>::with<bool>, // handle, more nodes
+    caf::replies_to<cf_step_atom, run_step_request>::with<run_step_reply>,
+    caf::replies_to<cf_close_atom, std::string>::with<bool>>;              // handle
 
 // Announces every wire type on a config; every process of a cluster calls it.
 void add_wire_types(caf::actor_system_config& cfg);
