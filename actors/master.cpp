@@ -1,0 +1,375 @@
+#include "actors/master.hpp"
+
+#include <caf/all.hpp>
+
+#include "graph/device_name.hpp"
+#include "graph/partition.hpp"
+#include "graph/placer.hpp"
+#include "graph/prune.hpp"
+#include "graph/serialization.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "net/errors.hpp"
+
+namespace caflow {
+namespace {
+
+using namespace std::chrono_literals;
+
+// One registered partition of a prepared run.
+struct partition_ref {
+  std::string task;
+  std::string device;
+  worker_actor worker;
+  std::string graph_bytes;
+  std::vector<std::string> send_keys;
+  std::vector<int64_t> arg_indices;  // feeds this partition's _Arg nodes read
+  std::string handle;                // from the worker, once registered
+};
+
+// A run signature turned into registered partitions.
+struct prepared_run {
+  std::vector<partition_ref> parts;
+  std::vector<dtype> feed_types;
+  std::vector<partial_shape> feed_shapes;
+  size_t num_fetches = 0;
+  bool ready = false;
+  status failed;
+  std::vector<std::function<void()>> waiting;  // steps that arrived during registration
+  size_t pending = 0;
+};
+
+struct master_session {
+  std::shared_ptr<const graph> full;
+  std::map<std::string, std::shared_ptr<prepared_run>> cache;
+};
+
+struct in_flight_step {
+  std::shared_ptr<prepared_run> run;
+  caf::typed_response_promise<run_step_reply> promise;
+  std::vector<bool> replied;  // per partition
+  size_t pending = 0;
+  std::vector<wire_tensor> fetches;
+  status root_cause;
+  bool aborted = false;
+};
+
+struct master_state {
+  master_options opts;
+  std::vector<std::string> devices;
+  std::map<std::string, master_session> sessions;
+  std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
+  std::map<caf::actor_addr, std::string> task_of;
+  std::map<int64_t, in_flight_step> steps;
+  int64_t next_session = 1;
+  int64_t next_step = 1;
+  static inline const char* name = "caflow.master";
+};
+
+using master_pointer = master_actor::stateful_pointer<master_state>;
+
+std::string task_of_device(const std::string& device) {
+  auto spec = parse_device_spec(device);
+  if (!spec.ok() || !spec->job || !spec->task) return {};
+  return "/job:" + *spec->job + "/replica:0/task:" + std::to_string(*spec->task);
+}
+
+std::string signature_key(const run_step_request& r) {
+  std::string key;
+  for (const auto& f : r.feed_names) (key += f) += ',';
+  key += '|';
+  for (const auto& f : r.fetches) (key += f) += ',';
+  key += '|';
+  for (const auto& t : r.targets) (key += t) += ',';
+  return key;
+}
+
+status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& full,
+                                              const run_step_request& req) {
+  run_signature sig{req.feed_names, req.fetches, req.targets};
+  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(full, sig));
+  auto run = std::make_shared<prepared_run>();
+  run->feed_types = pruned.feed_types;
+  run->feed_shapes = pruned.feed_shapes;
+  run->num_fetches = req.fetches.size();
+  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
+  placement_options popts;
+  popts.default_device = "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
+  CAFLOW_ASSIGN_OR_RETURN(
+      std::vector<std::string> placement,
+      place(g, st.devices, popts, [](const node_def& n, std::string_view type) {
+        return kernel_registry::global().has_kernel(n, type);
+      }));
+  partition_options part_opts;
+  for (const auto& d : st.devices) part_opts.incarnations[d] = st.incarnations[task_of_device(d)];
+  CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
+  for (auto& [device, def] : parts.partitions) {
+    partition_ref p;
+    p.device = device;
+    p.task = task_of_device(device);
+    auto w = st.opts.workers.find(p.task);
+    if (w == st.opts.workers.end())
+      return errors::not_found("no worker for task ", p.task, " (device ", device, ")");
+    p.worker = w->second;
+    for (const node_def& n : def.nodes) {
+      if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
+      if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
+    }
+    p.graph_bytes = serialize_graph(def);
+    run->parts.push_back(std::move(p));
+  }
+  return run;
+}
+
+void fail_run(const std::shared_ptr<prepared_run>& run, const status& why) {
+  run->failed = why;
+  auto waiting = std::move(run->waiting);
+  for (auto& w : waiting) w();
+}
+
+void mark_ready(const std::shared_ptr<prepared_run>& run) {
+  run->ready = true;
+  auto waiting = std::move(run->waiting);
+  for (auto& w : waiting) w();
+}
+
+// Phase 2: tell every partition where its _Sends go.
+void bind_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
+                     std::shared_ptr<std::map<std::string, caf::actor>> endpoints) {
+  run->pending = run->parts.size();
+  for (auto& p : run->parts) {
+    bind_request req{p.handle, p.send_keys, {}};
+    for (const auto& key : p.send_keys) {
+      auto e = endpoints->find(key);
+      if (e == endpoints->end())
+        return fail_run(run, errors::internal("no _Recv registered for edge key '", key, "'"));
+      req.send_endpoints.push_back(e->second);
+    }
+    self->request(p.worker, self->state.opts.rpc_timeout, cf_bind_atom::value, std::move(req))
+        .then(
+            [=](bool) {
+              if (run->failed.ok() && --run->pending == 0) mark_ready(run);
+            },
+            [=, task = p.task](caf::error& e) {
+              if (run->failed.ok())
+                fail_run(run, to_status(e).with_context("binding partitions on " + task));
+            });
+  }
+}
+
+// Phase 1: register every partition; the replies name each _Recv's rendezvous actor.
+void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
+                         const std::string& session) {
+  auto endpoints = std::make_shared<std::map<std::string, caf::actor>>();
+  run->pending = run->parts.size();
+  for (size_t i = 0; i < run->parts.size(); ++i) {
+    auto& p = run->parts[i];
+    register_graph_request req{session, p.device, p.graph_bytes};
+    self->request(p.worker, self->state.opts.rpc_timeout, cf_reg_graph_atom::value, std::move(req))
+        .then(
+            [=](register_graph_reply& reply) {
+              if (!run->failed.ok()) return;
+              auto& part = run->parts[i];
+              part.handle = reply.graph_handle;
+              auto& known = self->state.incarnations[part.task];
+              if (known != 0 && known != reply.incarnation) {
+                // The task restarted since this signature was partitioned: its keys are stale.
+                known = reply.incarnation;
+                return fail_run(run, errors::aborted("task ", part.task,
+                                                     " restarted (new incarnation); run again"));
+              }
+              known = reply.incarnation;
+              for (size_t k = 0; k < reply.recv_keys.size(); ++k)
+                (*endpoints)[reply.recv_keys[k]] = reply.recv_endpoints[k];
+              if (--run->pending == 0) bind_partitions(self, run, endpoints);
+            },
+            [=, task = p.task](caf::error& e) {
+              if (run->failed.ok())
+                fail_run(run, to_status(e).with_context("registering a partition on " + task));
+            });
+  }
+}
+
+void finish_step(master_pointer self, int64_t step_id) {
+  auto it = self->state.steps.find(step_id);
+  if (it == self->state.steps.end()) return;
+  in_flight_step& s = it->second;
+  if (s.root_cause.ok()) s.promise.deliver(run_step_reply{std::move(s.fetches)});
+  else s.promise.deliver(to_caf_error(s.root_cause));
+  for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
+  self->state.steps.erase(it);
+}
+
+// Records a partition's failure; the first real (not cancelled) error is the root cause.
+void step_failed(master_pointer self, int64_t step_id, const status& why) {
+  auto& s = self->state.steps.at(step_id);
+  if (s.root_cause.ok() ||
+      (s.root_cause.code() == error_code::cancelled && why.code() != error_code::cancelled))
+    s.root_cause = why;
+  if (!s.aborted) {
+    s.aborted = true;
+    for (const auto& p : s.run->parts)
+      self->send(p.worker, cf_abort_atom::value, step_id, s.root_cause.to_string());
+  }
+}
+
+void partition_done(master_pointer self, int64_t step_id, size_t part) {
+  auto it = self->state.steps.find(step_id);
+  if (it == self->state.steps.end() || it->second.replied[part]) return;
+  it->second.replied[part] = true;
+  if (--it->second.pending == 0) finish_step(self, step_id);
+}
+
+void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
+                caf::typed_response_promise<run_step_reply> promise) {
+  if (!run->failed.ok()) {
+    promise.deliver(to_caf_error(run->failed));
+    return;
+  }
+  const int64_t step_id = self->state.next_step++;
+  in_flight_step s{run, promise, std::vector<bool>(run->parts.size()), run->parts.size(),
+                   std::vector<wire_tensor>(run->num_fetches), status{}, false};
+  self->state.steps.emplace(step_id, std::move(s));
+  for (size_t i = 0; i < run->parts.size(); ++i) {
+    const auto& p = run->parts[i];
+    run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
+                        static_cast<int32_t>(run->num_fetches)};
+    for (int64_t a : p.arg_indices) r.args[a] = req.feeds[a];
+    self->request(p.worker, self->state.opts.step_timeout, cf_run_graph_atom::value, std::move(r))
+        .then(
+            [=](run_graph_reply& reply) {
+              auto it = self->state.steps.find(step_id);
+              if (it == self->state.steps.end()) return;
+              for (size_t k = 0; k < reply.rets.size() && k < it->second.fetches.size(); ++k)
+                if (reply.rets[k].value.initialized()) it->second.fetches[k] = reply.rets[k];
+              partition_done(self, step_id, i);
+            },
+            [=, task = p.task](caf::error& e) {
+              if (!self->state.steps.count(step_id)) return;
+              status why = to_status(e);
+              if (why.message().find(task) == std::string::npos)
+                why = why.with_context("task " + task);
+              step_failed(self, step_id, why);
+              partition_done(self, step_id, i);
+            });
+  }
+}
+
+status check_feeds(const prepared_run& run, const run_step_request& req) {
+  if (req.feeds.size() != req.feed_names.size())
+    return errors::invalid_argument(req.feeds.size(), " feed values for ", req.feed_names.size(),
+                                    " feed names");
+  for (size_t i = 0; i < req.feeds.size(); ++i) {
+    const tensor& t = req.feeds[i].value;
+    if (!t.initialized() || t.type() != run.feed_types[i] ||
+        !run.feed_shapes[i].compatible_with(t.shape()))
+      return errors::invalid_argument("feed '", req.feed_names[i], "' expects ",
+                                      dtype_name(run.feed_types[i]), run.feed_shapes[i].to_string(),
+                                      " but got ", t.initialized() ? dtype_name(t.type()) : "nothing",
+                                      t.initialized() ? t.shape().to_string() : "");
+  }
+  return {};
+}
+
+status extend_session(master_session& s, const std::string& bytes) {
+  CAFLOW_ASSIGN_OR_RETURN(graph_def more, deserialize_graph(bytes));
+  graph_def def = s.full ? s.full->def() : graph_def{};
+  def.nodes.insert(def.nodes.end(), more.nodes.begin(), more.nodes.end());
+  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(def)));
+  s.full = std::make_shared<const graph>(std::move(g));
+  return {};
+}
+
+// A lost worker fails, at once, every step still waiting on it.
+void worker_lost(master_pointer self, const caf::down_msg& dm) {
+  auto t = self->state.task_of.find(dm.source);
+  if (t == self->state.task_of.end()) return;
+  const std::string task = t->second;
+  const status why = errors::unavailable("task ", task, " was lost (",
+                                         self->home_system().render(dm.reason), ")");
+  std::vector<std::pair<int64_t, size_t>> lost;
+  for (auto& [id, s] : self->state.steps)
+    for (size_t i = 0; i < s.run->parts.size(); ++i)
+      if (s.run->parts[i].task == task && !s.replied[i]) lost.emplace_back(id, i);
+  for (auto [id, i] : lost) {
+    if (!self->state.steps.count(id)) continue;
+    step_failed(self, id, why);
+    partition_done(self, id, i);
+  }
+  // Partitions registered with the lost task are gone: prepare again next time.
+  for (auto& [name, s] : self->state.sessions)
+    for (auto it = s.cache.begin(); it != s.cache.end();) {
+      bool uses = false;
+      for (const auto& p : it->second->parts) uses |= p.task == task;
+      it = uses ? s.cache.erase(it) : std::next(it);
+    }
+}
+
+master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
+  self->state.opts = std::move(opts);
+  for (const auto& [task, worker] : self->state.opts.workers) {
+    self->state.devices.push_back(task + "/device:CPU:0");
+    self->state.task_of[worker.address()] = task;
+    self->monitor(worker);
+  }
+  self->set_down_handler([=](caf::down_msg& dm) { worker_lost(self, dm); });
+  return {
+      [=](cf_create_atom, const std::string& bytes) -> caf::result<std::string> {
+        master_session s;
+        if (status st = extend_session(s, bytes); !st.ok()) return to_caf_error(st);
+        std::string handle = "session_" + std::to_string(self->state.next_session++);
+        self->state.sessions.emplace(handle, std::move(s));
+        return handle;
+      },
+      [=](cf_extend_atom, const std::string& session, const std::string& bytes) -> caf::result<bool> {
+        auto it = self->state.sessions.find(session);
+        if (it == self->state.sessions.end())
+          return to_caf_error(errors::not_found("no session '", session, "'"));
+        if (status st = extend_session(it->second, bytes); !st.ok()) return to_caf_error(st);
+        return true;
+      },
+      [=](cf_step_atom, run_step_request& req) -> caf::result<run_step_reply> {
+        auto it = self->state.sessions.find(req.session);
+        if (it == self->state.sessions.end())
+          return to_caf_error(errors::not_found("no session '", req.session, "'"));
+        master_session& s = it->second;
+        const std::string key = signature_key(req);
+        auto cached = s.cache.find(key);
+        if (cached == s.cache.end()) {
+          auto run = plan(self->state, *s.full, req);
+          if (!run.ok()) return to_caf_error(run.get_status());
+          cached = s.cache.emplace(key, *run).first;
+          register_partitions(self, *run, req.session);
+        }
+        auto run = cached->second;
+        if (run->failed.ok())
+          if (status st = check_feeds(*run, req); !st.ok()) return to_caf_error(st);
+        auto promise = self->make_response_promise<run_step_reply>();
+        if (run->ready || !run->failed.ok()) {
+          start_step(self, run, std::move(req), promise);
+        } else {
+          run->waiting.push_back([=, req = std::move(req)]() mutable {
+            start_step(self, run, std::move(req), promise);
+          });
+        }
+        return promise;
+      },
+      [=](cf_close_atom, const std::string& session) -> caf::result<bool> {
+        auto it = self->state.sessions.find(session);
+        if (it == self->state.sessions.end())
+          return to_caf_error(errors::not_found("no session '", session, "'"));
+        for (const auto& [key, run] : it->second.cache)
+          for (const auto& p : run->parts)
+            if (!p.handle.empty()) caf::anon_send(p.worker, cf_dereg_atom::value, p.handle);
+        self->state.sessions.erase(it);
+        return true;
+      },
+  };
+}
+
+}  // namespace
+
+master_actor spawn_master(caf::actor_system& sys, master_options opts) {
+  return sys.spawn(master_behavior, std::move(opts));
+}
+
+}  // namespace caflow

@@ -1,0 +1,32 @@
+#pragma once
+// The master role of a task. Per session it keeps the validated graph; per run signature
+// (feeds, fetches, targets) it prunes, places, partitions (a _Send/_Recv pair on every cut
+// edge), registers the partitions with their workers once, wires each _Send to the rendezvous
+// actor of its edge, and caches the result. From then on a step is one run_graph per worker.
+//
+// A step fails as a whole: the first error (a kernel's, a lost worker's, a timeout) is the
+// root cause; every other worker is told to abort the step, and the client gets that root
+// cause naming node, op, device and task. Workers are monitored: a lost task fails the steps
+// that wait on it at once instead of at their timeout.
+#include <chrono>
+#include <map>
+#include <string>
+
+#include <caf/actor_system.hpp>
+
+#include "net/protocol.hpp"
+
+namespace caflow {
+
+struct master_options {
+  std::string job = "localhost";  // the master's own task: where unplaced nodes go
+  int task = 0;
+  // Every task's worker (the master's own included), keyed "/job:J/replica:0/task:T".
+  std::map<std::string, worker_actor> workers;
+  std::chrono::milliseconds step_timeout{60000};
+  std::chrono::milliseconds rpc_timeout{10000};
+};
+
+master_actor spawn_master(caf::actor_system& sys, master_options opts);
+
+}  // namespace caflow
