@@ -1,0 +1,54 @@
+#include "net/middleman.hpp"
+
+#include <thread>
+
+#include <caf/actor_registry.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/io/middleman.hpp>
+
+#include "net/errors.hpp"
+#include "net/protocol.hpp"
+
+namespace caflow {
+
+void configure_network(caf::actor_system_config& cfg, const failure_detection& fd) {
+  cfg.load<caf::io::middleman>();
+  add_wire_types(cfg);
+  // Both keys are timespans; a plain integer would be ignored (see docs/caf_0.17_notes.md).
+  cfg.set("middleman.heartbeat-interval", caf::timespan{fd.heartbeat_interval});
+  cfg.set("middleman.connection-timeout", caf::timespan{fd.timeout});
+}
+
+status_or<uint16_t> open_task_port(caf::actor_system& sys, const host_port& where) {
+  auto port = sys.middleman().open(where.port, where.host.c_str(), true);
+  if (!port)
+    return errors::unavailable("cannot open ", where.host, ":", where.port, ": ",
+                               sys.render(port.error()));
+  return *port;
+}
+
+void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::strong_actor_ptr& actor) {
+  sys.registry().put(role, actor);
+}
+
+status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
+                                                  caf::atom_value role,
+                                                  std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  std::string last_error;
+  for (;;) {
+    auto node = sys.middleman().connect(where.host, where.port);
+    if (node) {
+      if (auto found = sys.middleman().remote_lookup(role, *node)) return found;
+      last_error = "no '" + caf::to_string(role) + "' there yet";
+    } else {
+      last_error = sys.render(node.error());
+    }
+    if (std::chrono::steady_clock::now() >= deadline)
+      return errors::unavailable("cannot reach ", caf::to_string(role), " at ", where.host, ":",
+                                 where.port, " within ", patience.count(), " ms: ", last_error);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace caflow

@@ -1,0 +1,37 @@
+#pragma once
+// The only code that touches CAF's middleman. A task opens one port and names its roles there
+// (worker, master); peers and clients connect once per task and look the roles up by name.
+#include <chrono>
+#include <cstdint>
+
+#include <caf/actor_system_config.hpp>
+#include <caf/atom.hpp>
+#include <caf/fwd.hpp>
+
+#include "net/cluster_spec.hpp"
+
+namespace caflow {
+
+constexpr caf::atom_value worker_role = caf::atom("cf_worker");
+constexpr caf::atom_value master_role = caf::atom("cf_master");
+
+struct failure_detection {
+  // Every process of a cluster sends heartbeats this often; a peer silent for `timeout` is lost.
+  std::chrono::milliseconds heartbeat_interval{100};
+  std::chrono::milliseconds timeout{1000};
+};
+
+// Loads the middleman, announces every wire type and sets heartbeats on a config.
+void configure_network(caf::actor_system_config& cfg, const failure_detection& fd);
+
+// Opens `where` (port 0: any free port) and returns the bound port.
+status_or<uint16_t> open_task_port(caf::actor_system& sys, const host_port& where);
+// Names `actor` as `role` on this process's port.
+void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::strong_actor_ptr& actor);
+// Connects to a task and looks its `role` up, retrying until `patience` has passed (peers of a
+// starting cluster come up in any order). Errors name the address and the role.
+status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
+                                                  caf::atom_value role,
+                                                  std::chrono::milliseconds patience);
+
+}  // namespace caflow
