@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "actors/executor.hpp"
+#include "actors/remote_client.hpp"
 #include "graph/prune.hpp"
 
 namespace caflow {
@@ -58,9 +59,12 @@ class session::impl {
   status_or<std::vector<tensor>> run(const named_feed_list& feeds,
                                      const std::vector<std::string>& fetches,
                                      const std::vector<std::string>& targets) {
-    if (opts_.target != "local")
-      return errors::unimplemented("session target '", opts_.target,
-                                   "': only the 'local' target is available in this build");
+    if (opts_.target != "local") {
+      std::lock_guard<std::mutex> lock(mu_);
+      CAFLOW_RETURN_IF_ERROR(sync_with_scope());
+      CAFLOW_RETURN_IF_ERROR(connect_locked());
+      return remote_->run(feeds, fetches, targets);
+    }
     prepared_run* run = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -103,11 +107,26 @@ class session::impl {
   }
 
  private:
+  // Validates here first (errors come back before anything is sent), then, for a remote
+  // target, sends the new nodes to the master.
   status extend_locked(const std::vector<node_def>& nodes) {
     graph_def def = full_ ? full_->def() : graph_def{};
     def.nodes.insert(def.nodes.end(), nodes.begin(), nodes.end());
     CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(def)));
+    if (opts_.target != "local") {
+      CAFLOW_RETURN_IF_ERROR(connect_locked());
+      CAFLOW_RETURN_IF_ERROR(remote_->extend(graph_def{graph_def::current_version, nodes}));
+    }
     full_ = std::make_shared<graph>(std::move(g));
+    return {};
+  }
+
+  status connect_locked() {
+    if (remote_) return {};
+    CAFLOW_ASSIGN_OR_RETURN(remote_, remote_client::connect(opts_.target, opts_.connect_timeout,
+                                                            opts_.operation_timeout.count() > 0
+                                                                ? opts_.operation_timeout
+                                                                : std::chrono::hours(24)));
     return {};
   }
 
@@ -136,6 +155,7 @@ class session::impl {
   std::mutex mu_;
   std::shared_ptr<const graph> full_;
   kernel_cache kernels_;
+  std::unique_ptr<remote_client> remote_;
   size_t synced_nodes_ = 0;
   std::unordered_map<std::string, std::unique_ptr<prepared_run>> cache_;
   std::atomic<int64_t> next_step_{1};

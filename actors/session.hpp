@@ -23,9 +23,11 @@
 namespace caflow {
 
 struct session_options {
-  // "local" runs in this process. Distributed targets ("caflow://host:port") come with the
-  // distributed runtime.
+  // "local" runs in this process; "caflow://host:port" runs on the cluster whose task listens
+  // there (its master prunes, places and partitions across the cluster's tasks).
   std::string target = "local";
+  // How long to keep trying to reach a remote target's master.
+  std::chrono::milliseconds connect_timeout{10000};
   cpu_device_options cpu{};
   // A step still running after this long is cancelled and reported; 0 waits forever.
   std::chrono::milliseconds operation_timeout{0};

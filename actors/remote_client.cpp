@@ -1,0 +1,101 @@
+#include "actors/remote_client.hpp"
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "graph/serialization.hpp"
+#include "net/errors.hpp"
+#include "net/middleman.hpp"
+#include "net/protocol.hpp"
+
+namespace caflow {
+namespace {
+
+struct client_config : caf::actor_system_config {
+  client_config() {
+    configure_network(*this, failure_detection{});
+    set("scheduler.max-threads", 2);
+  }
+};
+
+status_or<host_port> parse_target(const std::string& target) {
+  constexpr std::string_view scheme = "caflow://";
+  if (!std::string_view(target).starts_with(scheme))
+    return errors::invalid_argument("session target '", target,
+                                    "' is neither 'local' nor 'caflow://host:port'");
+  auto hp = split_host_port(std::string_view(target).substr(scheme.size()));
+  if (!hp.ok()) return hp.get_status().with_context("session target '" + target + "'");
+  return hp;
+}
+
+}  // namespace
+
+struct remote_client::impl {
+  client_config cfg;
+  caf::actor_system sys{cfg};
+  master_actor master;
+  std::string target;
+  std::string session;  // the master's handle, once created
+  std::chrono::milliseconds step_timeout{60000};
+
+  ~impl() {
+    if (!session.empty()) caf::anon_send(master, cf_close_atom::value, session);
+  }
+
+  // One blocking request; the reply handler fills `out`.
+  template <class... Args, class OnReply>
+  status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
+    caf::scoped_actor self{sys};
+    status result;
+    self->request(master, timeout, std::forward<Args>(args)...)
+        .receive(on_reply, [&](caf::error& e) {
+          result = to_status(e).with_context("master at " + target);
+        });
+    return result;
+  }
+};
+
+remote_client::remote_client(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
+remote_client::~remote_client() = default;
+
+status_or<std::unique_ptr<remote_client>> remote_client::connect(
+    const std::string& target, std::chrono::milliseconds patience,
+    std::chrono::milliseconds step_timeout) {
+  CAFLOW_ASSIGN_OR_RETURN(host_port where, parse_target(target));
+  auto i = std::make_unique<impl>();
+  i->target = target;
+  i->step_timeout = step_timeout;
+  CAFLOW_ASSIGN_OR_RETURN(caf::strong_actor_ptr found,
+                          find_remote_role(i->sys, where, master_role, patience));
+  i->master = caf::actor_cast<master_actor>(found);
+  return std::unique_ptr<remote_client>(new remote_client(std::move(i)));
+}
+
+status remote_client::extend(const graph_def& more) {
+  const std::string bytes = serialize_graph(more);
+  if (impl_->session.empty())
+    return impl_->call(std::chrono::seconds(30), [&](std::string& handle) { impl_->session = handle; },
+                       cf_create_atom::value, bytes);
+  return impl_->call(std::chrono::seconds(30), [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
+}
+
+status_or<std::vector<tensor>> remote_client::run(
+    const std::vector<std::pair<std::string, tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
+  run_step_request req{impl_->session, {}, {}, fetches, targets};
+  for (const auto& [name, t] : feeds) {
+    req.feed_names.push_back(name);
+    req.feeds.push_back(wire_tensor{t});
+  }
+  std::vector<tensor> out;
+  CAFLOW_RETURN_IF_ERROR(impl_->call(
+      impl_->step_timeout,
+      [&](run_step_reply& reply) {
+        for (auto& w : reply.fetches) out.push_back(std::move(w.value));
+      },
+      cf_step_atom::value, std::move(req)));
+  return out;
+}
+
+}  // namespace caflow

@@ -1,0 +1,34 @@
+#pragma once
+// A session's link to a master in another process (target "caflow://host:port"): its own
+// small actor system, the master found by name on that task's port, and blocking calls with
+// bounded timeouts. Used by `session`; not thread-safe on its own (session serializes).
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/graph_def.hpp"
+
+namespace caflow {
+
+class remote_client {
+ public:
+  // Errors name the target (malformed, unreachable, no master there).
+  static status_or<std::unique_ptr<remote_client>> connect(const std::string& target,
+                                                           std::chrono::milliseconds patience,
+                                                           std::chrono::milliseconds step_timeout);
+  ~remote_client();
+
+  // Sends nodes to the master: creates the master-side session on first use.
+  status extend(const graph_def& more);
+  status_or<std::vector<tensor>> run(const std::vector<std::pair<std::string, tensor>>& feeds,
+                                     const std::vector<std::string>& fetches,
+                                     const std::vector<std::string>& targets);
+
+ private:
+  struct impl;
+  explicit remote_client(std::unique_ptr<impl> i);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace caflow
