@@ -6,6 +6,7 @@
 
 #include "actors/executor.hpp"
 #include "actors/remote_client.hpp"
+#include "graph/passes/pass.hpp"
 #include "graph/prune.hpp"
 
 namespace caflow {
@@ -102,8 +103,8 @@ class session::impl {
 
   session_stats stats() {
     std::lock_guard<std::mutex> lock(mu_);
-    return {steps_.load(), static_cast<int64_t>(cache_.size()),
-            full_ ? full_->num_nodes() : 0};
+    return {steps_.load(), static_cast<int64_t>(cache_.size()), full_ ? full_->num_nodes() : 0,
+            nodes_removed_, nodes_folded_, last_optimization_};
   }
 
  private:
@@ -139,6 +140,18 @@ class session::impl {
     sig.fetches = fetches;
     sig.targets = targets;
     CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*full_, sig));
+    pass_context ctx;
+    ctx.options = opts_.optimizer;
+    ctx.protected_nodes = protected_nodes_for(pruned.def, sig);
+    ctx.evaluate = [this](const graph_def& sub, const std::vector<std::string>& fetches) {
+      return evaluate_once(sub, fetches);
+    };
+    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> passes, optimizer().run(pruned.def, ctx));
+    for (const pass_stats& p : passes) {
+      nodes_removed_ += p.removed;
+      nodes_folded_ += p.folded;
+    }
+    last_optimization_ = summarize(passes);
     // Shapes were inferred on the full graph; the pruned one only needs re-validation.
     CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
     auto p = std::make_unique<prepared_run>();
@@ -149,8 +162,31 @@ class session::impl {
     return p;
   }
 
+  // Constant folding's evaluator: runs a stateless subgraph once on the CPU, outside the kernel
+  // cache and without taking the session's lock again.
+  status_or<std::vector<tensor>> evaluate_once(const graph_def& sub,
+                                               const std::vector<std::string>& fetches) {
+    CAFLOW_ASSIGN_OR_RETURN(graph whole, graph::build(sub));
+    CAFLOW_ASSIGN_OR_RETURN(pruned_graph p, prune_for_run(whole, run_signature{{}, fetches, {}}));
+    CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(p.def), {.infer_shapes = false}));
+    CAFLOW_ASSIGN_OR_RETURN(auto exec, executor::create(std::make_shared<const graph>(std::move(g)), cpu_));
+    call_frame frame;
+    frame.rets.resize(fetches.size());
+    cancellation_manager cancel;
+    CAFLOW_RETURN_IF_ERROR(exec->run({0, &frame, &cancel, nullptr}, opts_.operation_timeout));
+    return std::move(frame.rets);
+  }
+
+  static const pass_pipeline& optimizer() {
+    static const pass_pipeline standard = pass_pipeline::standard();  // stateless, shared
+    return standard;
+  }
+
   std::optional<scope> scope_;
   session_options opts_;
+  int64_t nodes_removed_ = 0;
+  int64_t nodes_folded_ = 0;
+  std::string last_optimization_;
   cpu_device cpu_;
   std::mutex mu_;
   std::shared_ptr<const graph> full_;

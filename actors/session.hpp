@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "devices/cpu_device.hpp"
+#include "graph/passes/pass.hpp"
 #include "graph/scope.hpp"
 
 namespace caflow {
@@ -31,12 +32,18 @@ struct session_options {
   cpu_device_options cpu{};
   // A step still running after this long is cancelled and reported; 0 waits forever.
   std::chrono::milliseconds operation_timeout{0};
+  // Common-subexpression elimination and constant folding, per run signature.
+  optimizer_options optimizer{};
 };
 
 struct session_stats {
   int64_t steps = 0;
   int64_t cached_signatures = 0;
   int64_t graph_nodes = 0;
+  // What the optimizer did, summed over every prepared run signature.
+  int64_t nodes_removed = 0;
+  int64_t nodes_folded = 0;
+  std::string last_optimization;  // e.g. "cse: 12 -> 9 nodes (3 removed); ..."
 };
 
 class session {

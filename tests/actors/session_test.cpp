@@ -6,6 +6,7 @@
 #include "actors/session.hpp"
 #include "graph/node_builder.hpp"
 #include "graph/ops/base_ops.hpp"
+#include "graph/ops/math_ops.hpp"
 #include "graph/ops/random_ops.hpp"
 #include "graph/ops/state_ops.hpp"
 #include "graph/shape_inference.hpp"
@@ -305,4 +306,28 @@ TEST_CASE("stateful kernels are shared by every run signature of a session") {
   auto replay = fresh.run({copy});
   REQUIRE(replay.ok());
   CHECK(replay->at(0).equals(first->at(0)));
+}
+
+TEST_CASE("the optimizer folds constants and merges duplicates, reports it, and can be switched off") {
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto five = ops::add(root.with_op_name("five"), ops::constant(root, 2.0f), ops::constant(root, 3.0f));
+  auto a1 = ops::mul(root.with_op_name("a1"), x, five);
+  auto a2 = ops::mul(root.with_op_name("a2"), x, five);  // the same value as a1
+  auto y = ops::add(root.with_op_name("y"), a1, a2);
+  session on(root);
+  auto out = on.run({{x, tensor::scalar(1.5f)}}, {y});
+  REQUIRE(out.ok());
+  CHECK(out->at(0).scalar_value<float>() == 15.0f);
+  const session_stats st = on.stats();
+  CHECK(st.nodes_folded == 1);    // 'five' became a Const
+  CHECK(st.nodes_removed >= 3);   // a2 merged into a1; the two Consts feeding 'five' are gone
+  CHECK(st.last_optimization.find("cse") != std::string::npos);
+
+  session off(root, {.optimizer = {.cse = false, .constant_folding = false}});
+  auto same = off.run({{x, tensor::scalar(1.5f)}}, {y});
+  REQUIRE(same.ok());
+  CHECK(same->at(0).scalar_value<float>() == 15.0f);
+  CHECK(off.stats().nodes_removed == 0);
+  CHECK(off.stats().nodes_folded == 0);
 }
