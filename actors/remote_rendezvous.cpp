@@ -1,0 +1,66 @@
+#include "actors/remote_rendezvous.hpp"
+
+#include <utility>
+
+#include <caf/actor_system.hpp>
+#include <caf/send.hpp>
+
+#include "devices/device.hpp"
+#include "net/protocol.hpp"
+
+namespace caflow {
+namespace {
+
+// How many recv_async calls this thread is inside. Only executor threads call recv_async, so
+// a callback that finds this non-zero runs on an executor thread and may continue the step
+// right there; otherwise (a value deposited, or an abort, on an actor's thread) the step
+// continues on the device's threads, because kernels must not occupy the actor scheduler.
+thread_local int recv_calls_in_progress = 0;
+
+}  // namespace
+
+remote_rendezvous::remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends)
+    : local_(std::move(local)), dev_(dev) {
+  sends_.reserve(sends.size());
+  for (auto& [key, actor] : sends) {
+    const bool remote = actor && actor.node() != actor.home_system().node();
+    sends_.emplace(key, destination{std::move(actor), remote});
+  }
+}
+
+status remote_rendezvous::send(const std::string& key, int64_t step_id, const tensor& value) {
+  auto it = sends_.find(key);
+  if (it == sends_.end())
+    return errors::failed_precondition("no rendezvous actor is bound to edge key '", key,
+                                       "': the master binds every _Send before the first step");
+  const destination& to = it->second;
+  if (to.remote && value.initialized() && value.byte_size() > max_wire_tensor_bytes)
+    return errors::unimplemented("edge '", key, "' carries ", dtype_name(value.type()),
+                                 value.shape().to_string(), " (", value.byte_size(),
+                                 " bytes) to another process, but one message holds at most ",
+                                 max_wire_tensor_bytes,
+                                 " bytes and chunked transfer is not implemented");
+  caf::anon_send(to.actor, cf_push_atom::value, edge_value{step_id, key, wire_tensor{value}});
+  return {};
+}
+
+void remote_rendezvous::recv_async(const std::string& key, int64_t step_id, recv_callback done) {
+  ++recv_calls_in_progress;
+  local_->recv_async(key, step_id,
+                     [dev = &dev_, done = std::move(done)](const status& st, const tensor& value) {
+                       if (recv_calls_in_progress > 0) {
+                         done(st, value);
+                         return;
+                       }
+                       dev->schedule([done, st, value] { done(st, value); });
+                     });
+  --recv_calls_in_progress;
+}
+
+void remote_rendezvous::abort_step(int64_t step_id, const status& error) {
+  local_->abort_step(step_id, error);
+}
+
+void remote_rendezvous::cleanup_step(int64_t step_id) { local_->cleanup_step(step_id); }
+
+}  // namespace caflow

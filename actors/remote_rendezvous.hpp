@@ -1,0 +1,52 @@
+#pragma once
+// The rendezvous a worker's steps run with.
+//
+// Receiving is local: the rendezvous actors of this task deposit the values pushed to them
+// into the worker's local_rendezvous, where _Recv kernels take them (sharing the sender's
+// buffer when both live in one process). Sending pushes: `send` looks the key up in the
+// bindings the master made with `bind` and sends one (cf_push_atom, edge_value) message to that
+// edge's rendezvous actor on the receiving task. Nothing waits for an answer; a receiving side
+// that refuses a value aborts the step there, and the master spreads the abort.
+//
+// One instance per bound graph. Its bindings never change (a new `bind` makes a new instance
+// and steps already running keep theirs), so the send path takes no lock.
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include <caf/actor.hpp>
+
+#include "kernels/rendezvous.hpp"
+
+namespace caflow {
+
+class device;
+
+class remote_rendezvous final : public rendezvous {
+ public:
+  // Send key -> the rendezvous actor of that edge (a proxy when it lives in another process).
+  using bindings = std::unordered_map<std::string, caf::actor>;
+
+  // `local` is the worker's receiving side. A value that completes a waiting _Recv on an
+  // actor's thread continues that step on `dev`'s threads, never on the actor's.
+  // REQUIRES: `dev` outlives every step run with this rendezvous.
+  remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends);
+
+  // Errors: an unbound key (naming it); a tensor too big for one message to another process.
+  status send(const std::string& key, int64_t step_id, const tensor& value) override;
+  void recv_async(const std::string& key, int64_t step_id, recv_callback done) override;
+  void abort_step(int64_t step_id, const status& error) override;
+  void cleanup_step(int64_t step_id) override;
+
+ private:
+  struct destination {
+    caf::actor actor;
+    bool remote = false;  // in another process: the tensor is serialized
+  };
+
+  std::shared_ptr<rendezvous> local_;
+  device& dev_;
+  std::unordered_map<std::string, destination> sends_;
+};
+
+}  // namespace caflow

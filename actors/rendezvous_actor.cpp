@@ -1,0 +1,97 @@
+#include "actors/rendezvous_actor.hpp"
+
+#include <set>
+#include <utility>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include "net/protocol.hpp"
+
+namespace caflow {
+namespace {
+
+struct rendezvous_state {
+  std::string key;
+  std::shared_ptr<rendezvous> local;
+  std::shared_ptr<const finished_steps> finished;
+  size_t max_pending = 0;
+  std::set<int64_t> pending;  // steps with a value deposited here, not yet cleaned up
+  static inline const char* name = "caflow.rendezvous";
+
+  void deposit(const edge_value& v) {
+    if (finished->contains(v.step_id)) return;
+    if (v.key != key) {
+      local->abort_step(v.step_id, errors::internal("the rendezvous actor of edge '", key,
+                                                    "' received a value for edge '", v.key,
+                                                    "': its sender is bound to the wrong actor"));
+      return;
+    }
+    if (!pending.count(v.step_id) && pending.size() >= max_pending) {
+      local->abort_step(
+          v.step_id,
+          errors::resource_exhausted(
+              "edge '", key, "' refuses the value of step ", v.step_id, ": it already holds ",
+              pending.size(), " steps' values that are not cleaned up (oldest: step ",
+              *pending.begin(), "; max_pending_steps_per_edge = ", max_pending,
+              "): the receiving task falls behind, or its steps are never cleaned up"));
+      return;
+    }
+    pending.insert(v.step_id);
+    // Fails for a second value of the step (which must fail the step) or for an aborted step
+    // (where aborting again changes nothing).
+    status st = local->send(key, v.step_id, v.value.value);
+    if (!st.ok()) local->abort_step(v.step_id, st);
+  }
+};
+
+caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, std::string key,
+                                  std::shared_ptr<rendezvous> local,
+                                  std::shared_ptr<const finished_steps> finished,
+                                  int max_pending_steps) {
+  auto& st = self->state;
+  st.key = std::move(key);
+  st.local = std::move(local);
+  st.finished = std::move(finished);
+  st.max_pending = static_cast<size_t>(max_pending_steps > 0 ? max_pending_steps : 1);
+  return {
+      // By const reference: a local message keeps sharing the sender's tensor buffer.
+      [self](cf_push_atom, const edge_value& v) { self->state.deposit(v); },
+      [self](cf_cleanup_atom, int64_t step_id) {
+        auto& s = self->state;
+        s.pending.erase(step_id);
+        // A value deposited after the worker cleaned the step up (it passed the finished check
+        // just before the step was marked) must not stay in the rendezvous. Values that come
+        // from now on are dropped: the worker marked the step before it sent this message.
+        s.local->cleanup_step(step_id);
+      },
+  };
+}
+
+}  // namespace
+
+void finished_steps::add(int64_t step_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!steps_.insert(step_id).second) return;
+  order_.push_back(step_id);
+  if (order_.size() > capacity_) {
+    steps_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+bool finished_steps::contains(int64_t step_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return steps_.count(step_id) > 0;
+}
+
+caf::actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
+                                  std::shared_ptr<rendezvous> local,
+                                  std::shared_ptr<const finished_steps> finished,
+                                  int max_pending_steps) {
+  return sys.spawn(rendezvous_endpoint, std::move(key), std::move(local), std::move(finished),
+                   max_pending_steps);
+}
+
+}  // namespace caflow

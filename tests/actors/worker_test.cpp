@@ -1,0 +1,532 @@
+// Two workers, driven by hand the way a master drives them: register each task's partition,
+// bind its _Sends to the rendezvous actors the other task named, run steps, abort, clean up.
+// The graphs span task 0 and task 1 of job "worker"; unplaced nodes go to task 0:
+//
+//   task 0   x ──────────────┬──────────────────────────▶ z = m + 0.5     fetches: y, z
+//   task 1                   └──▶ y = Identity(x),  m = x * 3 ──┘
+//
+// Once with both workers in one actor system (the fetched y shares x's buffer), once with
+// each in its own actor system, connected over loopback by the middleman.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/worker.hpp"
+#include "graph/device_name.hpp"
+#include "graph/ops/ops.hpp"
+#include "graph/partition.hpp"
+#include "graph/placer.hpp"
+#include "graph/prune.hpp"
+#include "graph/serialization.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "net/errors.hpp"
+#include "test_util/kernel_fixture.hpp"
+
+using namespace caflow;
+using caflow::testing::check_error;
+using caflow::testing::check_tensor;
+
+namespace {
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    load<caf::io::middleman>();
+    add_wire_types(*this);
+    set("scheduler.max-threads", 2);
+  }
+};
+
+constexpr auto timeout = std::chrono::seconds(10);
+const std::string task0 = "/job:worker/replica:0/task:0";
+const std::string task1 = "/job:worker/replica:0/task:1";
+const std::string dev0 = full_device_name("worker", 0, "CPU", 0);
+const std::string dev1 = full_device_name("worker", 1, "CPU", 0);
+const std::vector<std::string> devices = {dev0, dev1};
+constexpr uint64_t incarnation0 = 0xa0a0;
+constexpr uint64_t incarnation1 = 0xb1b1;
+
+worker_options options(int task, int max_pending_steps = 8) {
+  return {.job = "worker",
+          .task = task,
+          .cpu = {.intra_op_threads = 1, .inter_op_threads = 2},
+          .max_pending_steps_per_edge = max_pending_steps,
+          .incarnation = task == 0 ? incarnation0 : incarnation1};
+}
+
+// What a master makes of one run signature: a partition per device, or none for a device
+// that has no node.
+struct plan {
+  std::vector<graph_def> parts;  // by task
+  size_t num_feeds = 0;
+  size_t num_fetches = 0;
+};
+
+plan make_plan(const scope& root, const run_signature& sig,
+               partition_options incarnations = {
+                   .incarnations = {{dev0, incarnation0}, {dev1, incarnation1}}}) {
+  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+  auto full = graph::build(root.to_graph_def());
+  REQUIRE_MESSAGE(full.ok(), full.get_status().to_string());
+  auto pruned = prune_for_run(*full, sig);
+  REQUIRE_MESSAGE(pruned.ok(), pruned.get_status().to_string());
+  auto g = graph::build(std::move(pruned->def), {.infer_shapes = false});
+  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
+  auto placement =
+      place(*g, devices, {.default_device = task0}, [](const node_def& n, std::string_view type) {
+        return kernel_registry::global().has_kernel(n, type);
+      });
+  REQUIRE_MESSAGE(placement.ok(), placement.get_status().to_string());
+  auto parts = partition(*g, *placement, incarnations);
+  REQUIRE_MESSAGE(parts.ok(), parts.get_status().to_string());
+  plan p{{}, sig.feeds.size(), sig.fetches.size()};
+  for (const std::string& d : devices) p.parts.push_back(parts->partitions[d]);
+  return p;
+}
+
+std::vector<std::string> send_keys(const graph_def& part) {
+  std::vector<std::string> keys;
+  for (const node_def& n : part.nodes)
+    if (n.op == "_Send") keys.push_back(rendezvous_key(n));
+  return keys;
+}
+
+// Waits for one reply; errors come back as the status they carry.
+template <class Reply, class Handle>
+status_or<Reply> await(Handle&& h) {
+  status_or<Reply> out = errors::internal("no reply");
+  std::move(h).receive([&](Reply r) { out = std::move(r); },
+                       [&](caf::error& e) { out = to_status(e); });
+  return out;
+}
+
+// The master's side, by hand: one scoped actor, requests with finite timeouts.
+struct hand_master {
+  caf::scoped_actor self;
+  std::vector<worker_actor> workers;  // by task
+
+  hand_master(caf::actor_system& sys, std::vector<worker_actor> ws)
+      : self(sys), workers(std::move(ws)) {}
+
+  status_or<register_graph_reply> reg(int task, const std::string& device, std::string bytes) {
+    return await<register_graph_reply>(
+        self->request(workers[task], timeout, cf_reg_graph_atom::value,
+                      register_graph_request{"session_1", device, std::move(bytes)}));
+  }
+  status bind(int task, bind_request req) {
+    auto r =
+        await<bool>(self->request(workers[task], timeout, cf_bind_atom::value, std::move(req)));
+    return r.ok() ? status{} : r.get_status();
+  }
+  status dereg(int task, const std::string& handle) {
+    auto r = await<bool>(self->request(workers[task], timeout, cf_dereg_atom::value, handle));
+    return r.ok() ? status{} : r.get_status();
+  }
+  auto run_request(int task, const std::string& handle, int64_t step_id, std::vector<tensor> feeds,
+                   size_t num_fetches) {
+    run_graph_request req{handle, step_id, {}, static_cast<int32_t>(num_fetches)};
+    for (tensor& t : feeds) req.args.push_back(wire_tensor{std::move(t)});
+    return self->request(workers[task], timeout, cf_run_graph_atom::value, std::move(req));
+  }
+  void abort(int task, int64_t step_id, const status& why) {
+    self->send(workers[task], cf_abort_atom::value, step_id, why.to_string());
+  }
+  void cleanup(int64_t step_id) {
+    for (auto& w : workers) self->send(w, cf_cleanup_atom::value, step_id);
+  }
+  // Every message sent to the task before this one has been handled once it returns.
+  void sync(int task) { static_cast<void>(dereg(task, "no such graph")); }
+
+  // Registers both partitions and binds each _Send to the actor the other task named.
+  std::vector<std::string> install(const plan& p) {
+    std::map<std::string, caf::actor> endpoints;
+    std::vector<std::string> handles;
+    for (int t = 0; t < 2; ++t) {
+      auto reply = reg(t, devices[t], serialize_graph(p.parts[t]));
+      REQUIRE_MESSAGE(reply.ok(), reply.get_status().to_string());
+      CHECK(reply->incarnation == (t == 0 ? incarnation0 : incarnation1));
+      REQUIRE(reply->recv_keys.size() == reply->recv_endpoints.size());
+      for (size_t k = 0; k < reply->recv_keys.size(); ++k)
+        endpoints[reply->recv_keys[k]] = reply->recv_endpoints[k];
+      handles.push_back(reply->graph_handle);
+    }
+    for (int t = 0; t < 2; ++t) {
+      bind_request req{handles[t], send_keys(p.parts[t]), {}};
+      for (const std::string& key : req.send_keys) {
+        REQUIRE_MESSAGE(endpoints.count(key), "no _Recv for ", key);
+        req.send_endpoints.push_back(endpoints[key]);
+      }
+      const status st = bind(t, std::move(req));
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+    }
+    return handles;
+  }
+
+  // One step on both tasks; the fetches merged from both replies (what a master returns). In
+  // these graphs only task 1 fails on its own, so its reply is awaited first and its error
+  // aborts the step on task 0, whose _Recv would wait for task 1 otherwise.
+  status_or<std::vector<tensor>> step(const std::vector<std::string>& handles, int64_t step_id,
+                                      const std::vector<tensor>& feeds, size_t num_fetches) {
+    auto h0 = run_request(0, handles[0], step_id, feeds, num_fetches);
+    auto h1 = run_request(1, handles[1], step_id, feeds, num_fetches);
+    auto r1 = await<run_graph_reply>(std::move(h1));
+    if (!r1.ok()) abort(0, step_id, r1.get_status());
+    auto r0 = await<run_graph_reply>(std::move(h0));
+    cleanup(step_id);
+    if (!r1.ok()) return r1.get_status();
+    if (!r0.ok()) return r0.get_status();
+    std::vector<tensor> out(num_fetches);
+    for (const auto* r : {&*r0, &*r1}) {
+      REQUIRE(r->rets.size() == num_fetches);
+      for (size_t i = 0; i < num_fetches; ++i)
+        if (r->rets[i].value.initialized()) out[i] = r->rets[i].value;
+    }
+    return out;
+  }
+};
+
+// The graph of the diagram, fetching y and z.
+struct xyz_graph {
+  scope root = scope::new_root();
+  output x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  scope w1 = root.with_device("/job:worker/task:1");
+  output y = ops::identity(w1.with_op_name("y"), x);
+  output m = ops::mul(w1.with_op_name("m"), x, ops::constant(w1, 3.0f));
+  output z = ops::add(root.with_op_name("z"), m, ops::constant(root, 0.5f));
+  plan p = make_plan(root, {.feeds = {"x"}, .fetches = {"y", "z"}, .targets = {}});
+
+  // Step i feeds x = [i, -2i, 0.25].
+  static tensor feed(int64_t i) {
+    return tensor::from_vector<float>({float(i), -2.0f * float(i), 0.25f});
+  }
+  static void check(int64_t i, const std::vector<tensor>& out) {
+    CAPTURE(i);
+    REQUIRE(out.size() == 2);
+    check_tensor(out[0], tensor_shape{3}, std::vector<float>{float(i), -2.0f * float(i), 0.25f});
+    check_tensor(out[1], tensor_shape{3},
+                 std::vector<float>{3.0f * float(i) + 0.5f, -6.0f * float(i) + 0.5f, 1.25f});
+  }
+};
+
+// m = a x a on task 1 fails unless a is square; task 0 waits for it.
+struct matmul_graph {
+  scope root = scope::new_root();
+  output a = ops::placeholder(root.with_op_name("a"), dtype::float32);
+  output mm = ops::mat_mul(root.with_device("/job:worker/task:1").with_op_name("mm"), a, a);
+  output out = ops::identity(root.with_op_name("out"), mm);
+  plan p = make_plan(root, {.feeds = {"a"}, .fetches = {"out"}, .targets = {}});
+};
+
+struct one_system {
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  std::vector<worker_actor> workers;
+
+  explicit one_system(int max_pending_steps = 8) {
+    workers.push_back(spawn_worker(sys, options(0, max_pending_steps)));
+    workers.push_back(spawn_worker(sys, options(1, max_pending_steps)));
+  }
+  ~one_system() {
+    for (auto& w : workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("one actor system: steps across two tasks, zero-copy, values checked by hand") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  const auto handles = master.install(g.p);
+  for (int64_t i = 1; i <= 5; ++i) {
+    const tensor x = xyz_graph::feed(i);
+    auto out = master.step(handles, i, {x}, 2);
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+    xyz_graph::check(i, *out);
+    // x went from task 0's _Send through task 1's rendezvous actor to y by handle only.
+    CHECK(out->at(0).shares_buffer_with(x));
+  }
+}
+
+TEST_CASE("a partition registered twice gets two handles sharing its edges' actors") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  const std::string bytes = serialize_graph(g.p.parts[1]);
+  auto first = master.reg(1, dev1, bytes);
+  auto second = master.reg(1, dev1, bytes);
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  CHECK(first->graph_handle != second->graph_handle);
+  CHECK(first->graph_handle.find(task1) != std::string::npos);
+  REQUIRE(first->recv_keys.size() == 1);  // x, once, however many consumers it has there
+  CHECK(first->recv_keys == second->recv_keys);
+  CHECK(first->recv_endpoints == second->recv_endpoints);
+  CHECK(master.dereg(1, first->graph_handle).ok());
+  check_error(master.dereg(1, first->graph_handle), "no graph '" + first->graph_handle + "'");
+  // The second registration still runs through the shared actor. Task 0 takes no part here:
+  // x is pushed by hand, as task 0's _Send would, and m goes to a sink.
+  caf::actor sink =
+      c.sys.spawn([]() -> caf::behavior { return {[](cf_push_atom, const edge_value&) {}}; });
+  REQUIRE(master.bind(1, {second->graph_handle, send_keys(g.p.parts[1]), {sink}}).ok());
+  const tensor x = tensor::from_vector<float>({1, 2, 3});
+  auto h = master.run_request(1, second->graph_handle, 7, {x}, 2);
+  caf::anon_send(second->recv_endpoints[0], cf_push_atom::value,
+                 edge_value{7, second->recv_keys[0], wire_tensor{x}});
+  auto r = await<run_graph_reply>(std::move(h));
+  REQUIRE_MESSAGE(r.ok(), r.get_status().to_string());
+  check_tensor(r->rets[0].value, tensor_shape{3}, std::vector<float>{1, 2, 3});
+  CHECK_FALSE(r->rets[1].value.initialized());  // z is task 0's
+  auto gone = master.run_request(1, first->graph_handle, 8, {x}, 2);
+  check_error(await<run_graph_reply>(std::move(gone)), "no graph '" + first->graph_handle + "'");
+  // A value sent to the wrong edge's actor fails the step there instead of feeding a _Recv.
+  auto misrouted = master.run_request(1, second->graph_handle, 9, {}, 2);
+  caf::anon_send(second->recv_endpoints[0], cf_push_atom::value,
+                 edge_value{9, "some;other;key", wire_tensor{x}});
+  check_error(await<run_graph_reply>(std::move(misrouted)),
+              "received a value for edge 'some;other;key': its sender is bound to the wrong actor");
+  caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("two actor systems over loopback: tensors and errors cross the middleman") {
+  test_config cfg_a, cfg_b;
+  caf::actor_system sys_a{cfg_a}, sys_b{cfg_b};
+  worker_actor w0 = spawn_worker(sys_a, options(0));
+  worker_actor w1_home = spawn_worker(sys_b, options(1));
+  {
+    auto port = sys_b.middleman().publish(w1_home, 0, "127.0.0.1", true);
+    REQUIRE_MESSAGE(port, sys_b.render(port.error()));
+    auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
+    REQUIRE_MESSAGE(w1, sys_a.render(w1.error()));
+    hand_master master(sys_a, {w0, *w1});
+
+    xyz_graph g;
+    const auto handles = master.install(g.p);
+    for (int64_t i = 1; i <= 20; ++i) {
+      const tensor x = xyz_graph::feed(i);
+      auto out = master.step(handles, i, {x}, 2);
+      REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+      xyz_graph::check(i, *out);
+      CHECK_FALSE(out->at(0).shares_buffer_with(x));  // it crossed a process boundary
+    }
+
+    matmul_graph mg;
+    const auto mh = master.install(mg.p);
+    auto bad = master.step(mh, 100, {tensor(dtype::float32, tensor_shape{2, 3})}, 1);
+    // Task 1's kernel error, across the wire; task 0 may report it first as its own _Recv's.
+    check_error(bad, "node 'mm' (MatMul) on " + dev1);
+    auto good = master.step(mh, 101, {tensor::from_vector<float>({1, 2, 3, 4}, {2, 2})}, 1);
+    REQUIRE_MESSAGE(good.ok(), good.get_status().to_string());
+    check_tensor(good->at(0), tensor_shape{2, 2}, std::vector<float>{7, 10, 15, 22});
+
+    // One float more than a message may carry: task 0's _Send refuses it by name instead of
+    // sending what task 1 would have to drop. (Task 1 gets no feeds: it has no _Arg.)
+    const tensor big = tensor::filled<float>(
+        tensor_shape{static_cast<int64_t>(max_wire_tensor_bytes / sizeof(float)) + 1}, 1.0f);
+    auto h0 = master.run_request(0, handles[0], 200, {big}, 2);
+    auto h1 = master.run_request(1, handles[1], 200, {}, 2);
+    auto r0 = await<run_graph_reply>(std::move(h0));
+    REQUIRE_FALSE(r0.ok());
+    CHECK(r0.get_status().code() == error_code::unimplemented);
+    check_error(r0, "edge '" + send_keys(g.p.parts[0]).at(0) + "' carries float32[8388609]");
+    check_error(r0, "chunked transfer is not implemented");
+    master.abort(1, 200, r0.get_status());
+    auto r1 = await<run_graph_reply>(std::move(h1));
+    CHECK(r1.get_status().message() == r0.get_status().message());
+    master.cleanup(200);
+  }
+  caf::anon_send_exit(w0, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(w1_home, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a kernel error on one task: the other task's step ends with the abort's root cause") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  matmul_graph g;
+  const auto handles = master.install(g.p);
+  for (int64_t i = 1; i <= 10; ++i) {
+    CAPTURE(i);
+    auto waiting =
+        master.run_request(0, handles[0], i, {tensor(dtype::float32, tensor_shape{2, 3})}, 1);
+    auto failing =
+        master.run_request(1, handles[1], i, {tensor(dtype::float32, tensor_shape{2, 3})}, 1);
+    auto root = await<run_graph_reply>(std::move(failing));
+    REQUIRE_FALSE(root.ok());
+    CHECK(root.get_status().code() == error_code::invalid_argument);
+    check_error(root, "node 'mm' (MatMul) on " + dev1 + ": ");
+    // As the master does: task 0's _Recv would wait for mm forever, so abort the step there.
+    master.abort(0, i, root.get_status());
+    auto woken = await<run_graph_reply>(std::move(waiting));
+    REQUIRE_FALSE(woken.ok());
+    CHECK(woken.get_status().code() == root.get_status().code());
+    CHECK(woken.get_status().message() == root.get_status().message());
+    // Later work of the aborted step is refused with the same root cause.
+    auto late = master.run_request(0, handles[0], i, {tensor::scalar(1.0f)}, 1);
+    CHECK(await<run_graph_reply>(std::move(late)).get_status().message() ==
+          root.get_status().message());
+    master.cleanup(i);
+  }
+  // An abort that arrives before the run: the run is refused at once.
+  master.abort(0, 50, errors::unavailable("task 7 was lost"));
+  auto refused = master.run_request(0, handles[0], 50, {tensor::scalar(1.0f)}, 1);
+  auto r = await<run_graph_reply>(std::move(refused));
+  CHECK(r.get_status().code() == error_code::unavailable);
+  check_error(r, "task 7 was lost");
+  master.cleanup(50);
+  // A cleaned-up step is over: running it again is refused rather than left waiting.
+  auto again = master.run_request(0, handles[0], 50, {tensor::scalar(1.0f)}, 1);
+  check_error(await<run_graph_reply>(std::move(again)), "step 50 is already over on task " + task0);
+  // The workers keep serving.
+  auto good = master.step(handles, 51, {tensor::from_vector<float>({1, 2, 3, 4}, {2, 2})}, 1);
+  REQUIRE_MESSAGE(good.ok(), good.get_status().to_string());
+  check_tensor(good->at(0), tensor_shape{2, 2}, std::vector<float>{7, 10, 15, 22});
+}
+
+TEST_CASE("malformed partitions, wrong devices and bad requests are clear errors") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  check_error(master.reg(0, dev0, "not a graph"), "partition for " + dev0 + ": ");
+  // A partition for task 1 sent to task 0.
+  check_error(master.reg(0, dev1, serialize_graph(g.p.parts[1])),
+              "partition for " + dev1 + ": it was sent to the worker of task " + task0);
+  // Task 1's nodes, announced as task 0's.
+  check_error(master.reg(0, dev0, serialize_graph(g.p.parts[1])),
+              "is placed on '" + dev1 + "', not on the partition's device");
+  graph_def unknown;
+  unknown.nodes.push_back({"u", "NoSuchOp", dev0, {}, {}});
+  check_error(master.reg(0, dev0, serialize_graph(unknown)), "NoSuchOp");
+  // Partitioned for an earlier life of task 0.
+  xyz_graph stale;
+  stale.p = make_plan(stale.root, {.feeds = {"x"}, .fetches = {"y", "z"}, .targets = {}},
+                      {.incarnations = {{dev0, 0x5555}, {dev1, incarnation1}}});
+  check_error(master.reg(0, dev0, serialize_graph(stale.p.parts[0])), "(it restarted)");
+
+  const auto handles = master.install(g.p);
+  auto unknown_handle = master.run_request(0, "nope", 1, {xyz_graph::feed(1)}, 2);
+  check_error(await<run_graph_reply>(std::move(unknown_handle)),
+              "no graph 'nope' is registered on task " + task0);
+  auto no_feed = master.run_request(0, handles[0], 1, {}, 2);
+  check_error(await<run_graph_reply>(std::move(no_feed)),
+              "needs feed #0, which step 1 does not carry");
+  auto few_fetches = master.run_request(0, handles[0], 1, {xyz_graph::feed(1)}, 1);
+  check_error(await<run_graph_reply>(std::move(few_fetches)),
+              "writes 2 fetches but step 1 asks for 1");
+  master.cleanup(1);
+  // A graph with no nodes is fine (a master may register one to learn the incarnation).
+  auto empty = master.reg(1, dev1, serialize_graph(graph_def{}));
+  REQUIRE(empty.ok());
+  CHECK(empty->incarnation == incarnation1);
+}
+
+TEST_CASE("binding: a key the graph does not send, a key left out, running unbound") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  auto reply = master.reg(0, dev0, serialize_graph(g.p.parts[0]));
+  REQUIRE(reply.ok());
+  const std::string handle = reply->graph_handle;
+  const auto keys = send_keys(g.p.parts[0]);
+  REQUIRE(keys.size() == 1);
+  caf::actor some_actor = caf::actor_cast<caf::actor>(master.self.ptr());
+
+  auto unbound = master.run_request(0, handle, 1, {xyz_graph::feed(1)}, 2);
+  check_error(await<run_graph_reply>(std::move(unbound)),
+              "graph '" + handle + "' is not bound: its _Send key '" + keys[0] + "'");
+  check_error(master.bind(0, {handle, {"bogus;key"}, {some_actor}}),
+              "has no _Send with the key 'bogus;key'");
+  check_error(master.bind(0, {handle, {}, {}}), "leaves the _Send key '" + keys[0] + "' unbound");
+  check_error(master.bind(0, {handle, {keys[0]}, {}}), "1 send keys but 0 endpoints");
+  check_error(master.bind(0, {handle, {keys[0]}, {caf::actor{}}}), "invalid actor handle");
+  check_error(master.bind(0, {"nope", {}, {}}), "no graph 'nope'");
+  CHECK(master.bind(0, {handle, {keys[0]}, {some_actor}}).ok());
+}
+
+TEST_CASE("an edge holds at most max_pending_steps_per_edge steps not cleaned up") {
+  one_system c(/*max_pending_steps=*/2);
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  const auto handles = master.install(g.p);
+  // Only task 0 runs steps 1..3: each pushes x to task 1's edge, where nobody takes it yet,
+  // and waits for m, which task 1 has not computed.
+  std::vector<decltype(master.run_request(0, "", 0, {}, 0))> task0_runs;
+  for (int64_t i = 1; i <= 3; ++i)
+    task0_runs.push_back(master.run_request(0, handles[0], i, {xyz_graph::feed(i)}, 2));
+  // Task 0 runs them concurrently, so which step's value comes last is up to its threads: two
+  // steps get theirs, the third is refused.
+  int64_t refused_step = 0;
+  for (int64_t i = 1; i <= 3; ++i) {
+    CAPTURE(i);
+    auto r = await<run_graph_reply>(master.run_request(1, handles[1], i, {}, 2));
+    if (r.ok()) {
+      check_tensor(r->rets[0].value, tensor_shape{3},
+                   std::vector<float>{float(i), -2.0f * float(i), 0.25f});
+      continue;
+    }
+    REQUIRE(refused_step == 0);
+    refused_step = i;
+    CHECK(r.get_status().code() == error_code::resource_exhausted);
+    check_error(r, "refuses the value of step " + std::to_string(i));
+    check_error(r, "max_pending_steps_per_edge = 2");
+    check_error(r, "edge '" + send_keys(g.p.parts[0]).at(0) + "'");
+    master.abort(0, i, r.get_status());
+  }
+  REQUIRE(refused_step != 0);
+  for (int64_t i = 1; i <= 3; ++i) {
+    auto r = await<run_graph_reply>(std::move(task0_runs[i - 1]));
+    CHECK(r.ok() == (i != refused_step));
+  }
+  for (int64_t i = 1; i <= 3; ++i) master.cleanup(i);
+  master.sync(1);  // task 1 has told its edges to forget steps 1..3
+  for (int64_t i = 4; i <= 6; ++i) {
+    auto out = master.step(handles, i, {xyz_graph::feed(i)}, 2);
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+    xyz_graph::check(i, *out);
+  }
+}
+
+TEST_CASE("200 steps, two in flight at a time, never mix or lose a value") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  const auto handles = master.install(g.p);
+  for (int64_t i = 0; i < 200; i += 2) {
+    const tensor x0 = xyz_graph::feed(i), x1 = xyz_graph::feed(i + 1);
+    // Step i+1's partitions start in the other order.
+    auto a0 = master.run_request(0, handles[0], i, {x0}, 2);
+    auto b0 = master.run_request(1, handles[1], i, {x0}, 2);
+    auto b1 = master.run_request(1, handles[1], i + 1, {x1}, 2);
+    auto a1 = master.run_request(0, handles[0], i + 1, {x1}, 2);
+    auto ra0 = await<run_graph_reply>(std::move(a0));
+    auto rb0 = await<run_graph_reply>(std::move(b0));
+    auto rb1 = await<run_graph_reply>(std::move(b1));
+    auto ra1 = await<run_graph_reply>(std::move(a1));
+    for (const auto* r : {&ra0, &rb0, &rb1, &ra1})
+      REQUIRE_MESSAGE(r->ok(), r->get_status().to_string());
+    xyz_graph::check(i, {rb0->rets[0].value, ra0->rets[1].value});
+    xyz_graph::check(i + 1, {rb1->rets[0].value, ra1->rets[1].value});
+    CHECK(rb1->rets[0].value.shares_buffer_with(x1));
+    master.cleanup(i);
+    master.cleanup(i + 1);
+  }
+}
+
+TEST_CASE("a worker stopped in the middle of a step answers its run and exits") {
+  one_system c;
+  hand_master master(c.sys, c.workers);
+  xyz_graph g;
+  const auto handles = master.install(g.p);
+  // Task 0 waits for m, which task 1 never computes.
+  auto waiting = master.run_request(0, handles[0], 1, {xyz_graph::feed(1)}, 2);
+  master.sync(0);  // the run has started
+  caf::anon_send_exit(c.workers[0], caf::exit_reason::user_shutdown);
+  auto r = await<run_graph_reply>(std::move(waiting));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.get_status().code() == error_code::unavailable);
+  check_error(r, "the worker of task " + task0 + " is shutting down");
+}
