@@ -1,5 +1,7 @@
 #include "actors/master.hpp"
 
+#include <random>
+
 #include <caf/all.hpp>
 
 #include "graph/device_name.hpp"
@@ -61,7 +63,9 @@ struct master_state {
   std::map<caf::actor_addr, std::string> task_of;
   std::map<int64_t, in_flight_step> steps;
   int64_t next_session = 1;
-  int64_t next_step = 1;
+  // Step ids are drawn at random: workers may serve several masters (between-graph replication)
+  // and outlive a restarted master, and refuse ids they have seen.
+  std::mt19937_64 step_ids{std::random_device{}()};
   static inline const char* name = "caflow.master";
 };
 
@@ -225,7 +229,10 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     promise.deliver(to_caf_error(run->failed));
     return;
   }
-  const int64_t step_id = self->state.next_step++;
+  int64_t step_id = 0;
+  do {
+    step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
+  } while (step_id == 0 || self->state.steps.count(step_id));
   in_flight_step s{run, promise, std::vector<bool>(run->parts.size()), run->parts.size(),
                    std::vector<wire_tensor>(run->num_fetches), status{}, false};
   self->state.steps.emplace(step_id, std::move(s));

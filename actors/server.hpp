@@ -1,0 +1,62 @@
+#pragma once
+// One task of a cluster: an actor system hosting the task's worker and master, named on the
+// task's port so peers and clients find them. `start` opens the port, spawns the worker, waits
+// (bounded) for every other task's worker, then spawns the master.
+//
+//   auto cluster = cluster_spec::from_flag("ps=127.0.0.1:2222;worker=127.0.0.1:2223");
+//   auto srv = server::start({.cluster = *cluster, .job = "ps", .task = 0});
+//   (*srv)->wait();   // until stop() or a signal handler calls it
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "devices/cpu_device.hpp"
+#include "net/cluster_spec.hpp"
+#include "net/middleman.hpp"
+#include "net/protocol.hpp"
+
+namespace caflow {
+
+struct server_options {
+  cluster_spec cluster;
+  std::string job;
+  int task = 0;
+  cpu_device_options cpu{};
+  failure_detection failures{};
+  std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
+  std::chrono::milliseconds step_timeout{60000};
+  int scheduler_threads = 0;  // 0: CAF's default
+};
+
+class server;
+// A single-task cluster ("localhost", one task on a free port of 127.0.0.1) in this process.
+status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu = {});
+
+class server {
+ public:
+  // Errors name the task and what failed (bad job/task, port in use, a peer not reachable).
+  static status_or<std::unique_ptr<server>> start(const server_options& opts);
+  ~server();
+  server(const server&) = delete;
+  server& operator=(const server&) = delete;
+
+  // "caflow://host:port": the session target of this task's master.
+  std::string target() const;
+  const std::string& task_name() const;  // "/job:J/replica:0/task:T"
+  uint16_t port() const;
+  master_actor master() const;
+  worker_actor worker() const;
+
+  // Stops serving; idempotent and safe from any thread (e.g. after a signal).
+  void stop();
+  // Blocks until stop().
+  void wait();
+
+ private:
+  friend status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu);
+  struct impl;
+  explicit server(std::unique_ptr<impl> i);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace caflow

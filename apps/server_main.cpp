@@ -1,0 +1,107 @@
+// caflow-server: runs one task of a cluster until SIGINT or SIGTERM.
+//
+//   caflow-server --cluster 'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224' \
+//                 --job worker --task 1
+//
+// --cluster takes JSON ({"ps": ["host:port"], ...}), the compact form above, or @FILE; without
+// it, TF_CONFIG ({"cluster": {...}, "task": {"type": "worker", "index": 1}}) is read.
+// Prints "caflow-server: <task> serving at caflow://host:port" once every peer is reachable.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "actors/server.hpp"
+
+using namespace caflow;
+
+namespace {
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "caflow-server: %s\n"
+               "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
+               "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n",
+               why);
+  return 2;
+}
+
+status_or<int> parse_int(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0 || v > 1 << 20)
+    return errors::invalid_argument(flag, " takes a non-negative integer, got '", text, "'");
+  return static_cast<int>(v);
+}
+
+status_or<server_options> parse(int argc, char** argv) {
+  server_options opts;
+  std::string cluster;
+  bool have_task = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return errors::invalid_argument("flag ", flag, " needs a value");
+    const std::string value = argv[++i];
+    if (flag == "--cluster") {
+      cluster = value;
+    } else if (flag == "--job") {
+      opts.job = value;
+    } else if (flag == "--task") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.task, parse_int(flag, value));
+      have_task = true;
+    } else if (flag == "--intra-op-threads") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
+    } else if (flag == "--inter-op-threads") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
+    } else if (flag == "--peer-wait-ms") {
+      CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
+      opts.peer_patience = std::chrono::milliseconds(ms);
+    } else {
+      return errors::invalid_argument("unknown flag '", flag, "'");
+    }
+  }
+  if (cluster.empty()) {
+    CAFLOW_ASSIGN_OR_RETURN(task_config tc, task_config::from_tf_config_env());
+    opts.cluster = tc.cluster;
+    if (opts.job.empty()) opts.job = tc.job;
+    if (!have_task) opts.task = tc.task;
+  } else if (cluster.starts_with('@')) {
+    CAFLOW_ASSIGN_OR_RETURN(opts.cluster, cluster_spec::from_file(cluster.substr(1)));
+  } else {
+    CAFLOW_ASSIGN_OR_RETURN(opts.cluster, cluster_spec::from_flag(cluster));
+  }
+  if (opts.job.empty()) return errors::invalid_argument("--job is required");
+  return opts;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto opts = parse(argc, argv);
+  if (!opts.ok()) return usage(opts.get_status().message().c_str());
+  // Block the stop signals in every thread; one thread waits for them and stops the server.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto srv = server::start(*opts);
+  if (!srv.ok()) {
+    std::fprintf(stderr, "caflow-server: %s\n", srv.get_status().to_string().c_str());
+    return 1;
+  }
+  std::printf("caflow-server: %s serving at %s\n", (*srv)->task_name().c_str(),
+              (*srv)->target().c_str());
+  std::fflush(stdout);
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    (*srv)->stop();
+  });
+  (*srv)->wait();
+  waiter.join();
+  std::printf("caflow-server: %s stopped\n", (*srv)->task_name().c_str());
+  return 0;
+}
