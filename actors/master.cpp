@@ -61,6 +61,9 @@ struct master_state {
   std::map<std::string, master_session> sessions;
   std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
   std::map<caf::actor_addr, std::string> task_of;
+  // Tasks whose worker is gone, with why: a request to a dead remote actor would only fail at
+  // its timeout, so plans that need one fail at once instead.
+  std::map<std::string, status> lost;
   std::map<int64_t, in_flight_step> steps;
   int64_t next_session = 1;
   // Step ids are drawn at random: workers may serve several masters (between-graph replication)
@@ -114,6 +117,7 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& ful
     if (w == st.opts.workers.end())
       return errors::not_found("no worker for task ", p.task, " (device ", device, ")");
     p.worker = w->second;
+    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
     for (const node_def& n : def.nodes) {
       if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
       if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
@@ -293,6 +297,7 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
   const std::string task = t->second;
   const status why = errors::unavailable("task ", task, " was lost (",
                                          self->home_system().render(dm.reason), ")");
+  self->state.lost[task] = why;
   std::vector<std::pair<int64_t, size_t>> lost;
   for (auto& [id, s] : self->state.steps)
     for (size_t i = 0; i < s.run->parts.size(); ++i)

@@ -7,7 +7,14 @@
 //
 // It prints y, then updates W with AssignAdd and prints y again to show that variables keep
 // their state across runs.
+//
+//   caflow-example                                   in this process
+//   caflow-example --target caflow://127.0.0.1:2223  on a cluster with jobs ps and worker:
+//                                                    W on /job:ps/task:0, MatMul on
+//                                                    /job:worker/task:1, the rest on the
+//                                                    target's task
 #include <cstdio>
+#include <cstring>
 
 #include "actors/session.hpp"
 #include "graph/ops/ops.hpp"
@@ -21,18 +28,28 @@ int fail(const status& st) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  session_options opts;
+  if (argc == 3 && std::strcmp(argv[1], "--target") == 0) {
+    opts.target = argv[2];
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: caflow-example [--target caflow://host:port]\n");
+    return 2;
+  }
+  const bool cluster = opts.target != "local";
   auto root = scope::new_root();
+  auto ps = cluster ? root.with_device("/job:ps/task:0") : root;
+  auto worker1 = cluster ? root.with_device("/job:worker/task:1") : root;
   auto x = ops::placeholder(root.with_op_name("x"), dtype::float32, {.shape = {-1, 2}});
-  auto w = ops::variable(root.with_op_name("W"), partial_shape{2, 2}, dtype::float32);
-  auto init = ops::assign(root.with_op_name("init"), w,
-                          ops::constant(root, std::vector<float>{1, 2, 3, 4}, {2, 2}));
+  auto w = ops::variable(ps.with_op_name("W"), partial_shape{2, 2}, dtype::float32);
+  auto init = ops::assign(ps.with_op_name("init"), w,
+                          ops::constant(ps, std::vector<float>{1, 2, 3, 4}, {2, 2}));
   auto b = ops::constant(root.with_op_name("b"), std::vector<float>{0.5f, -0.5f}, {2});
-  auto y = ops::add(root.with_op_name("y"), ops::mat_mul(root, x, w), b);
-  auto step = ops::assign_add(root.with_op_name("step"), w,
-                              ops::constant(root, std::vector<float>{1, 1, 1, 1}, {2, 2}));
+  auto y = ops::add(root.with_op_name("y"), ops::mat_mul(worker1, x, w), b);
+  auto step = ops::assign_add(ps.with_op_name("step"), w,
+                              ops::constant(ps, std::vector<float>{1, 1, 1, 1}, {2, 2}));
 
-  session sess(root);
+  session sess(root, opts);
   if (auto st = sess.run_targets({{init.node, {}}}); !st.ok()) return fail(st);
   const tensor input = tensor::from_vector<float>({1, 0, 0, 1, 2, 3}, {3, 2});
   for (int round = 0; round < 2; ++round) {

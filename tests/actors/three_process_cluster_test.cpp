@@ -1,0 +1,168 @@
+// Starts three caflow-server processes on 127.0.0.1 (one ps, two workers) and runs graphs
+// whose nodes span all three through a session whose target is worker 0's master.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+
+#include <future>
+#include <memory>
+
+#include "actors/session.hpp"
+#include "graph/ops/ops.hpp"
+#include "test_util/kernel_fixture.hpp"
+#include "test_util/process.hpp"
+
+using namespace caflow;
+using namespace std::chrono_literals;
+using caflow::testing::check_error;
+using caflow::testing::check_tensor;
+using caflow::testing::child_process;
+
+namespace {
+
+struct three_process_cluster {
+  std::vector<int> ports = caflow::testing::free_ports(3);
+  std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
+                     std::to_string(ports[1]) + ",127.0.0.1:" + std::to_string(ports[2]);
+  std::unique_ptr<child_process> ps0 = start("ps", 0);
+  std::unique_ptr<child_process> worker0 = start("worker", 0);
+  std::unique_ptr<child_process> worker1 = start("worker", 1);
+
+  std::unique_ptr<child_process> start(const std::string& job, int task) {
+    return std::make_unique<child_process>(std::vector<std::string>{
+        CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
+        "--intra-op-threads", "1", "--inter-op-threads", "1", "--peer-wait-ms", "15000"});
+  }
+  bool ready() {
+    for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
+      if (!p->wait_for_output("serving at", 20s)) {
+        MESSAGE("server output: ", p->output());
+        return false;
+      }
+    return true;
+  }
+  std::string target() const { return "caflow://127.0.0.1:" + std::to_string(ports[1]); }
+};
+
+session_options remote(const std::string& target) {
+  session_options o;
+  o.target = target;
+  o.connect_timeout = 10s;
+  o.operation_timeout = 30s;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a graph spanning the ps and both workers computes the hand-checked values") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  auto root = scope::new_root();
+  auto ps = root.with_device("/job:ps/task:0");
+  auto w1 = root.with_device("/job:worker/task:1");
+  auto v = ops::variable(ps.with_op_name("v"), partial_shape{3}, dtype::float32);
+  auto init = ops::assign(ps.with_op_name("init"), v, ops::constant(ps, std::vector<float>{1, 2, 3}, {3}));
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32, {.shape = {3}});
+  auto prod = ops::mul(w1.with_op_name("prod"), x, v);
+  auto total = ops::sum(root.with_op_name("total"), prod, std::vector<int>{0});
+  auto update = ops::assign_add(ps.with_op_name("update"), v, prod);
+  session sess(root, remote(c.target()));
+  REQUIRE(sess.run({init}).ok());
+  auto out = sess.run({{x, tensor::from_vector<float>({1, 10, 100})}}, {total, prod});
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  CHECK(out->at(0).scalar_value<float>() == 321.0f);
+  check_tensor(out->at(1), tensor_shape{3}, std::vector<float>{1, 20, 300});
+  REQUIRE(sess.run({{x, tensor::from_vector<float>({1, 1, 1})}}, {update}).ok());  // v = [2,4,6]
+  auto after = sess.run({{x, tensor::from_vector<float>({1, 1, 1})}}, {total});
+  REQUIRE(after.ok());
+  CHECK(after->at(0).scalar_value<float>() == 12.0f);
+}
+
+TEST_CASE("a kernel error on one process reaches the client naming node, op and task") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  auto root = scope::new_root();
+  auto w1 = root.with_device("/job:worker/task:1");
+  auto a = ops::placeholder(root.with_op_name("a"), dtype::float32);
+  auto b = ops::placeholder(root.with_op_name("b"), dtype::float32);
+  auto m = ops::mat_mul(w1.with_op_name("m"), a, b);
+  auto r = ops::identity(root.with_device("/job:ps/task:0").with_op_name("r"), m);
+  session sess(root, remote(c.target()));
+  const auto start = std::chrono::steady_clock::now();
+  auto out = sess.run({{a, tensor(dtype::float32, tensor_shape{2, 3})}, {b, tensor(dtype::float32, tensor_shape{4, 5})}}, {r});
+  check_error(out, "node 'm' (MatMul) on /job:worker/replica:0/task:1/device:CPU:0");
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+// Worker 1 multiplies big matrices long enough to be caught mid-step.
+struct slow_step {
+  scope root = scope::new_root();
+  output result;
+  output local;
+  slow_step() {
+    auto w1 = root.with_device("/job:worker/task:1");
+    auto a = ops::random_uniform(w1.with_op_name("a"), std::vector<int64_t>{1024, 1024}, dtype::float32, {.seed = 1, .seed2 = 2});
+    output m = a;
+    for (int i = 0; i < 40; ++i) m = ops::mat_mul(w1, m, a);
+    result = ops::sum(root.with_op_name("result"), m, std::vector<int>{0, 1});
+    local = ops::square(root.with_device("/job:ps/task:0").with_op_name("local"),
+                        ops::placeholder(root.with_op_name("p"), dtype::float32));
+  }
+};
+
+TEST_CASE("SIGKILL of a worker mid-step: the client hears of the lost task within 2 s") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  slow_step g;
+  session sess(g.root, remote(c.target()));
+  auto running = std::async(std::launch::async, [&] { return sess.run({g.result}); });
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(running.wait_for(0s) == std::future_status::timeout);  // still mid-step
+  const auto killed = std::chrono::steady_clock::now();
+  c.worker1->signal(SIGKILL);
+  REQUIRE(running.wait_for(5s) == std::future_status::ready);
+  const auto waited = std::chrono::steady_clock::now() - killed;
+  auto out = running.get();
+  check_error(out, "task /job:worker/replica:0/task:1 was lost");
+  CHECK(waited < 2s);
+  // The survivors keep serving, new sessions included.
+  session fresh(g.root, remote(c.target()));
+  auto ok = fresh.run({{output{"p", 0, dtype::float32}, tensor::scalar(3.0f)}}, {g.local});
+  REQUIRE_MESSAGE(ok.ok(), ok.get_status().to_string());
+  CHECK(ok->at(0).scalar_value<float>() == 9.0f);
+}
+
+TEST_CASE("SIGSTOP of a worker mid-step: detected by heartbeats within 5 s") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  slow_step g;
+  session sess(g.root, remote(c.target()));
+  auto running = std::async(std::launch::async, [&] { return sess.run({g.result}); });
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(running.wait_for(0s) == std::future_status::timeout);
+  const auto frozen = std::chrono::steady_clock::now();
+  c.worker1->signal(SIGSTOP);
+  REQUIRE(running.wait_for(10s) == std::future_status::ready);
+  const auto waited = std::chrono::steady_clock::now() - frozen;
+  check_error(running.get(), "task /job:worker/replica:0/task:1 was lost");
+  CHECK(waited < 5s);
+  c.worker1->signal(SIGCONT);
+}
+
+TEST_CASE("SIGTERM shuts a server down cleanly") {
+  auto port = caflow::testing::free_ports(1)[0];
+  child_process solo({CAFLOW_SERVER_BINARY, "--cluster", "solo=127.0.0.1:" + std::to_string(port), "--job", "solo", "--task", "0"});
+  REQUIRE(solo.wait_for_output("serving at", 20s));
+  solo.signal(SIGTERM);
+  CHECK(solo.wait_exit(10s) == 0);
+  CHECK(solo.output().find("stopped") != std::string::npos);
+}
+
+TEST_CASE("bad server flags are rejected with a message naming the culprit") {
+  child_process bad({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:0", "--job", "ps", "--task", "0"});
+  CHECK(bad.wait_exit(10s) == 2 << 8);
+  CHECK(bad.output().find("port") != std::string::npos);
+  child_process unknown({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "worker", "--task", "0"});
+  CHECK(unknown.wait_exit(10s) != 0);
+  CHECK(unknown.output().find("worker") != std::string::npos);
+}
