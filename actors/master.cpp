@@ -316,6 +316,92 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
     }
 }
 
+void handle_step(master_pointer self, run_step_request req,
+                 caf::typed_response_promise<run_step_reply> promise, bool may_resolve);
+
+// Looks lost tasks up again (a restarted task listens on the same address), then retries the
+// step once. A task found again has a new worker: monitored, and its old partitions forgotten.
+void resolve_lost_then_retry(master_pointer self, run_step_request req,
+                             caf::typed_response_promise<run_step_reply> promise,
+                             status why) {
+  auto& st = self->state;
+  std::vector<std::string> tasks;
+  for (const auto& [task, reason] : st.lost)
+    if (st.opts.addresses.count(task)) tasks.push_back(task);
+  if (tasks.empty() || !st.opts.resolver) {
+    promise.deliver(to_caf_error(why));
+    return;
+  }
+  auto pending = std::make_shared<size_t>(tasks.size());
+  auto shared_req = std::make_shared<run_step_request>(std::move(req));
+  for (const auto& task : tasks) {
+    auto hp = split_host_port(st.opts.addresses.at(task));
+    if (!hp.ok()) {
+      promise.deliver(to_caf_error(hp.get_status()));
+      return;
+    }
+    self->request(st.opts.resolver, st.opts.rpc_timeout, cf_resolve_atom::value, hp->host, hp->port,
+                  worker_role)
+        .then(
+            [=](caf::strong_actor_ptr& found) {
+              auto worker = caf::actor_cast<worker_actor>(found);
+              if (worker) {
+                self->state.opts.workers[task] = worker;
+                self->state.task_of[worker.address()] = task;
+                self->state.lost.erase(task);
+                self->state.incarnations.erase(task);  // learned anew when registering
+                self->monitor(worker);
+              }
+              if (--*pending == 0) handle_step(self, std::move(*shared_req), promise, false);
+            },
+            [=](caf::error&) {
+              if (--*pending == 0) handle_step(self, std::move(*shared_req), promise, false);
+            });
+  }
+}
+
+void handle_step(master_pointer self, run_step_request req,
+                 caf::typed_response_promise<run_step_reply> promise, bool may_resolve) {
+  auto it = self->state.sessions.find(req.session);
+  if (it == self->state.sessions.end()) {
+    promise.deliver(to_caf_error(errors::not_found("no session '", req.session, "'")));
+    return;
+  }
+  master_session& s = it->second;
+  const std::string key = signature_key(req);
+  auto cached = s.cache.find(key);
+  // A plan that failed to register (a task restarted, a worker refused) is planned again.
+  if (cached != s.cache.end() && !cached->second->failed.ok()) {
+    s.cache.erase(cached);
+    cached = s.cache.end();
+  }
+  if (cached == s.cache.end()) {
+    auto run = plan(self->state, *s.full, req);
+    if (!run.ok()) {
+      if (may_resolve && !self->state.lost.empty())
+        resolve_lost_then_retry(self, std::move(req), promise, run.get_status());
+      else
+        promise.deliver(to_caf_error(run.get_status()));
+      return;
+    }
+    cached = s.cache.emplace(key, *run).first;
+    register_partitions(self, *run, req.session);
+  }
+  auto run = cached->second;
+  if (run->failed.ok())
+    if (status st = check_feeds(*run, req); !st.ok()) {
+      promise.deliver(to_caf_error(st));
+      return;
+    }
+  if (run->ready || !run->failed.ok()) {
+    start_step(self, run, std::move(req), promise);
+  } else {
+    run->waiting.push_back([=, req = std::move(req)]() mutable {
+      start_step(self, run, std::move(req), promise);
+    });
+  }
+}
+
 master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
   self->state.opts = std::move(opts);
   for (const auto& [task, worker] : self->state.opts.workers) {
@@ -340,29 +426,8 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         return true;
       },
       [=](cf_step_atom, run_step_request& req) -> caf::result<run_step_reply> {
-        auto it = self->state.sessions.find(req.session);
-        if (it == self->state.sessions.end())
-          return to_caf_error(errors::not_found("no session '", req.session, "'"));
-        master_session& s = it->second;
-        const std::string key = signature_key(req);
-        auto cached = s.cache.find(key);
-        if (cached == s.cache.end()) {
-          auto run = plan(self->state, *s.full, req);
-          if (!run.ok()) return to_caf_error(run.get_status());
-          cached = s.cache.emplace(key, *run).first;
-          register_partitions(self, *run, req.session);
-        }
-        auto run = cached->second;
-        if (run->failed.ok())
-          if (status st = check_feeds(*run, req); !st.ok()) return to_caf_error(st);
         auto promise = self->make_response_promise<run_step_reply>();
-        if (run->ready || !run->failed.ok()) {
-          start_step(self, run, std::move(req), promise);
-        } else {
-          run->waiting.push_back([=, req = std::move(req)]() mutable {
-            start_step(self, run, std::move(req), promise);
-          });
-        }
+        handle_step(self, std::move(req), promise, true);
         return promise;
       },
       [=](cf_close_atom, const std::string& session) -> caf::result<bool> {

@@ -14,6 +14,7 @@
 
 #include <caf/actor_system.hpp>
 
+#include "net/middleman.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -22,9 +23,13 @@ struct master_options {
   std::string job = "localhost";  // the master's own task: where unplaced nodes go
   int task = 0;
   // Every task's worker (the master's own included), keyed "/job:J/replica:0/task:T".
-  std::map<std::string, worker_actor> workers;
+  std::map<std::string, worker_actor> workers{};
   std::chrono::milliseconds step_timeout{60000};
   std::chrono::milliseconds rpc_timeout{10000};
+  // For tasks in other processes: where they listen ("host:port" by task name) and who finds
+  // them again after they were lost. Without a resolver a lost task stays lost.
+  std::map<std::string, std::string> addresses{};
+  resolver_actor resolver{};
 };
 
 master_actor spawn_master(caf::actor_system& sys, master_options opts);

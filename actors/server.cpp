@@ -33,6 +33,7 @@ struct server::impl {
     sys.registry().erase(worker_role);
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
   }
 
   status bring_up(const host_port& where) {
@@ -44,9 +45,12 @@ struct server::impl {
     master_options m{.job = opts.job, .task = opts.task, .workers = {},
                      .step_timeout = opts.step_timeout};
     m.workers[name] = worker;
+    resolver = spawn_resolver(sys, std::chrono::milliseconds(2000));
+    m.resolver = resolver;
     for (const auto& t : opts.cluster.tasks()) {
       const std::string peer = task_name_of(t.job, t.task);
       if (peer == name) continue;
+      m.addresses[peer] = t.address;
       CAFLOW_ASSIGN_OR_RETURN(host_port hp, split_host_port(t.address));
       auto found = find_remote_role(sys, hp, worker_role, opts.peer_patience);
       if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + peer);
@@ -64,6 +68,7 @@ struct server::impl {
   uint16_t port = 0;
   worker_actor worker;
   master_actor master;
+  resolver_actor resolver;
   std::mutex mu;
   std::condition_variable cv;
   bool stopped = false;

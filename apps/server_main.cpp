@@ -1,7 +1,7 @@
 // caflow-server: runs one task of a cluster until SIGINT or SIGTERM.
 //
-//   caflow-server --cluster 'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224' \
-//                 --job worker --task 1
+//   caflow-server --cluster 'ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'
+//                 --job worker --task 1        (one command line)
 //
 // --cluster takes JSON ({"ps": ["host:port"], ...}), the compact form above, or @FILE; without
 // it, TF_CONFIG ({"cluster": {...}, "task": {"type": "worker", "index": 1}}) is read.

@@ -4,6 +4,7 @@
 
 #include <caf/actor_registry.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 
 #include "net/errors.hpp"
@@ -49,6 +50,20 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
                                  where.port, " within ", patience.count(), " ms: ", last_error);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+}
+
+resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience) {
+  return sys.spawn<caf::detached>(
+      [patience](resolver_actor::pointer self) -> resolver_actor::behavior_type {
+        return {
+            [=](cf_resolve_atom, const std::string& host, uint16_t port,
+                caf::atom_value role) -> caf::result<caf::strong_actor_ptr> {
+              auto found = find_remote_role(self->home_system(), {host, port}, role, patience);
+              if (!found.ok()) return to_caf_error(found.get_status());
+              return *found;
+            },
+        };
+      });
 }
 
 }  // namespace caflow

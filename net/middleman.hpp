@@ -7,6 +7,8 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
 #include "net/cluster_spec.hpp"
 
@@ -33,5 +35,13 @@ void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::stro
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
                                                   std::chrono::milliseconds patience);
+
+// Finds roles of peers that went away and may have come back (a restarted task), on its own
+// thread: connecting blocks, and an actor must not. Replies with the role's actor, or an error
+// naming the address once `patience` has passed.
+using cf_resolve_atom = caf::atom_constant<caf::atom("cf_resolve")>;
+using resolver_actor = caf::typed_actor<
+    caf::replies_to<cf_resolve_atom, std::string, uint16_t, caf::atom_value>::with<caf::strong_actor_ptr>>;
+resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience);
 
 }  // namespace caflow

@@ -166,3 +166,26 @@ TEST_CASE("bad server flags are rejected with a message naming the culprit") {
   CHECK(unknown.wait_exit(10s) != 0);
   CHECK(unknown.output().find("worker") != std::string::npos);
 }
+
+TEST_CASE("a restarted worker is found again and its partitions registered anew") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::square(root.with_device("/job:worker/task:1").with_op_name("y"), x);
+  session sess(root, remote(c.target()));
+  auto first = sess.run({{x, tensor::scalar(2.0f)}}, {y});
+  REQUIRE_MESSAGE(first.ok(), first.get_status().to_string());
+  CHECK(first->at(0).scalar_value<float>() == 4.0f);
+
+  c.worker1->signal(SIGKILL);
+  c.worker1->wait_exit(5s);
+  std::this_thread::sleep_for(200ms);
+  check_error(sess.run({{x, tensor::scalar(2.0f)}}, {y}), "task /job:worker/replica:0/task:1");
+
+  c.worker1 = c.start("worker", 1);  // same address, new process, new incarnation
+  REQUIRE(c.worker1->wait_for_output("serving at", 20s));
+  auto again = sess.run({{x, tensor::scalar(3.0f)}}, {y});
+  REQUIRE_MESSAGE(again.ok(), again.get_status().to_string());
+  CHECK(again->at(0).scalar_value<float>() == 9.0f);
+}
