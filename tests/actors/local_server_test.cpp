@@ -1,0 +1,52 @@
+// create_local_server(): a one-task cluster inside the test process, used through its target
+// like any remote cluster, and server::start's errors for bad task settings.
+#include <doctest/doctest.h>
+
+#include "actors/server.hpp"
+#include "actors/session.hpp"
+#include "graph/ops/ops.hpp"
+#include "test_util/kernel_fixture.hpp"
+#include "test_util/process.hpp"
+
+using namespace caflow;
+using caflow::testing::check_error;
+
+TEST_CASE("a local server serves sessions through its caflow:// target") {
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  CHECK((*srv)->task_name() == "/job:localhost/replica:0/task:0");
+  CHECK((*srv)->target() == "caflow://127.0.0.1:" + std::to_string((*srv)->port()));
+
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::mul(root.with_op_name("y"), x, ops::constant(root, 4.0f));
+  session sess(root, {.target = (*srv)->target()});
+  for (int i = 0; i < 20; ++i) {
+    auto out = sess.run({{x, tensor::scalar(float(i))}}, {y});
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+    CHECK(out->at(0).scalar_value<float>() == 4.0f * float(i));
+  }
+  // Nodes added later reach the master on the next run.
+  auto z = ops::neg(root.with_op_name("z"), y);
+  auto more = sess.run({{x, tensor::scalar(2.0f)}}, {z});
+  REQUIRE(more.ok());
+  CHECK(more->at(0).scalar_value<float>() == -8.0f);
+  // Errors come back with the culprit named.
+  check_error(sess.run({{x, tensor::scalar<int32_t>(1)}}, {y}), "feed 'x' expects float32");
+}
+
+TEST_CASE("bad targets and tasks are errors naming the culprit") {
+  auto root = scope::new_root();
+  auto c = ops::constant(root.with_op_name("c"), 1.0f);
+  session bad_scheme(root, {.target = "grpc://127.0.0.1:1"});
+  check_error(bad_scheme.run({c}), "neither 'local' nor 'caflow://host:port'");
+  const int port = caflow::testing::free_ports(1)[0];
+  session nobody(root, {.target = "caflow://127.0.0.1:" + std::to_string(port),
+                        .connect_timeout = std::chrono::milliseconds(300)});
+  check_error(nobody.run({c}), "cannot reach");
+
+  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(port));
+  REQUIRE(spec.ok());
+  check_error(server::start({.cluster = *spec, .job = "worker", .task = 0}), "worker");
+  check_error(server::start({.cluster = *spec, .job = "ps", .task = 3}), "3");
+}
