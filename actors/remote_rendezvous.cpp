@@ -1,9 +1,8 @@
 #include "actors/remote_rendezvous.hpp"
 
-#include <utility>
-
 #include <caf/actor_system.hpp>
 #include <caf/send.hpp>
+#include <utility>
 
 #include "devices/device.hpp"
 #include "net/protocol.hpp"
@@ -34,12 +33,14 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
     return errors::failed_precondition("no rendezvous actor is bound to edge key '", key,
                                        "': the master binds every _Send before the first step");
   const destination& to = it->second;
-  if (to.remote && value.initialized() && value.byte_size() > max_wire_tensor_bytes)
-    return errors::unimplemented("edge '", key, "' carries ", dtype_name(value.type()),
-                                 value.shape().to_string(), " (", value.byte_size(),
-                                 " bytes) to another process, but one message holds at most ",
-                                 max_wire_tensor_bytes,
-                                 " bytes and chunked transfer is not implemented");
+  // In a process the message shares the buffer, whatever its size. Across processes a big
+  // tensor goes in pieces that each share it too, so nothing is copied before serialization;
+  // CAF keeps the order of messages from one sender to one receiver.
+  if (to.remote && value.initialized() && value.byte_size() > edge_chunk_bytes) {
+    for (edge_chunk& c : make_chunks(step_id, key, value))
+      caf::anon_send(to.actor, cf_chunk_atom::value, std::move(c));
+    return {};
+  }
   caf::anon_send(to.actor, cf_push_atom::value, edge_value{step_id, key, wire_tensor{value}});
   return {};
 }

@@ -5,8 +5,10 @@
 // into the worker's local_rendezvous, where _Recv kernels take them (sharing the sender's
 // buffer when both live in one process). Sending pushes: `send` looks the key up in the
 // bindings the master made with `bind` and sends one (cf_push_atom, edge_value) message to that
-// edge's rendezvous actor on the receiving task. Nothing waits for an answer; a receiving side
-// that refuses a value aborts the step there, and the master spreads the abort.
+// edge's rendezvous actor on the receiving task; a tensor of more than edge_chunk_bytes bound
+// for another process goes as (cf_chunk_atom, edge_chunk) messages instead, in order. Nothing
+// waits for an answer; a receiving side that refuses a value aborts the step there, and the
+// master spreads the abort.
 //
 // One instance per bound graph. Its bindings never change (a new `bind` makes a new instance
 // and steps already running keep theirs), so the send path takes no lock.
@@ -32,7 +34,7 @@ class remote_rendezvous final : public rendezvous {
   // REQUIRES: `dev` outlives every step run with this rendezvous.
   remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends);
 
-  // Errors: an unbound key (naming it); a tensor too big for one message to another process.
+  // Errors: an unbound key (naming it).
   status send(const std::string& key, int64_t step_id, const tensor& value) override;
   void recv_async(const std::string& key, int64_t step_id, recv_callback done) override;
   void abort_step(int64_t step_id, const status& error) override;

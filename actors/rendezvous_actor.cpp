@@ -1,48 +1,123 @@
 #include "actors/rendezvous_actor.hpp"
 
-#include <set>
-#include <utility>
-
+#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <cstring>
+#include <map>
+#include <set>
+#include <utility>
 
+#include "graph/allocator.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
 namespace {
+
+// A tensor arriving in chunks: allocated at the first, complete when `received` reaches its
+// byte size. A refused transfer keeps its entry (without the tensor) until the step's cleanup,
+// so its remaining chunks are dropped instead of each aborting the step again.
+struct assembly {
+  tensor value;
+  uint64_t received = 0;
+  bool refused = false;
+};
 
 struct rendezvous_state {
   std::string key;
   std::shared_ptr<rendezvous> local;
   std::shared_ptr<const finished_steps> finished;
   size_t max_pending = 0;
-  std::set<int64_t> pending;  // steps with a value deposited here, not yet cleaned up
+  std::set<int64_t> pending;  // steps with a value deposited or being assembled here
+  std::map<int64_t, assembly> assembling;
   static inline const char* name = "caflow.rendezvous";
 
-  void deposit(const edge_value& v) {
-    if (finished->contains(v.step_id)) return;
-    if (v.key != key) {
-      local->abort_step(v.step_id, errors::internal("the rendezvous actor of edge '", key,
-                                                    "' received a value for edge '", v.key,
-                                                    "': its sender is bound to the wrong actor"));
-      return;
-    }
-    if (!pending.count(v.step_id) && pending.size() >= max_pending) {
+  bool wrong_key(int64_t step_id, const std::string& other) {
+    if (other == key) return false;
+    local->abort_step(step_id, errors::internal("the rendezvous actor of edge '", key,
+                                                "' received a value for edge '", other,
+                                                "': its sender is bound to the wrong actor"));
+    return true;
+  }
+
+  // Makes room for one more step's value, or aborts the step.
+  bool admit(int64_t step_id) {
+    if (pending.count(step_id)) return true;
+    if (pending.size() >= max_pending) {
       local->abort_step(
-          v.step_id,
+          step_id,
           errors::resource_exhausted(
-              "edge '", key, "' refuses the value of step ", v.step_id, ": it already holds ",
+              "edge '", key, "' refuses the value of step ", step_id, ": it already holds ",
               pending.size(), " steps' values that are not cleaned up (oldest: step ",
               *pending.begin(), "; max_pending_steps_per_edge = ", max_pending,
               "): the receiving task falls behind, or its steps are never cleaned up"));
-      return;
+      return false;
     }
-    pending.insert(v.step_id);
+    pending.insert(step_id);
+    return true;
+  }
+
+  void hand_over(int64_t step_id, const tensor& value) {
     // Fails for a second value of the step (which must fail the step) or for an aborted step
     // (where aborting again changes nothing).
-    status st = local->send(key, v.step_id, v.value.value);
-    if (!st.ok()) local->abort_step(v.step_id, st);
+    status st = local->send(key, step_id, value);
+    if (!st.ok()) local->abort_step(step_id, st);
+  }
+
+  void deposit(const edge_value& v) {
+    if (finished->contains(v.step_id) || wrong_key(v.step_id, v.key)) return;
+    if (admit(v.step_id)) hand_over(v.step_id, v.value.value);
+  }
+
+  void refuse(int64_t step_id, const status& why) {
+    local->abort_step(step_id, why);
+    assembly& a = assembling[step_id];
+    a.value = tensor{};
+    a.refused = true;
+  }
+
+  void take_chunk(const edge_chunk& c) {
+    if (finished->contains(c.step_id) || wrong_key(c.step_id, c.key)) return;
+    auto it = assembling.find(c.step_id);
+    if (it != assembling.end() && it->second.refused) return;
+    if (status bad = check_chunk(c); !bad.ok()) return refuse(c.step_id, bad);
+    if (it == assembling.end()) {
+      if (c.offset != 0)
+        return refuse(c.step_id, errors::invalid_argument(
+                                     "edge '", key, "': the first chunk of step ", c.step_id,
+                                     " starts at byte ", c.offset, ", not at 0"));
+      if (!admit(c.step_id)) return;
+      // check_chunk has bounded the size; the allocation can still fail for want of memory.
+      auto shape = tensor_shape::make(c.dims);
+      auto t = tensor::allocate(default_allocator(), static_cast<dtype>(c.type), *shape);
+      if (!t.ok())
+        return refuse(c.step_id, t.get_status().with_context("edge '" + key + "', step " +
+                                                             std::to_string(c.step_id)));
+      it = assembling.emplace(c.step_id, assembly{std::move(t).value(), 0, false}).first;
+    }
+    assembly& a = it->second;
+    const tensor& whole = a.value;
+    const auto dims = whole.shape().dims();
+    if (c.type != static_cast<uint8_t>(whole.type()) ||
+        !std::equal(c.dims.begin(), c.dims.end(), dims.begin(), dims.end()))
+      return refuse(c.step_id, errors::invalid_argument(
+                                   "edge '", key, "': a chunk of step ", c.step_id,
+                                   " announces another tensor than the first chunk did (",
+                                   dtype_name(whole.type()), whole.shape().to_string(), ")"));
+    if (c.offset != a.received)
+      return refuse(c.step_id,
+                    errors::invalid_argument(
+                        "edge '", key, "': a chunk of step ", c.step_id, " starts at byte ",
+                        c.offset, " but ", a.received, " bytes have arrived: it ",
+                        c.offset < a.received ? "overlaps them" : "leaves a gap"));
+    const auto data = c.payload();
+    std::memcpy(static_cast<char*>(whole.raw_data()) + c.offset, data.data(), data.size());
+    a.received += data.size();
+    if (a.received < whole.byte_size()) return;
+    const tensor done = std::move(a.value);
+    assembling.erase(it);
+    hand_over(c.step_id, done);
   }
 };
 
@@ -58,9 +133,11 @@ caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, s
   return {
       // By const reference: a local message keeps sharing the sender's tensor buffer.
       [self](cf_push_atom, const edge_value& v) { self->state.deposit(v); },
+      [self](cf_chunk_atom, const edge_chunk& c) { self->state.take_chunk(c); },
       [self](cf_cleanup_atom, int64_t step_id) {
         auto& s = self->state;
         s.pending.erase(step_id);
+        s.assembling.erase(step_id);
         // A value deposited after the worker cleaned the step up (it passed the finished check
         // just before the step was marked) must not stay in the rendezvous. Values that come
         // from now on are dropped: the worker marked the step before it sent this message.

@@ -7,12 +7,21 @@
 //   (cf_push_atom, edge_value)  from a sender: deposits the value into the worker's local
 //                               rendezvous, where this step's _Recv takes it (before or after
 //                               it asked). Nothing is answered.
+//   (cf_chunk_atom, edge_chunk) from a sender in another process, for a tensor too big for one
+//                               message: the first chunk (offset 0) allocates the whole tensor
+//                               once its header is checked (dtype, shape, byte count, at most
+//                               max_chunked_tensor_bytes); each chunk must continue exactly
+//                               where the last ended and announce the same header; the last
+//                               one deposits the tensor. Anything else (a gap, an overlap, too
+//                               many bytes, a changed header, an absurd size) aborts the step
+//                               on this task with an error naming the edge, and the transfer's
+//                               remaining chunks are dropped.
 //   (cf_cleanup_atom, int64_t)  from its worker once a step is over: forgets the step.
 //
-// Memory is bounded: the actor holds values of at most `max_pending_steps` steps that are not
-// cleaned up yet. A value of one more step is refused: that step is aborted on this task with
-// resource_exhausted naming the edge, so its _Recv fails instead of memory growing without
-// bound. A value for another key, or a second value of a step, aborts the step likewise. A
+// Memory is bounded: the actor holds values (whole or being assembled) of at most
+// `max_pending_steps` steps that are not cleaned up yet. A value of one more step is refused:
+// that step is aborted on this task with resource_exhausted naming the edge, so its _Recv
+// fails instead of memory growing without bound. A value for another key, or a second value of a step, aborts the step likewise. A
 // value of a step that is already over on this task (a sender of an aborted step running
 // late) is dropped.
 #include <cstddef>

@@ -19,6 +19,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "net/wire_chunk.hpp"
 #include "net/wire_tensor.hpp"
 
 namespace caflow {
@@ -31,6 +32,8 @@ using cf_abort_atom = caf::atom_constant<caf::atom("cf_abort")>;
 using cf_cleanup_atom = caf::atom_constant<caf::atom("cf_cleanup")>;
 using cf_dereg_atom = caf::atom_constant<caf::atom("cf_dereg")>;
 using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
+// A piece of a _Send's tensor too big for one message: (cf_chunk_atom, edge_chunk).
+using cf_chunk_atom = caf::atom_constant<caf::atom("cf_chunk")>;
 using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
 using cf_step_atom = caf::atom_constant<caf::atom("cf_step")>;

@@ -1,0 +1,106 @@
+#include "net/wire_chunk.hpp"
+
+#include <algorithm>
+#include <caf/binary_deserializer.hpp>
+#include <caf/deserializer.hpp>
+#include <caf/error.hpp>
+#include <caf/sec.hpp>
+#include <caf/serializer.hpp>
+#include <limits>
+
+#include "graph/shape.hpp"
+#include "graph/types.hpp"
+
+namespace caflow {
+namespace {
+
+caf::error refuse(const std::string& why) {
+  return caf::make_error(caf::sec::invalid_argument, "edge_chunk: " + why);
+}
+
+}  // namespace
+
+std::span<const char> edge_chunk::payload() const {
+  if (!source.initialized()) return {bytes.data(), bytes.size()};
+  const uint64_t have = source.byte_size();
+  if (offset > have || size > have - offset) return {};
+  return {static_cast<const char*>(source.raw_data()) + offset, static_cast<size_t>(size)};
+}
+
+std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, const tensor& value,
+                                    uint64_t chunk_bytes) {
+  const uint64_t total = value.byte_size();
+  const auto dims = value.shape().dims();
+  std::vector<edge_chunk> out;
+  out.reserve(static_cast<size_t>((total + chunk_bytes - 1) / chunk_bytes));
+  for (uint64_t at = 0; at < total; at += chunk_bytes) {
+    edge_chunk c;
+    c.step_id = step_id;
+    c.key = key;
+    c.type = static_cast<uint8_t>(value.type());
+    c.dims.assign(dims.begin(), dims.end());
+    c.total_bytes = total;
+    c.offset = at;
+    c.source = value;
+    c.size = std::min(chunk_bytes, total - at);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+status check_chunk(const edge_chunk& c) {
+  if (!is_valid_dtype(c.type))
+    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                    " announces the invalid dtype ", static_cast<int>(c.type));
+  auto shape = tensor_shape::make(c.dims);
+  if (!shape.ok())
+    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                    " announces a bad shape: ", shape.get_status().message());
+  const auto dt = static_cast<dtype>(c.type);
+  const auto elements = static_cast<uint64_t>(shape->num_elements());
+  const uint64_t element_size = dtype_size(dt);
+  if (elements > max_chunked_tensor_bytes / std::max<uint64_t>(element_size, 1) ||
+      elements * element_size > max_chunked_tensor_bytes)
+    return errors::resource_exhausted("edge '", c.key, "': a chunk of step ", c.step_id,
+                                      " announces ", dtype_name(dt), shape->to_string(),
+                                      ", more than the ", max_chunked_tensor_bytes,
+                                      " bytes a receiver assembles from chunks");
+  if (c.total_bytes != elements * element_size)
+    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                    " announces ", dtype_name(dt), shape->to_string(), " as ",
+                                    c.total_bytes, " bytes, not ", elements * element_size);
+  const auto data = c.payload();
+  if (data.empty())
+    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                    " at offset ", c.offset, " carries no bytes");
+  if (c.offset > c.total_bytes || data.size() > c.total_bytes - c.offset)
+    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                    " carries bytes ", c.offset, "..", c.offset + data.size(),
+                                    " of a tensor of only ", c.total_bytes, " bytes");
+  return {};
+}
+
+caf::error inspect(caf::serializer& f, edge_chunk& x) {
+  const auto data = x.payload();
+  uint64_t n = data.size();
+  if (auto err = f(x.step_id, x.key, x.type, x.dims, x.total_bytes, x.offset, n)) return err;
+  return n > 0 ? f.apply_raw(n, const_cast<char*>(data.data())) : caf::none;
+}
+
+caf::error inspect(caf::deserializer& f, edge_chunk& x) {
+  uint64_t n = 0;
+  if (auto err = f(x.step_id, x.key, x.type, x.dims, x.total_bytes, x.offset, n)) return err;
+  // The chunk's own size is bounded here; the header it announces is checked by the receiver.
+  if (n > max_wire_tensor_bytes)
+    return refuse(std::to_string(n) + " bytes exceed the per-message limit of " +
+                  std::to_string(max_wire_tensor_bytes));
+  if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < n)
+    return refuse("message holds " + std::to_string(bin->remaining()) + " of " + std::to_string(n) +
+                  " announced bytes");
+  x.source = tensor{};
+  x.size = n;
+  x.bytes.resize(static_cast<size_t>(n));
+  return n > 0 ? f.apply_raw(n, x.bytes.data()) : caf::none;
+}
+
+}  // namespace caflow

@@ -1,0 +1,77 @@
+#pragma once
+// A piece of a tensor too big for one message (see max_wire_tensor_bytes): the sender cuts the
+// tensor's bytes into pieces of `edge_chunk_bytes` and pushes them in order, each carrying the
+// whole tensor's header (dtype, shape, byte count) and its byte offset, so the receiver can
+// check every piece against the first and allocate the tensor once, when the first arrives.
+//
+// On the wire a chunk is that header and then its bytes in one bulk copy (`apply_raw`). The
+// sending side never copies: a chunk holds the whole tensor (a shared buffer) and the range it
+// stands for. The receiving side owns the bytes it read, which the rendezvous actor copies into
+// place. A chunk made in the receiving process (or forged) is checked the same way as one that
+// crossed the wire: `check_chunk` before anything is allocated or copied.
+#include <caf/fwd.hpp>
+#include <caf/meta/type_name.hpp>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "graph/status.hpp"
+#include "graph/tensor.hpp"
+#include "net/wire_tensor.hpp"
+
+namespace caflow {
+
+// 4 MiB: measured on loopback with bench/sendrecv_gbps, 1 to 4 MiB pieces move a 64 MiB tensor
+// fastest; bigger ones are slower per byte (fresh mmap'ed buffers past glibc's threshold),
+// smaller ones pay more per-message overhead.
+inline constexpr uint64_t edge_chunk_bytes = 4ull << 20;
+
+// The largest tensor a receiver assembles from chunks; a header announcing more is refused
+// before anything is allocated.
+inline constexpr uint64_t max_chunked_tensor_bytes = 16ull << 30;
+
+struct edge_chunk {
+  int64_t step_id = 0;
+  std::string key;
+  // The whole tensor, as announced by every chunk of it.
+  uint8_t type = 0;
+  std::vector<int64_t> dims;
+  uint64_t total_bytes = 0;
+  // Where this chunk's bytes go in the whole tensor.
+  uint64_t offset = 0;
+  // Sending side: the whole tensor and how many of its bytes from `offset` this chunk carries.
+  tensor source;
+  uint64_t size = 0;
+  // Receiving side (after the wire): the bytes themselves.
+  std::vector<char> bytes;
+
+  // The bytes this chunk carries: a range of `source` when it is set, else `bytes`. Empty when
+  // the range lies outside `source`.
+  std::span<const char> payload() const;
+};
+
+// The chunks of `value` (whose byte_size() exceeds `chunk_bytes`), in order. They share its
+// buffer. REQUIRES: value.initialized(), chunk_bytes > 0.
+std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, const tensor& value,
+                                    uint64_t chunk_bytes = edge_chunk_bytes);
+
+// Checks a chunk's header on its own: a valid dtype and shape, a byte count that matches them
+// and stays within max_chunked_tensor_bytes, a non-empty payload within the tensor. The errors
+// name the edge (`key`).
+status check_chunk(const edge_chunk& c);
+
+caf::error inspect(caf::serializer& f, edge_chunk& x);
+caf::error inspect(caf::deserializer& f, edge_chunk& x);
+
+// Logs and to_string: the header, never the bytes.
+template <class Inspector>
+typename std::enable_if<!std::is_base_of<caf::serializer, Inspector>::value &&
+                            !std::is_base_of<caf::deserializer, Inspector>::value,
+                        typename Inspector::result_type>::type
+inspect(Inspector& f, edge_chunk& x) {
+  return f(caf::meta::type_name("edge_chunk"), x.step_id, x.key, x.type, x.dims, x.total_bytes,
+           x.offset, x.size);
+}
+
+}  // namespace caflow

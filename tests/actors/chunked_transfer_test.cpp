@@ -1,0 +1,320 @@
+// Tensors bigger than one message (max_wire_tensor_bytes) crossing a process boundary in
+// chunks of edge_chunk_bytes, and a rendezvous actor refusing forged chunk sequences.
+//
+//   task 1 (actor system B)   y = Range(0, 2^24) * s   (float32[16777216], 64 MiB)
+//                                      │ cut edge, chunked over loopback
+//   task 0 (actor system A)   out = Identity(y)        fetched
+//
+// Every element of y is k * s with s a power of two, so it is exact and a chunk placed at the
+// wrong offset shows up as a wrong element.
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/rendezvous_actor.hpp"
+#include "actors/worker.hpp"
+#include "graph/device_name.hpp"
+#include "graph/ops/ops.hpp"
+#include "graph/partition.hpp"
+#include "graph/placer.hpp"
+#include "graph/prune.hpp"
+#include "graph/serialization.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "kernels/local_rendezvous.hpp"
+#include "net/errors.hpp"
+#include "test_util/kernel_fixture.hpp"
+
+using namespace caflow;
+using caflow::testing::check_error;
+
+namespace {
+
+struct test_config : caf::actor_system_config {
+  test_config() {
+    load<caf::io::middleman>();
+    add_wire_types(*this);
+    set("scheduler.max-threads", 2);
+  }
+};
+
+constexpr auto timeout = std::chrono::seconds(20);
+const std::string dev0 = full_device_name("worker", 0, "CPU", 0);
+const std::string dev1 = full_device_name("worker", 1, "CPU", 0);
+const std::vector<std::string> devices = {dev0, dev1};
+constexpr int64_t big_n = int64_t{1} << 24;  // 16M float32: 64 MiB
+
+worker_options options(int task) {
+  return {.job = "worker",
+          .task = task,
+          .cpu = {.intra_op_threads = 1, .inter_op_threads = 2},
+          .max_pending_steps_per_edge = 4,
+          .incarnation = task == 0 ? 0xa0a0u : 0xb1b1u};
+}
+
+std::vector<graph_def> make_plan(const scope& root, const run_signature& sig) {
+  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+  auto full = graph::build(root.to_graph_def());
+  REQUIRE_MESSAGE(full.ok(), full.get_status().to_string());
+  auto pruned = prune_for_run(*full, sig);
+  REQUIRE_MESSAGE(pruned.ok(), pruned.get_status().to_string());
+  auto g = graph::build(std::move(pruned->def), {.infer_shapes = false});
+  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
+  auto placement = place(*g, devices, {.default_device = "/job:worker/replica:0/task:0"},
+                         [](const node_def& n, std::string_view type) {
+                           return kernel_registry::global().has_kernel(n, type);
+                         });
+  REQUIRE_MESSAGE(placement.ok(), placement.get_status().to_string());
+  auto parts = partition(*g, *placement, {.incarnations = {{dev0, 0xa0a0u}, {dev1, 0xb1b1u}}});
+  REQUIRE_MESSAGE(parts.ok(), parts.get_status().to_string());
+  std::vector<graph_def> out;
+  for (const std::string& d : devices) out.push_back(parts->partitions[d]);
+  return out;
+}
+
+template <class Reply, class Handle>
+status_or<Reply> await(Handle&& h) {
+  status_or<Reply> out = errors::internal("no reply");
+  std::move(h).receive([&](Reply r) { out = std::move(r); },
+                       [&](caf::error& e) { out = to_status(e); });
+  return out;
+}
+
+// Registers both partitions, binds each _Send to the other task's rendezvous actor, and runs
+// steps on both tasks the way a master does.
+struct hand_master {
+  caf::scoped_actor self;
+  std::vector<worker_actor> workers;
+  std::vector<std::string> handles;
+
+  hand_master(caf::actor_system& sys, std::vector<worker_actor> ws)
+      : self(sys), workers(std::move(ws)) {}
+
+  void install(const std::vector<graph_def>& parts) {
+    std::map<std::string, caf::actor> endpoints;
+    for (int t = 0; t < 2; ++t) {
+      auto reply = await<register_graph_reply>(self->request(
+          workers[t], timeout, cf_reg_graph_atom::value,
+          register_graph_request{"session_1", devices[t], serialize_graph(parts[t])}));
+      REQUIRE_MESSAGE(reply.ok(), reply.get_status().to_string());
+      for (size_t k = 0; k < reply->recv_keys.size(); ++k)
+        endpoints[reply->recv_keys[k]] = reply->recv_endpoints[k];
+      handles.push_back(reply->graph_handle);
+    }
+    for (int t = 0; t < 2; ++t) {
+      bind_request req{handles[t], {}, {}};
+      for (const node_def& n : parts[t].nodes)
+        if (n.op == "_Send") {
+          req.send_keys.push_back(rendezvous_key(n));
+          req.send_endpoints.push_back(endpoints.at(req.send_keys.back()));
+        }
+      auto bound = await<bool>(self->request(workers[t], timeout, cf_bind_atom::value, req));
+      REQUIRE_MESSAGE(bound.ok(), bound.get_status().to_string());
+    }
+  }
+
+  // Both tasks get the feeds; the fetch comes from task 0.
+  status_or<tensor> step(int64_t step_id, const std::vector<tensor>& feeds) {
+    std::vector<wire_tensor> args;
+    for (const tensor& t : feeds) args.push_back(wire_tensor{t});
+    auto h0 = self->request(workers[0], timeout, cf_run_graph_atom::value,
+                            run_graph_request{handles[0], step_id, args, 1});
+    auto h1 = self->request(workers[1], timeout, cf_run_graph_atom::value,
+                            run_graph_request{handles[1], step_id, args, 1});
+    auto r1 = await<run_graph_reply>(std::move(h1));
+    auto r0 = await<run_graph_reply>(std::move(h0));
+    for (auto& w : workers) self->send(w, cf_cleanup_atom::value, step_id);
+    if (!r1.ok()) return r1.get_status();
+    if (!r0.ok()) return r0.get_status();
+    REQUIRE(r0->rets.size() == 1);
+    return r0->rets[0].value;
+  }
+};
+
+// Stops a worker however the test case ends, so a failed REQUIRE never leaves its actor system
+// waiting for it forever.
+struct stop_on_exit {
+  worker_actor worker;
+  ~stop_on_exit() { caf::anon_send_exit(worker, caf::exit_reason::user_shutdown); }
+};
+
+// The first element that is not k * scale, or -1.
+int64_t first_wrong(const tensor& t, float scale) {
+  const float* p = static_cast<const float*>(t.raw_data());
+  for (int64_t k = 0; k < t.num_elements(); ++k)
+    if (p[k] != static_cast<float>(k) * scale) return k;
+  return -1;
+}
+
+// A forged chunk of the tensor float32[1024] (4096 bytes) of edge "k", step `step`.
+edge_chunk chunk(int64_t step, uint64_t offset, size_t size, std::vector<int64_t> dims = {1024},
+                 uint64_t total = 4096, uint8_t type = static_cast<uint8_t>(dtype::float32)) {
+  edge_chunk c;
+  c.step_id = step;
+  c.key = "k";
+  c.type = type;
+  c.dims = std::move(dims);
+  c.total_bytes = total;
+  c.offset = offset;
+  c.bytes.resize(size);
+  for (size_t i = 0; i < size; ++i) c.bytes[i] = static_cast<char>((offset + i) * 7);
+  c.size = size;
+  return c;
+}
+
+// One rendezvous actor of edge "k" over a local rendezvous, fed forged chunks.
+struct forged_edge {
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  std::shared_ptr<local_rendezvous> local = std::make_shared<local_rendezvous>();
+  std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
+  caf::actor endpoint = spawn_rendezvous_actor(sys, "k", local, finished, 2);
+
+  ~forged_edge() { caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown); }
+
+  // What the step's _Recv gets once `chunks` have been pushed.
+  status_or<tensor> receive(int64_t step, const std::vector<edge_chunk>& chunks) {
+    auto done = std::make_shared<std::promise<status_or<tensor>>>();
+    auto got = done->get_future();
+    local->recv_async("k", step, [done](const status& st, const tensor& t) {
+      if (st.ok())
+        done->set_value(t);
+      else
+        done->set_value(st);
+    });
+    for (const edge_chunk& c : chunks) caf::anon_send(endpoint, cf_chunk_atom::value, c);
+    REQUIRE_MESSAGE(got.wait_for(std::chrono::seconds(5)) == std::future_status::ready,
+                    "the _Recv of step ", step, " was never completed");
+    return got.get();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a 64 MiB tensor crosses the middleman in chunks, intact, step after step") {
+  REQUIRE(big_n * sizeof(float) > max_wire_tensor_bytes);
+  test_config cfg_a, cfg_b;
+  caf::actor_system sys_a{cfg_a}, sys_b{cfg_b};
+  stop_on_exit w0{spawn_worker(sys_a, options(0))};
+  stop_on_exit w1_home{spawn_worker(sys_b, options(1))};
+  {
+    auto port = sys_b.middleman().publish(w1_home.worker, 0, "127.0.0.1", true);
+    REQUIRE_MESSAGE(port, sys_b.render(port.error()));
+    auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
+    REQUIRE_MESSAGE(w1, sys_a.render(w1.error()));
+    hand_master master(sys_a, {w0.worker, *w1});
+
+    auto root = scope::new_root();
+    auto w1s = root.with_device("/job:worker/task:1");
+    auto s = ops::placeholder(w1s.with_op_name("s"), dtype::float32);
+    auto r = ops::range(w1s, ops::constant(w1s, 0.0f), ops::constant(w1s, float(big_n)),
+                        ops::constant(w1s, 1.0f));
+    auto y = ops::mul(w1s.with_op_name("y"), r, s);
+    auto out = ops::identity(root.with_op_name("out"), y);
+    master.install(make_plan(root, {.feeds = {"s"}, .fetches = {"out"}, .targets = {}}));
+
+    const float scales[] = {1.0f, -2.0f, 0.5f, 4.0f};
+    for (int64_t i = 0; i < 4; ++i) {
+      CAPTURE(i);
+      auto got = master.step(100 + i, {tensor::scalar(scales[i])});
+      REQUIRE_MESSAGE(got.ok(), got.get_status().to_string());
+      REQUIRE(got->type() == dtype::float32);
+      REQUIRE(got->shape() == tensor_shape{big_n});
+      CHECK(first_wrong(*got, scales[i]) == -1);
+    }
+  }
+}
+
+TEST_CASE("make_chunks: pieces of edge_chunk_bytes sharing the tensor, the last one shorter") {
+  const tensor t = tensor::filled<float>(tensor_shape{2, (1 << 20) + 3}, 1.5f);  // 8 MiB + 24
+  const auto chunks = make_chunks(7, "k", t);
+  REQUIRE(chunks.size() == 3);
+  CHECK(chunks[0].offset == 0);
+  CHECK(chunks[1].offset == edge_chunk_bytes);
+  CHECK(chunks[2].offset == 2 * edge_chunk_bytes);
+  CHECK(chunks[2].payload().size() == 24);
+  for (const edge_chunk& c : chunks) {
+    CHECK(c.total_bytes == t.byte_size());
+    CHECK(c.dims == std::vector<int64_t>{2, (1 << 20) + 3});
+    CHECK(c.source.shares_buffer_with(t));
+    CHECK(check_chunk(c).ok());
+  }
+}
+
+TEST_CASE("forged chunks: a good sequence is assembled, bad ones abort the step naming the edge") {
+  forged_edge e;
+  SUBCASE("four chunks in order make the tensor") {
+    auto got = e.receive(
+        1, {chunk(1, 0, 1024), chunk(1, 1024, 1024), chunk(1, 2048, 1024), chunk(1, 3072, 1024)});
+    REQUIRE_MESSAGE(got.ok(), got.get_status().to_string());
+    REQUIRE(got->shape() == tensor_shape{1024});
+    const char* p = static_cast<const char*>(got->raw_data());
+    bool intact = true;
+    for (size_t i = 0; i < 4096; ++i) intact = intact && p[i] == static_cast<char>(i * 7);
+    CHECK(intact);
+  }
+  SUBCASE("a gap") {
+    auto got = e.receive(2, {chunk(2, 0, 1024), chunk(2, 2048, 1024)});
+    check_error(got,
+                "edge 'k': a chunk of step 2 starts at byte 2048 but 1024 bytes have "
+                "arrived: it leaves a gap");
+  }
+  SUBCASE("an overlap") {
+    auto got = e.receive(3, {chunk(3, 0, 1024), chunk(3, 512, 1024)});
+    check_error(got,
+                "edge 'k': a chunk of step 3 starts at byte 512 but 1024 bytes have "
+                "arrived: it overlaps them");
+  }
+  SUBCASE("a first chunk that does not start at 0") {
+    check_error(e.receive(4, {chunk(4, 1024, 1024)}),
+                "edge 'k': the first chunk of step 4 starts at byte 1024, not at 0");
+  }
+  SUBCASE("too many bytes") {
+    auto got = e.receive(5, {chunk(5, 0, 3072), chunk(5, 3072, 2048)});
+    check_error(got,
+                "edge 'k': a chunk of step 5 carries bytes 3072..5120 of a tensor of only "
+                "4096 bytes");
+  }
+  SUBCASE("an absurd total is refused before anything is allocated") {
+    auto got = e.receive(6, {chunk(6, 0, 1024, {int64_t{1} << 40}, uint64_t{4} << 40)});
+    REQUIRE_FALSE(got.ok());
+    CHECK(got.get_status().code() == error_code::resource_exhausted);
+    check_error(got,
+                "edge 'k': a chunk of step 6 announces float32[1099511627776], more than "
+                "the 17179869184 bytes");
+  }
+  SUBCASE("a byte count that does not match the shape") {
+    check_error(e.receive(7, {chunk(7, 0, 64, {1024}, 100)}),
+                "edge 'k': a chunk of step 7 announces float32[1024] as 100 bytes, not 4096");
+  }
+  SUBCASE("an invalid dtype, a bad shape, an empty chunk") {
+    check_error(e.receive(8, {chunk(8, 0, 64, {16}, 64, 200)}),
+                "edge 'k': a chunk of step 8 announces the invalid dtype 200");
+    check_error(e.receive(9, {chunk(9, 0, 64, {-16}, 64)}),
+                "edge 'k': a chunk of step 9 announces a bad shape");
+    check_error(e.receive(10, {chunk(10, 0, 0)}),
+                "edge 'k': a chunk of step 10 at offset 0 carries no bytes");
+  }
+  SUBCASE("a later chunk announcing another tensor") {
+    auto got = e.receive(11, {chunk(11, 0, 1024), chunk(11, 1024, 1024, {2, 512})});
+    check_error(got,
+                "edge 'k': a chunk of step 11 announces another tensor than the first "
+                "chunk did (float32[1024])");
+  }
+  SUBCASE("a refused transfer drops its remaining chunks; the edge keeps serving") {
+    auto bad = e.receive(12, {chunk(12, 0, 1024), chunk(12, 2048, 1024), chunk(12, 3072, 1024),
+                              chunk(12, 1024, 1024)});
+    check_error(bad, "leaves a gap");
+    caf::anon_send(e.endpoint, cf_cleanup_atom::value, int64_t{12});
+    auto good = e.receive(13, {chunk(13, 0, 2048), chunk(13, 2048, 2048)});
+    REQUIRE_MESSAGE(good.ok(), good.get_status().to_string());
+    CHECK(good->byte_size() == 4096);
+  }
+}
