@@ -1,0 +1,145 @@
+// Median latency of the smallest distributed step: a scalar fed on the master's task, one cut
+// edge to each of two workers and one back from each, a scalar fetched.
+//
+//   /job:master/task:0   x (fed) ──┬──────────────┬──▶ z = y0 + y1   fetched
+//   /job:worker/task:0             └─▶ y0 = x + 1 ─┤
+//   /job:worker/task:1             └─▶ y1 = x * 2 ─┘
+//
+// The master's task is a server in this process; the workers are forked server processes.
+// The client session targets the in-process server's caflow:// address. For comparison it
+// also times a step that stays on the master's task (local = x + 1 there), and then, to tell
+// the client's share from the cluster's, the same two steps requested straight from the
+// in-process master by a scoped_actor (no client process hop, no TCP), and a bare scoped_actor
+// round trip to an echo actor in the master's actor system.
+// Target: <= 100 us.
+#include <algorithm>
+#include <caf/all.hpp>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "actors/session.hpp"
+#include "bench_util.hpp"
+#include "forked_servers.hpp"
+#include "graph/ops/ops.hpp"
+#include "graph/serialization.hpp"
+#include "net/errors.hpp"
+
+using namespace caflow;
+using clock_type = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int warmup = 200;
+constexpr int samples = 3000;
+
+// Median of `samples` timed calls of fn(), in microseconds.
+template <class F>
+double median_us(F&& fn) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> us(samples);
+  for (double& t : us) {
+    const auto start = clock_type::now();
+    fn();
+    t = std::chrono::duration<double, std::micro>(clock_type::now() - start).count();
+  }
+  std::nth_element(us.begin(), us.begin() + samples / 2, us.end());
+  return us[samples / 2];
+}
+
+}  // namespace
+
+int main() {
+  const auto ports = bench::free_ports(3);
+  const std::string cluster = "master=127.0.0.1:" + std::to_string(ports[0]) +
+                              ";worker=127.0.0.1:" + std::to_string(ports[1]) +
+                              ",127.0.0.1:" + std::to_string(ports[2]);
+  // Forked before this process starts any thread.
+  bench::forked_server w0(cluster, "worker", 0), w1(cluster, "worker", 1);
+
+  auto spec = cluster_spec::from_flag(cluster);
+  bench::check(spec.ok(), "cluster spec");
+  server_options so;
+  so.cluster = *spec;
+  so.job = "master";
+  so.task = 0;
+  so.cpu.intra_op_threads = 1;
+  so.cpu.inter_op_threads = 1;
+  so.scheduler_threads = 2;
+  auto srv = server::start(so);
+  if (!srv.ok()) {
+    std::fprintf(stderr, "master server: %s\n", srv.get_status().to_string().c_str());
+    return 1;
+  }
+
+  auto root = scope::new_root();
+  auto m = root.with_device("/job:master/task:0");
+  auto on_w0 = root.with_device("/job:worker/task:0");
+  auto on_w1 = root.with_device("/job:worker/task:1");
+  auto x = ops::placeholder(m.with_op_name("x"), dtype::float32);
+  auto y0 = ops::add(on_w0.with_op_name("y0"), x, ops::constant(on_w0, 1.0f));
+  auto y1 = ops::mul(on_w1.with_op_name("y1"), x, ops::constant(on_w1, 2.0f));
+  auto z = ops::add(m.with_op_name("z"), y0, y1);
+  auto local = ops::add(m.with_op_name("local"), x, ops::constant(m, 1.0f));
+
+  double dist = 0, local_only = 0;
+  {
+    session_options opts;
+    opts.target = (*srv)->target();
+    opts.connect_timeout = std::chrono::seconds(30);
+    opts.operation_timeout = std::chrono::seconds(30);
+    session sess(root, opts);
+    const session::feed_list feeds{{x, tensor::scalar(3.0f)}};
+    auto step = [&](const output& fetch, float expected) {
+      auto out = sess.run(feeds, {fetch});
+      if (!out.ok()) std::fprintf(stderr, "step: %s\n", out.get_status().to_string().c_str());
+      bench::check(out.ok() && out->at(0).scalar_value<float>() == expected, "hand-checked value");
+    };
+    dist = median_us([&] { step(z, 10.0f); });  // (3 + 1) + 3 * 2
+    local_only = median_us([&] { step(local, 4.0f); });
+  }
+
+  // The same steps, asked of the in-process master directly.
+  master_actor master = (*srv)->master();
+  caf::actor_system& sys = master.home_system();
+  constexpr auto patience = std::chrono::seconds(30);
+  double direct_dist = 0, direct_local = 0, echo = 0;
+  {
+    caf::scoped_actor self{sys};
+    std::string handle;
+    self->request(master, patience, cf_create_atom::value, serialize_graph(root.to_graph_def()))
+        .receive([&](std::string& h) { handle = h; },
+                 [&](caf::error& e) { bench::check(false, to_status(e).to_string().c_str()); });
+    auto step = [&](const std::string& fetch, float expected) {
+      run_step_request req{handle, {"x"}, {wire_tensor{tensor::scalar(3.0f)}}, {fetch}, {}};
+      bool ok = false;
+      self->request(master, patience, cf_step_atom::value, std::move(req))
+          .receive(
+              [&](run_step_reply& r) {
+                ok = r.fetches.size() == 1 && r.fetches[0].value.scalar_value<float>() == expected;
+              },
+              [&](caf::error& e) {
+                std::fprintf(stderr, "%s\n", to_status(e).to_string().c_str());
+              });
+      bench::check(ok, "hand-checked value (direct)");
+    };
+    direct_dist = median_us([&] { step("z:0", 10.0f); });
+    direct_local = median_us([&] { step("local:0", 4.0f); });
+    self->send(master, cf_close_atom::value, handle);
+    auto echo_actor = sys.spawn([]() -> caf::behavior { return {[](int32_t v) { return v; }}; });
+    echo = median_us([&] {
+      self->request(echo_actor, patience, int32_t{1}).receive([](int32_t) {}, [](caf::error&) {});
+    });
+    caf::anon_send_exit(echo_actor, caf::exit_reason::user_shutdown);
+  }
+  (*srv)->stop();
+  std::printf("session over caflow://: distributed %.1f us, master's task only %.1f us\n", dist,
+              local_only);
+  std::printf(
+      "scoped_actor request to the in-process master: distributed %.1f us, master's task "
+      "only %.1f us\n",
+      direct_dist, direct_local);
+  std::printf("scoped_actor round trip to an echo actor: %.1f us\n", echo);
+  bench::result("dist_step_latency_us", dist, "us");
+  return 0;
+}
