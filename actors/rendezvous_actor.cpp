@@ -6,6 +6,7 @@
 #include <caf/stateful_actor.hpp>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -14,6 +15,42 @@
 
 namespace caflow {
 namespace {
+
+// Buffers of tensors assembled from chunks. A fresh buffer this big is mmap'ed and faults in
+// every page on its first write: 27 ms for 64 MiB here, about half of what moving it over
+// loopback takes. An edge carries tensors of one size step after step, so it keeps the last
+// buffer freed and hands it out again. Thread-safe: tensors die on executor threads.
+class recycling_allocator final : public allocator {
+ public:
+  ~recycling_allocator() override {
+    if (idle_) default_allocator()->deallocate(idle_, idle_bytes_);
+  }
+  const char* name() const override { return "caflow.chunk_assembly"; }
+  void* allocate(size_t bytes) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (idle_ && idle_bytes_ == bytes) return std::exchange(idle_, nullptr);
+    }
+    return default_allocator()->allocate(bytes);
+  }
+  void deallocate(void* p, size_t bytes) override {
+    void* drop = p;
+    size_t drop_bytes = bytes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!idle_ || idle_bytes_ != bytes) {  // keep the newest size: the edge's current one
+        std::swap(drop, idle_);
+        std::swap(drop_bytes, idle_bytes_);
+      }
+    }
+    if (drop) default_allocator()->deallocate(drop, drop_bytes);
+  }
+
+ private:
+  std::mutex mu_;
+  void* idle_ = nullptr;
+  size_t idle_bytes_ = 0;
+};
 
 // A tensor arriving in chunks: allocated at the first, complete when `received` reaches its
 // byte size. A refused transfer keeps its entry (without the tensor) until the step's cleanup,
@@ -31,6 +68,7 @@ struct rendezvous_state {
   size_t max_pending = 0;
   std::set<int64_t> pending;  // steps with a value deposited or being assembled here
   std::map<int64_t, assembly> assembling;
+  std::shared_ptr<recycling_allocator> buffers = std::make_shared<recycling_allocator>();
   static inline const char* name = "caflow.rendezvous";
 
   bool wrong_key(int64_t step_id, const std::string& other) {
@@ -90,7 +128,7 @@ struct rendezvous_state {
       if (!admit(c.step_id)) return;
       // check_chunk has bounded the size; the allocation can still fail for want of memory.
       auto shape = tensor_shape::make(c.dims);
-      auto t = tensor::allocate(default_allocator(), static_cast<dtype>(c.type), *shape);
+      auto t = tensor::allocate(buffers, static_cast<dtype>(c.type), *shape);
       if (!t.ok())
         return refuse(c.step_id, t.get_status().with_context("edge '" + key + "', step " +
                                                              std::to_string(c.step_id)));

@@ -23,7 +23,8 @@
 // that step is aborted on this task with resource_exhausted naming the edge, so its _Recv
 // fails instead of memory growing without bound. A value for another key, or a second value of a step, aborts the step likewise. A
 // value of a step that is already over on this task (a sender of an aborted step running
-// late) is dropped.
+// late) is dropped. Besides, an edge that assembles tensors from chunks keeps the buffer of
+// the last one freed, to assemble the next into without faulting in fresh pages.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
