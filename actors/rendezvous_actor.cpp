@@ -109,6 +109,7 @@ struct rendezvous_state {
   }
 
   void refuse(int64_t step_id, const status& why) {
+    chunk_sinks::global().remove(key, step_id);
     local->abort_step(step_id, why);
     assembly& a = assembling[step_id];
     a.value = tensor{};
@@ -150,9 +151,24 @@ struct rendezvous_state {
                         c.offset, " but ", a.received, " bytes have arrived: it ",
                         c.offset < a.received ? "overlaps them" : "leaves a gap"));
     const auto data = c.payload();
-    std::memcpy(static_cast<char*>(whole.raw_data()) + c.offset, data.data(), data.size());
+    if (c.in_place) {
+      // Read into place by the deserializer, which only claims in-order ranges of the tensor
+      // registered below.
+      if (!c.source.shares_buffer_with(whole))
+        return refuse(c.step_id, errors::internal("edge '", key, "': a chunk of step ", c.step_id,
+                                                  " was read into another tensor"));
+    } else {
+      std::memcpy(static_cast<char*>(whole.raw_data()) + c.offset, data.data(), data.size());
+    }
     a.received += data.size();
-    if (a.received < whole.byte_size()) return;
+    if (a.received < whole.byte_size()) {
+      if (a.received == data.size())
+        chunk_sinks::global().put(key, c.step_id, whole, a.received);
+      else if (!c.in_place)
+        chunk_sinks::global().advance(key, c.step_id, c.offset, a.received);
+      return;
+    }
+    chunk_sinks::global().remove(key, c.step_id);
     const tensor done = std::move(a.value);
     assembling.erase(it);
     hand_over(c.step_id, done);
@@ -176,6 +192,7 @@ caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, s
         auto& s = self->state;
         s.pending.erase(step_id);
         s.assembling.erase(step_id);
+        chunk_sinks::global().remove(s.key, step_id);
         // A value deposited after the worker cleaned the step up (it passed the finished check
         // just before the step was marked) must not stay in the rendezvous. Values that come
         // from now on are dropped: the worker marked the step before it sent this message.

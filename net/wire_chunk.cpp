@@ -27,6 +27,46 @@ std::span<const char> edge_chunk::payload() const {
   return {static_cast<const char*>(source.raw_data()) + offset, static_cast<size_t>(size)};
 }
 
+chunk_sinks& chunk_sinks::global() {
+  static chunk_sinks sinks;
+  return sinks;
+}
+
+void chunk_sinks::put(const std::string& key, int64_t step_id, const tensor& target,
+                      uint64_t filled) {
+  std::lock_guard<std::mutex> lock(mu_);
+  sinks_[{key, step_id}] = sink{target, filled};
+}
+
+void chunk_sinks::remove(const std::string& key, int64_t step_id) {
+  tensor dropped;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sinks_.find({key, step_id});
+  if (it == sinks_.end()) return;
+  dropped = std::move(it->second.target);
+  sinks_.erase(it);
+}
+
+void chunk_sinks::advance(const std::string& key, int64_t step_id, uint64_t from, uint64_t to) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sinks_.find({key, step_id});
+  if (it != sinks_.end() && it->second.claimed == from) it->second.claimed = to;
+}
+
+tensor chunk_sinks::claim(const edge_chunk& h, uint64_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sinks_.find({h.key, h.step_id});
+  if (it == sinks_.end()) return {};
+  sink& s = it->second;
+  const auto dims = s.target.shape().dims();
+  if (size == 0 || h.offset != s.claimed || h.type != static_cast<uint8_t>(s.target.type()) ||
+      !std::equal(h.dims.begin(), h.dims.end(), dims.begin(), dims.end()) ||
+      h.total_bytes != s.target.byte_size() || size > h.total_bytes - h.offset)
+    return {};
+  s.claimed += size;
+  return s.target;
+}
+
 std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, const tensor& value,
                                     uint64_t chunk_bytes) {
   const uint64_t total = value.byte_size();
@@ -97,8 +137,10 @@ caf::error inspect(caf::deserializer& f, edge_chunk& x) {
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < n)
     return refuse("message holds " + std::to_string(bin->remaining()) + " of " + std::to_string(n) +
                   " announced bytes");
-  x.source = tensor{};
   x.size = n;
+  x.source = chunk_sinks::global().claim(x, n);
+  x.in_place = x.source.initialized();
+  if (x.in_place) return f.apply_raw(n, static_cast<char*>(x.source.raw_data()) + x.offset);
   x.bytes.resize(static_cast<size_t>(n));
   return n > 0 ? f.apply_raw(n, x.bytes.data()) : caf::none;
 }

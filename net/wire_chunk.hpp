@@ -6,14 +6,19 @@
 //
 // On the wire a chunk is that header and then its bytes in one bulk copy (`apply_raw`). The
 // sending side never copies: a chunk holds the whole tensor (a shared buffer) and the range it
-// stands for. The receiving side owns the bytes it read, which the rendezvous actor copies into
-// place. A chunk made in the receiving process (or forged) is checked the same way as one that
-// crossed the wire: `check_chunk` before anything is allocated or copied.
+// stands for. The receiving side reads a chunk straight into the tensor being assembled when
+// the receiver has registered it with chunk_sinks and the chunk continues it in order; any
+// other chunk owns the bytes it read, which the rendezvous actor copies into place. A chunk made in
+// the receiving process (or forged) is checked the same way as one that crossed the wire:
+// `check_chunk` before anything is allocated or copied.
 #include <caf/fwd.hpp>
 #include <caf/meta/type_name.hpp>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/status.hpp"
@@ -45,12 +50,42 @@ struct edge_chunk {
   // Sending side: the whole tensor and how many of its bytes from `offset` this chunk carries.
   tensor source;
   uint64_t size = 0;
-  // Receiving side (after the wire): the bytes themselves.
+  // Receiving side (after the wire): the bytes themselves, unless `in_place`: then they were
+  // read straight into the tensor registered with chunk_sinks, which `source` holds.
   std::vector<char> bytes;
+  bool in_place = false;
 
   // The bytes this chunk carries: a range of `source` when it is set, else `bytes`. Empty when
   // the range lies outside `source`.
   std::span<const char> payload() const;
+};
+
+// The tensors being assembled from chunks in this process, by edge key and step, so that the
+// deserializer reads a chunk straight into place instead of into a buffer of its own. It does
+// only for the chunk that continues exactly where the last one read into place ended, with the
+// registered dtype and shape and within its bytes; any other chunk is read into its own buffer
+// and left to the receiver's checks, so a malformed or repeated chunk never writes into a
+// registered tensor. Thread-safe (the middleman's threads read, rendezvous actors register).
+class chunk_sinks {
+ public:
+  static chunk_sinks& global();
+  // `target`'s bytes from `filled` on are written by in-order chunks from now on.
+  void put(const std::string& key, int64_t step_id, const tensor& target, uint64_t filled);
+  void remove(const std::string& key, int64_t step_id);
+  // The receiver copied [from, to) itself (a chunk read into its own buffer): in-order chunks
+  // may be read into place after it, unless the deserializer has claimed past `from` already.
+  void advance(const std::string& key, int64_t step_id, uint64_t from, uint64_t to);
+  // Claims [offset, offset + size) of the registered tensor for a chunk with this header:
+  // the tensor, or an uninitialized one when the chunk must be read into its own buffer.
+  tensor claim(const edge_chunk& header, uint64_t size);
+
+ private:
+  struct sink {
+    tensor target;
+    uint64_t claimed = 0;  // bytes [0, claimed) are claimed
+  };
+  std::mutex mu_;
+  std::map<std::pair<std::string, int64_t>, sink> sinks_;
 };
 
 // The chunks of `value` (whose byte_size() exceeds `chunk_bytes`), in order. They share its

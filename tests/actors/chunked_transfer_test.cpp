@@ -318,3 +318,27 @@ TEST_CASE("forged chunks: a good sequence is assembled, bad ones abort the step 
     CHECK(good->byte_size() == 4096);
   }
 }
+
+TEST_CASE("chunk_sinks: only the chunk that continues a registered tensor in order is read in") {
+  auto& sinks = chunk_sinks::global();
+  const tensor target(dtype::float32, tensor_shape{1024});
+  sinks.put("sink_edge", 5, target, 1024);
+  auto header = [](uint64_t offset, std::vector<int64_t> dims = {1024}) {
+    edge_chunk c = chunk(5, offset, 0, std::move(dims));
+    c.key = "sink_edge";
+    return c;
+  };
+  CHECK_FALSE(sinks.claim(header(2048), 1024).initialized());            // a gap
+  CHECK_FALSE(sinks.claim(header(0), 1024).initialized());               // already filled
+  CHECK_FALSE(sinks.claim(header(1024, {2, 512}), 1024).initialized());  // another tensor
+  CHECK_FALSE(sinks.claim(header(1024), 4096).initialized());            // past the end
+  const tensor got = sinks.claim(header(1024), 1024);
+  CHECK(got.shares_buffer_with(target));
+  CHECK_FALSE(sinks.claim(header(1024), 1024).initialized());  // the same range twice
+  sinks.advance("sink_edge", 5, 1024, 2048);                   // claimed already: no effect
+  CHECK_FALSE(sinks.claim(header(3072), 1024).initialized());
+  sinks.advance("sink_edge", 5, 2048, 3072);  // the receiver copied a chunk itself
+  CHECK(sinks.claim(header(3072), 1024).shares_buffer_with(target));
+  sinks.remove("sink_edge", 5);
+  CHECK_FALSE(sinks.claim(header(4096), 0).initialized());
+}
