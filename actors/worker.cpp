@@ -75,6 +75,7 @@ struct pending_run {
   graph_ptr graph;  // keeps the executor alive until the run is over
   std::shared_ptr<run_frame> run;
   caf::typed_response_promise<run_graph_reply> promise;
+  bool remote_requester = false;  // its reply crosses a process boundary as one message
 };
 
 struct step_record {
@@ -371,8 +372,14 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   run->cancel = s.cancel;
   run->rdv = g->rdv;
   const uint64_t run_id = st.next_run++;
+  // Where the reply goes (the last forwarding stage, else the sender): another process?
+  // Read before make_response_promise, which moves the sender out of the request.
+  const caf::mailbox_element* request = self->current_mailbox_element();
+  caf::strong_actor_ptr reply_to;
+  if (request) reply_to = request->stages.empty() ? request->sender : request->stages.back();
+  const bool remote = reply_to && reply_to->node() != self->node();
   auto promise = self->make_response_promise<run_graph_reply>();
-  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise});
+  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, remote});
   ++s.running;
   ++g->running;
   st.counter->start();
@@ -397,11 +404,24 @@ void run_done(worker_pointer self, uint64_t run_id) {
   st.runs.erase(it);
   step_record& s = st.steps.at(r.step_id);
   const status& result = r.run->result;
-  if (result.ok()) {
+  status too_big;
+  if (result.ok() && r.remote_requester)
+    for (size_t i = 0; i < r.run->frame.rets.size() && too_big.ok(); ++i) {
+      const tensor& t = r.run->frame.rets[i];
+      if (t.initialized() && t.byte_size() > max_wire_tensor_bytes)
+        too_big = errors::unimplemented(
+            "task ", st.task_name, ": fetch #", i, " is ", dtype_name(t.type()),
+            t.shape().to_string(), " (", t.byte_size(), " bytes), over the ",
+            max_wire_tensor_bytes, "-byte limit of one message to another process; fetches are "
+            "not sent in chunks yet (only cut edges are): fetch a slice or a reduction");
+    }
+  if (result.ok() && too_big.ok()) {
     run_graph_reply reply;
     reply.rets.reserve(r.run->frame.rets.size());
     for (tensor& t : r.run->frame.rets) reply.rets.push_back(wire_tensor{std::move(t)});
     r.promise.deliver(std::move(reply));
+  } else if (!too_big.ok()) {
+    r.promise.deliver(to_caf_error(too_big));
   } else if (!s.aborted.ok()) {
     // Woken by the abort: the root cause says more than this task's echo of it.
     r.promise.deliver(to_caf_error(s.aborted));
