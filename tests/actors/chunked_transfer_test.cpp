@@ -31,112 +31,15 @@
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/two_task_master.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
+using namespace caflow::testing::two_tasks;
 
 namespace {
 
-struct test_config : caf::actor_system_config {
-  test_config() {
-    load<caf::io::middleman>();
-    add_wire_types(*this);
-    set("scheduler.max-threads", 2);
-  }
-};
-
-constexpr auto timeout = std::chrono::seconds(20);
-const std::string dev0 = full_device_name("worker", 0, "CPU", 0);
-const std::string dev1 = full_device_name("worker", 1, "CPU", 0);
-const std::vector<std::string> devices = {dev0, dev1};
 constexpr int64_t big_n = int64_t{1} << 24;  // 16M float32: 64 MiB
-
-worker_options options(int task) {
-  return {.job = "worker",
-          .task = task,
-          .cpu = {.intra_op_threads = 1, .inter_op_threads = 2},
-          .max_pending_steps_per_edge = 4,
-          .incarnation = task == 0 ? 0xa0a0u : 0xb1b1u};
-}
-
-std::vector<graph_def> make_plan(const scope& root, const run_signature& sig) {
-  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
-  auto full = graph::build(root.to_graph_def());
-  REQUIRE_MESSAGE(full.ok(), full.get_status().to_string());
-  auto pruned = prune_for_run(*full, sig);
-  REQUIRE_MESSAGE(pruned.ok(), pruned.get_status().to_string());
-  auto g = graph::build(std::move(pruned->def), {.infer_shapes = false});
-  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
-  auto placement = place(*g, devices, {.default_device = "/job:worker/replica:0/task:0"},
-                         [](const node_def& n, std::string_view type) {
-                           return kernel_registry::global().has_kernel(n, type);
-                         });
-  REQUIRE_MESSAGE(placement.ok(), placement.get_status().to_string());
-  auto parts = partition(*g, *placement, {.incarnations = {{dev0, 0xa0a0u}, {dev1, 0xb1b1u}}});
-  REQUIRE_MESSAGE(parts.ok(), parts.get_status().to_string());
-  std::vector<graph_def> out;
-  for (const std::string& d : devices) out.push_back(parts->partitions[d]);
-  return out;
-}
-
-template <class Reply, class Handle>
-status_or<Reply> await(Handle&& h) {
-  status_or<Reply> out = errors::internal("no reply");
-  std::move(h).receive([&](Reply r) { out = std::move(r); },
-                       [&](caf::error& e) { out = to_status(e); });
-  return out;
-}
-
-// Registers both partitions, binds each _Send to the other task's rendezvous actor, and runs
-// steps on both tasks the way a master does.
-struct hand_master {
-  caf::scoped_actor self;
-  std::vector<worker_actor> workers;
-  std::vector<std::string> handles;
-
-  hand_master(caf::actor_system& sys, std::vector<worker_actor> ws)
-      : self(sys), workers(std::move(ws)) {}
-
-  void install(const std::vector<graph_def>& parts) {
-    std::map<std::string, caf::actor> endpoints;
-    for (int t = 0; t < 2; ++t) {
-      auto reply = await<register_graph_reply>(self->request(
-          workers[t], timeout, cf_reg_graph_atom::value,
-          register_graph_request{"session_1", devices[t], serialize_graph(parts[t])}));
-      REQUIRE_MESSAGE(reply.ok(), reply.get_status().to_string());
-      for (size_t k = 0; k < reply->recv_keys.size(); ++k)
-        endpoints[reply->recv_keys[k]] = reply->recv_endpoints[k];
-      handles.push_back(reply->graph_handle);
-    }
-    for (int t = 0; t < 2; ++t) {
-      bind_request req{handles[t], {}, {}};
-      for (const node_def& n : parts[t].nodes)
-        if (n.op == "_Send") {
-          req.send_keys.push_back(rendezvous_key(n));
-          req.send_endpoints.push_back(endpoints.at(req.send_keys.back()));
-        }
-      auto bound = await<bool>(self->request(workers[t], timeout, cf_bind_atom::value, req));
-      REQUIRE_MESSAGE(bound.ok(), bound.get_status().to_string());
-    }
-  }
-
-  // Both tasks get the feeds; the fetch comes from task 0.
-  status_or<tensor> step(int64_t step_id, const std::vector<tensor>& feeds) {
-    std::vector<wire_tensor> args;
-    for (const tensor& t : feeds) args.push_back(wire_tensor{t});
-    auto h0 = self->request(workers[0], timeout, cf_run_graph_atom::value,
-                            run_graph_request{handles[0], step_id, args, 1});
-    auto h1 = self->request(workers[1], timeout, cf_run_graph_atom::value,
-                            run_graph_request{handles[1], step_id, args, 1});
-    auto r1 = await<run_graph_reply>(std::move(h1));
-    auto r0 = await<run_graph_reply>(std::move(h0));
-    for (auto& w : workers) self->send(w, cf_cleanup_atom::value, step_id);
-    if (!r1.ok()) return r1.get_status();
-    if (!r0.ok()) return r0.get_status();
-    REQUIRE(r0->rets.size() == 1);
-    return r0->rets[0].value;
-  }
-};
 
 // Stops a worker however the test case ends, so a failed REQUIRE never leaves its actor system
 // waiting for it forever.
@@ -202,14 +105,14 @@ TEST_CASE("a 64 MiB tensor crosses the middleman in chunks, intact, step after s
   REQUIRE(big_n * sizeof(float) > max_wire_tensor_bytes);
   test_config cfg_a, cfg_b;
   caf::actor_system sys_a{cfg_a}, sys_b{cfg_b};
-  stop_on_exit w0{spawn_worker(sys_a, options(0))};
-  stop_on_exit w1_home{spawn_worker(sys_b, options(1))};
+  stop_on_exit w0{spawn_worker(sys_a, options(0, 4))};
+  stop_on_exit w1_home{spawn_worker(sys_b, options(1, 4))};
   {
     auto port = sys_b.middleman().publish(w1_home.worker, 0, "127.0.0.1", true);
     REQUIRE_MESSAGE(port, sys_b.render(port.error()));
     auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
     REQUIRE_MESSAGE(w1, sys_a.render(w1.error()));
-    hand_master master(sys_a, {w0.worker, *w1});
+    hand_master master(sys_a, {w0.worker, *w1}, std::chrono::seconds(20));
 
     auto root = scope::new_root();
     auto w1s = root.with_device("/job:worker/task:1");
@@ -218,16 +121,17 @@ TEST_CASE("a 64 MiB tensor crosses the middleman in chunks, intact, step after s
                         ops::constant(w1s, 1.0f));
     auto y = ops::mul(w1s.with_op_name("y"), r, s);
     auto out = ops::identity(root.with_op_name("out"), y);
-    master.install(make_plan(root, {.feeds = {"s"}, .fetches = {"out"}, .targets = {}}));
+    const auto handles = master.install(make_plan(root, {.feeds = {"s"}, .fetches = {"out"}, .targets = {}}));
 
     const float scales[] = {1.0f, -2.0f, 0.5f, 4.0f};
     for (int64_t i = 0; i < 4; ++i) {
       CAPTURE(i);
-      auto got = master.step(100 + i, {tensor::scalar(scales[i])});
-      REQUIRE_MESSAGE(got.ok(), got.get_status().to_string());
-      REQUIRE(got->type() == dtype::float32);
-      REQUIRE(got->shape() == tensor_shape{big_n});
-      CHECK(first_wrong(*got, scales[i]) == -1);
+      auto fetched = master.step(handles, 100 + i, {tensor::scalar(scales[i])}, 1);
+      REQUIRE_MESSAGE(fetched.ok(), fetched.get_status().to_string());
+      const tensor& got = fetched->at(0);
+      REQUIRE(got.type() == dtype::float32);
+      REQUIRE(got.shape() == tensor_shape{big_n});
+      CHECK(first_wrong(got, scales[i]) == -1);
     }
   }
 }
