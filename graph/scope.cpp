@@ -133,4 +133,11 @@ std::optional<tensor> scope::constant_value(const output& o) const {
   return v->second.get<tensor>();
 }
 
+std::optional<node_def> scope::find_node(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  auto it = shared_->index_of.find(std::string(name));
+  if (it == shared_->index_of.end()) return std::nullopt;
+  return shared_->def.nodes[it->second];
+}
+
 }  // namespace caflow

@@ -84,6 +84,8 @@ class scope {
   partial_shape shape_of(const output& o) const;
   // The value of a Const node's output (a handle sharing its bytes), if `o` is one.
   std::optional<tensor> constant_value(const output& o) const;
+  // A copy of the node named `name` (defaults filled in), if the graph has one.
+  std::optional<node_def> find_node(std::string_view name) const;
 
  private:
   struct shared_state;
