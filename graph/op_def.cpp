@@ -40,6 +40,8 @@ status_or<arg_def> parse_arg(std::string_view spec) {
   }
   if (auto t = parse_dtype(rest); t.ok()) a.fixed_type = *t;
   else a.type_attr = std::string(rest);
+  // A resource handle is a reference to state: same colocation and no-copy rules as Ref(T).
+  if (a.fixed_type == dtype::resource) a.is_ref = true;
   return a;
 }
 

@@ -62,6 +62,9 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
     CAFLOW_ASSIGN_OR_RETURN(tensor_ref t, resolve_tensor(full, sig.fetches[i], "fetch"));
     const graph_node& n = full.node(t.node);
     const dtype type = n.sig.output_types[t.port];
+    if (type == dtype::resource)
+      return errors::invalid_argument("fetch '", sig.fetches[i],
+                                      "': a resource handle cannot be fetched");
     out.fetch_types.push_back(type);
     node_def r;
     r.name = "_retval_" + std::to_string(i);

@@ -16,6 +16,7 @@ const char* dtype_name(dtype t) {
     case dtype::int64: return "int64";
     case dtype::uint8: return "uint8";
     case dtype::boolean: return "bool";
+    case dtype::resource: return "resource";
     case dtype::invalid: break;
   }
   return "invalid";
@@ -29,6 +30,7 @@ status_or<dtype> parse_dtype(std::string_view name) {
       {"int32", dtype::int32},     {"DT_INT32", dtype::int32},  {"int64", dtype::int64},
       {"DT_INT64", dtype::int64},  {"uint8", dtype::uint8},     {"DT_UINT8", dtype::uint8},
       {"bool", dtype::boolean},    {"DT_BOOL", dtype::boolean},
+      {"resource", dtype::resource}, {"DT_RESOURCE", dtype::resource},
   };
   for (const auto& a : table)
     if (a.name == name) return a.t;

@@ -17,8 +17,13 @@ enum class dtype : uint8_t {
   int64 = 4,
   uint8 = 5,
   boolean = 6,
+  // Not an element type: the type of handle edges to stateful resources (queues,
+  // accumulators). Handle edges behave like Ref edges (producer and consumers share a
+  // device); no tensor ever has this dtype.
+  resource = 7,
 };
 
+// Element types are 1 .. num_dtypes - 1.
 inline constexpr int num_dtypes = 7;
 
 // Bytes per element; 0 for `invalid`.
@@ -52,7 +57,8 @@ bool visit_dtype(dtype t, F&& f) {
     case dtype::int64: f.template operator()<int64_t>(); return true;
     case dtype::uint8: f.template operator()<uint8_t>(); return true;
     case dtype::boolean: f.template operator()<bool>(); return true;
-    case dtype::invalid: return false;
+    case dtype::invalid:
+    case dtype::resource: return false;
   }
   return false;
 }

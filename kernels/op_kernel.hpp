@@ -18,10 +18,12 @@
 
 namespace caflow {
 
-// What flows along an edge: a tensor, or for Ref(T) outputs a reference to a variable.
+// What flows along an edge: a tensor, for Ref(T) outputs a reference to a variable, for
+// resource outputs a handle to a queue, accumulator or other resource.
 struct kernel_value {
   tensor value;
   std::shared_ptr<variable> ref;
+  std::shared_ptr<resource> handle;
 };
 
 class kernel_construction {
@@ -108,6 +110,11 @@ class kernel_context {
   const tensor& input(int i) const { return inputs_[i].value; }
   // The variable behind a Ref(T) input.
   const std::shared_ptr<variable>& input_ref(int i) const { return inputs_[i].ref; }
+  // The resource behind a resource-typed input, or nullptr when it is not a T.
+  template <class T>
+  std::shared_ptr<T> input_resource(int i) const {
+    return std::dynamic_pointer_cast<T>(inputs_[i].handle);
+  }
 
   // Allocates output i from the device; on failure sets the status and returns nullptr.
   tensor* allocate_output(int i, const tensor_shape& shape);
@@ -116,6 +123,7 @@ class kernel_context {
   // Sets output i to an existing tensor (sharing its bytes, e.g. Identity, Reshape).
   void set_output(int i, tensor t) { outputs_[i].value = std::move(t); }
   void set_output_ref(int i, std::shared_ptr<variable> v) { outputs_[i].ref = std::move(v); }
+  void set_output_resource(int i, std::shared_ptr<resource> r) { outputs_[i].handle = std::move(r); }
   const tensor& output(int i) const { return outputs_[i].value; }
 
   void set_status(status s) {

@@ -62,7 +62,8 @@ class kernel_runner {
 
   // Shapes may be int32 or int64: the kernel reads either whatever T says.
   status_or<tensor> step(const tensor& shape) {
-    kernel_value in{shape, nullptr}, out;
+    kernel_value in, out;
+    in.value = shape;
     cancellation_manager cancel;
     call_frame frame;
     step_context step{++step_id_, &frame, &cancel, nullptr};
