@@ -308,7 +308,8 @@ built_kernel build(node_def n) {
 }
 
 status run_send(op_kernel& k, step_context step, const tensor& value) {
-  kernel_value in{value, nullptr};
+  kernel_value in;
+  in.value = value;
   kernel_context ctx(k, test_device(), step, &in, nullptr);
   k.compute(ctx);
   return ctx.get_status();
