@@ -201,13 +201,16 @@ status conv2d_backprop_filter_shape(shape_context& c) {
   return {};
 }
 
-status pool_shape(shape_context& c) {
-  auto p = parse_pool_params(c.node());
-  if (!p.ok()) return in_node(c, p.get_status());
-  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, "input"));
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape out, pool_output_shape(c, *p, c.input(0)));
-  c.set_output(0, out);
-  return {};
+// MaxPool calls its input "input", AvgPool "value".
+shape_fn pool_shape(const char* input_name) {
+  return [input_name](shape_context& c) -> status {
+    auto p = parse_pool_params(c.node());
+    if (!p.ok()) return in_node(c, p.get_status());
+    CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, input_name));
+    CAFLOW_ASSIGN_OR_RETURN(partial_shape out, pool_output_shape(c, *p, c.input(0)));
+    c.set_output(0, out);
+    return {};
+  };
 }
 
 status max_pool_grad_shape(shape_context& c) {
@@ -441,7 +444,7 @@ CAFLOW_REGISTER_OP("MaxPool")
     .input("input: T")
     .output("output: T")
     .attr("T: {float32, float64, int32, int64, uint8} = float32")
-    .CAFLOW_POOL_ATTRS.set_shape_fn(pool_shape);
+    .CAFLOW_POOL_ATTRS.set_shape_fn(pool_shape("input"));
 
 CAFLOW_REGISTER_OP("MaxPoolGrad")
     .input("orig_input: T")
@@ -455,7 +458,7 @@ CAFLOW_REGISTER_OP("AvgPool")
     .input("value: T")
     .output("output: T")
     .attr("T: {float32, float64}")
-    .CAFLOW_POOL_ATTRS.set_shape_fn(pool_shape);
+    .CAFLOW_POOL_ATTRS.set_shape_fn(pool_shape("value"));
 
 CAFLOW_REGISTER_OP("AvgPoolGrad")
     .input("orig_input_shape: int32")
