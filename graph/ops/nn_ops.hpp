@@ -82,7 +82,8 @@ struct broadcast_gradient_args_result {
 };
 // For shapes s0 and s1 (int32 or int64 vectors) that broadcast together, the dims of the
 // broadcast shape that the gradient of each must be summed over to get back to its shape.
-// Shapes that do not broadcast fail at run time, naming both.
+// Shapes that do not broadcast fail, naming both: at graph construction when both are
+// constants, else at run time.
 broadcast_gradient_args_result broadcast_gradient_args(const scope& s, const output& s0,
                                                        const output& s1);
 

@@ -107,7 +107,8 @@ class sparse_softmax_xent_op final : public op_kernel {
       const T max = softmax_rows::row_max(xr, n);
       const T sum = softmax_rows::exp_shifted(xr, max, n, bp);
       const T inv_sum = T(1) / sum;
-      for (int64_t j = 0; j < n; ++j) bp[j] = softmax_rows::probability(xr[j] - max, bp[j], inv_sum);
+      for (int64_t j = 0; j < n; ++j)
+        bp[j] = softmax_rows::probability(xr[j] - max, bp[j], inv_sum);
       const int64_t label = static_cast<int64_t>(y[r]);
       bp[label] -= T(1);
       return std::log(sum) - (xr[label] - max);

@@ -158,8 +158,9 @@ TEST_CASE("l2_loss is a scalar; broadcast_gradient_args knows its lengths from c
   CHECK(unknown.r0.type == dtype::int32);
   CHECK(root.shape_of(unknown.r0) == partial_shape{-1});
   CHECK(root.shape_of(unknown.r1) == partial_shape{-1});
-  auto known = ops::broadcast_gradient_args(root, ops::constant(root, std::vector<int64_t>{2, 3}, {2}),
-                                            ops::constant(root, std::vector<int64_t>{1, 1}, {2}));
+  auto known =
+      ops::broadcast_gradient_args(root, ops::constant(root, std::vector<int64_t>{2, 3}, {2}),
+                                   ops::constant(root, std::vector<int64_t>{1, 1}, {2}));
   require_ok(root);
   CHECK(known.r0.type == dtype::int64);
   CHECK(root.shape_of(known.r0) == partial_shape{0});
