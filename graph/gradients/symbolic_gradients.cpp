@@ -147,9 +147,9 @@ status gradient_builder::check_arguments() {
                                       "] is an invalid output (from a failed op?)");
     const dtype want = nodes_[output_ids_[i].first].output_types[output_ids_[i].second];
     if (g.type != want)
-      return errors::invalid_argument("add_symbolic_gradients: grad_outputs[", i, "] ('",
-                                      g.name(), "') is ", dtype_name(g.type), " but outputs[",
-                                      i, "] ('", outputs_[i].name(), "') is ", dtype_name(want));
+      return errors::invalid_argument("add_symbolic_gradients: grad_outputs[", i, "] ('", g.name(),
+                                      "') is ", dtype_name(g.type), " but outputs[", i, "] ('",
+                                      outputs_[i].name(), "') is ", dtype_name(want));
   }
   return {};
 }
@@ -243,7 +243,8 @@ status gradient_builder::backprop(int id) {
   const gradient_fn* fn = registry.lookup(n.def->op);
   if (fn == nullptr)
     return errors::not_found("add_symbolic_gradients: no gradient function is registered for ",
-                             describe_node(*n.def), ", which lies on a path from an input to "
+                             describe_node(*n.def),
+                             ", which lies on a path from an input to "
                              "an output; register one with CAFLOW_REGISTER_GRADIENT(\"",
                              n.def->op, "\", ...)");
 
@@ -290,8 +291,8 @@ status gradient_builder::build(std::vector<output>* grad_inputs) {
   CAFLOW_ASSIGN_OR_RETURN(std::vector<int> order, reverse_topological_order());
 
   for (size_t i = 0; i < output_ids_.size(); ++i) {
-    const output seed = grad_outputs_.empty() ? ops::ones_like(grad_scope_, outputs_[i])
-                                              : grad_outputs_[i];
+    const output seed =
+        grad_outputs_.empty() ? ops::ones_like(grad_scope_, outputs_[i]) : grad_outputs_[i];
     send(output_ids_[i], seed);
   }
   for (int id : order) CAFLOW_RETURN_IF_ERROR(backprop(id));
@@ -302,8 +303,8 @@ status gradient_builder::build(std::vector<output>* grad_inputs) {
     auto [it, fresh] = summed.try_emplace(input_ids_[i]);
     if (fresh) {
       const std::vector<output>& grads = leaf_grads_[input_ids_[i]];
-      it->second = grads.empty() ? ops::zeros_like(grad_scope_, inputs_[i])
-                                 : sum(grad_scope_, grads);
+      it->second =
+          grads.empty() ? ops::zeros_like(grad_scope_, inputs_[i]) : sum(grad_scope_, grads);
     }
     result.push_back(it->second);
   }
