@@ -77,6 +77,7 @@ status node_builder::build(node_def& n, node_signature& sig, std::vector<partial
   if (!scope_.colocation().empty()) n.attrs["_class"] = scope_.colocation();
 
   add_default_attrs(*op, n);
+  if (const device_function* f = scope_.device_fn()) n.device = (*f)(n);
   CAFLOW_ASSIGN_OR_RETURN(sig, resolve_signature(*op, n));
   std::vector<partial_shape> in_shapes;
   std::vector<std::optional<tensor>> values;

@@ -38,6 +38,12 @@ scope scope::with_device(std::string_view device) const {
   return s;
 }
 
+scope scope::with_device_function(device_function f) const {
+  scope s = *this;
+  s.device_fn_ = std::make_shared<const device_function>(std::move(f));
+  return s;
+}
+
 scope scope::with_control_dependencies(const std::vector<operation>& ops) const {
   scope s = *this;
   for (const auto& op : ops) s.control_deps_.push_back(op.node);

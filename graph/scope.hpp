@@ -9,6 +9,7 @@
 // A scope is a cheap value: derived scopes (name scope, device, control dependencies,
 // colocation) share one graph under construction. The first error while adding a node is kept
 // in the scope (`status()`), later additions are skipped, and running the graph reports it.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +49,11 @@ struct operation {
   bool valid() const { return !node.empty(); }
 };
 
+// Chooses a node's device from the whole node (op, attrs, and in `device` the device the
+// scope asked for), like TF's device functions: replica_device_setter sends variables to ps
+// tasks and everything else to the worker.
+using device_function = std::function<std::string(const node_def& node)>;
+
 class scope {
  public:
   static scope new_root();
@@ -57,6 +63,9 @@ class scope {
   // Nodes created through the returned scope are named "<prefix>/<name>/...".
   scope new_sub_scope(std::string_view name) const;
   scope with_device(std::string_view device) const;
+  // Nodes created through the returned scope get the device `f` returns (after their attrs
+  // and the scope's device are set). Replaces any device function of this scope.
+  scope with_device_function(device_function f) const;
   scope with_control_dependencies(const std::vector<operation>& ops) const;
   scope with_control_dependencies(const std::vector<output>& outs) const;
   scope with_no_control_dependencies() const;
@@ -76,6 +85,7 @@ class scope {
   // A fresh node name for an op whose default name is `default_name`.
   std::string unique_name(std::string_view default_name) const;
   const std::string& device() const { return device_; }
+  const device_function* device_fn() const { return device_fn_.get(); }
   const std::vector<std::string>& control_deps() const { return control_deps_; }
   const std::vector<std::string>& colocation() const { return colocation_; }
   // Adds a complete node; returns its output shapes' owner record. Errors go to the scope.
@@ -95,6 +105,7 @@ class scope {
   std::string prefix_;   // "outer/inner/" or empty
   std::string op_name_;  // requested name of the next node
   std::string device_;
+  std::shared_ptr<const device_function> device_fn_;
   std::vector<std::string> control_deps_;
   std::vector<std::string> colocation_;
 };
