@@ -4,6 +4,8 @@ find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(Boost 1.74 REQUIRED COMPONENTS serialization)
 find_package(ZLIB REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
+# Command lines of the apps (header only).
+find_package(CLI11 2 REQUIRED)
 
 include(${CMAKE_CURRENT_LIST_DIR}/caf_targets.cmake)
 
