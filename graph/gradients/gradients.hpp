@@ -82,6 +82,18 @@ struct gradient_registrar {
 // reaching one tensor along several paths are summed with AddN. An input that the outputs do
 // not depend on gets zeros shaped like it. Fails, naming the node and op, when a path from an
 // input to an output runs through an op without a gradient function.
+//
+// Only float32 and float64 tensors carry gradients: paths through integer tensors (shapes,
+// indices, casts to int) contribute nothing, and integer `outputs` or `inputs` are refused.
+// Each requested input is a leaf: gradients do not flow back through it, so when one input
+// is computed from another, each gradient holds the other inputs fixed. An input that is a
+// variable's Ref output is differentiated as the value its consumers read.
+//
+// The nodes are added under the name scope "gradients" (made unique), one sub-scope per
+// forward node ("gradients/layer/MatMul_grad/..."). Errors found here (bad arguments, an op
+// without a gradient) are returned without being recorded in `s`, so the scope stays usable;
+// an op that fails to build inside a gradient function records its error in `s`, as every op
+// does. Nodes added before an error remain, unused.
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
                               const std::vector<output>& grad_outputs,

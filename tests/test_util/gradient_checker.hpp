@@ -25,7 +25,7 @@ struct gradient_check_options {
   double delta = 1e-6;      // finite-difference step h
   double tolerance = 1e-5;  // max |symbolic - numeric| / max(1, |numeric|)
   // Other placeholders of the graph and their values (e.g. labels, a fixed second operand).
-  std::vector<std::pair<output, tensor>> extra_feeds;
+  std::vector<std::pair<output, tensor>> extra_feeds = {};
 };
 
 // Checks d y / d x where x is a placeholder fed with `x_value`. Returns the largest error seen
