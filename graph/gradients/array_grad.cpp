@@ -1,6 +1,6 @@
 // Gradients of the ops that move elements without computing on them (graph/ops/array_ops.hpp,
-// graph/ops/shape_ops.hpp): each routes the incoming gradient back to where the elements
-// came from. Index, shape and axis inputs get no gradient.
+// graph/ops/shape_ops.hpp; GatherV2 in gather_grad.cpp): each routes the incoming gradient back to
+// where the elements came from. Index, shape and axis inputs get no gradient.
 #include <array>
 #include <numeric>
 
@@ -9,7 +9,6 @@
 #include "graph/ops/array_ops.hpp"
 #include "graph/ops/base_ops.hpp"
 #include "graph/ops/math_ops.hpp"
-#include "graph/ops/matmul_ops.hpp"
 #include "graph/ops/reduction_ops.hpp"
 #include "graph/ops/shape_ops.hpp"
 
@@ -158,46 +157,6 @@ status tile_grad(const scope& s, const grad_op_info& op, const grad_list& dy, gr
   return {};
 }
 
-// GatherV2 along axis 0: params' gradient is the one-hot matrix of the indices, transposed,
-// times the gradient's rows, which sums the rows of repeated indices. It costs
-// indices x rows x row-size multiply-adds, which suits modest tables; no sparse gradient
-// (IndexedSlices) exists here.
-status gather_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
-  const output &params = op.inputs[0], &indices = op.inputs[1], &axis = op.inputs[2];
-  int64_t batch_dims = 0;
-  CAFLOW_RETURN_IF_ERROR(op.get_attr("batch_dims", &batch_dims));
-  const std::optional<tensor> axis_value = s.constant_value(axis);
-  const partial_shape sp = s.shape_of(params);
-  int64_t a = axis_value ? index_values(*axis_value).at(0) : -1;
-  if (a < 0 && sp.rank_known()) a += sp.rank();
-  if (batch_dims != 0 || a != 0)
-    return errors::unimplemented(
-        "only the gradient of a GatherV2 along axis 0 with batch_dims 0 is implemented; this "
-        "one has axis ",
-        axis_value ? std::to_string(index_values(*axis_value).at(0)) : "<not a constant>",
-        " and batch_dims ", batch_dims);
-
-  output rows, row_size;
-  if (sp.fully_defined()) {
-    const tensor_shape shape = sp.to_shape();
-    rows = ops::constant(s, static_cast<int32_t>(shape.dim(0)));
-    row_size = ops::constant(
-        s, static_cast<int32_t>(shape.num_elements() / std::max<int64_t>(shape.dim(0), 1)));
-  } else {
-    const output dims = ops::shape(s, params);
-    rows = ops::strided_slice(s, dims, {0}, {1}, {1}, {.shrink_axis_mask = 1});
-    row_size = ops::prod(s, ops::strided_slice(s, dims, {1}, {0}, {1}, {.end_mask = 1}), {0});
-  }
-  const output flat_indices = ops::reshape(s, indices, {-1});
-  const output one_hot = ops::one_hot(s, flat_indices, rows, grad::scalar(s, params.type, 1.0),
-                                      grad::scalar(s, params.type, 0.0));
-  const output flat_dy =
-      ops::reshape(s, dy[0], ops::pack(s, {ops::size(s, flat_indices), row_size}));
-  const output flat_dparams = ops::mat_mul(s, one_hot, flat_dy, {.transpose_a = true});
-  *dx = {ops::reshape(s, flat_dparams, grad::shape_of(s, params)), output{}, output{}};
-  return {};
-}
-
 status pack_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
   int64_t axis = 0;
   CAFLOW_RETURN_IF_ERROR(op.get_attr("axis", &axis));
@@ -242,7 +201,6 @@ CAFLOW_REGISTER_GRADIENT("Split", split_grad);
 CAFLOW_REGISTER_GRADIENT("Slice", slice_grad);
 CAFLOW_REGISTER_GRADIENT("Pad", pad_grad);
 CAFLOW_REGISTER_GRADIENT("Tile", tile_grad);
-CAFLOW_REGISTER_GRADIENT("GatherV2", gather_grad);
 CAFLOW_REGISTER_GRADIENT("Pack", pack_grad);
 CAFLOW_REGISTER_GRADIENT("Unpack", unpack_grad);
 CAFLOW_REGISTER_GRADIENT("Fill", fill_grad);
