@@ -85,12 +85,18 @@ TEST_CASE("Transpose by a constant and by a fed permutation") {
 }
 
 TEST_CASE("ConcatV2 hands each input its slice") {
-  for (bool known : {true, false}) {
+  // Shapes known, known but for the batch dim, or unknown.
+  for (int known : {2, 1, 0}) {
     CAPTURE(known);
+    auto declared = [&](int64_t cols) {
+      return known == 2   ? partial_shape{2, cols}
+             : known == 1 ? partial_shape{-1, cols}
+                          : partial_shape::unknown();
+    };
     auto root = scope::new_root();
-    auto a = input(root, "a", known ? partial_shape{2, 3} : partial_shape::unknown());
-    auto b = input(root, "b", known ? partial_shape{2, 1} : partial_shape::unknown());
-    auto c = input(root, "c", known ? partial_shape{2, 2} : partial_shape::unknown());
+    auto a = input(root, "a", declared(3));
+    auto b = input(root, "b", declared(1));
+    auto c = input(root, "c", declared(2));
     auto y = ops::concat(root, {a, b, c}, -1);
     check_gradients(root, {a, b, c}, weighted(root, y),
                     {x23(), iota<double>({2, 1}, 7.0), iota<double>({2, 2}, -2.0)});

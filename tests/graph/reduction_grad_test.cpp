@@ -29,17 +29,16 @@ tensor x234() {
 tensor axes_tensor(const std::vector<int32_t>& axes) { return tensor::from_vector<int32_t>(axes); }
 
 // The reduction over `axes` of a [2, 3, 4] input, squared afterwards so the gradient
-// flowing in is not uniform; x's shape and the axes are given to the graph or only fed.
+// flowing in is not uniform; x's shape (all of it, its rank, or nothing) and the axes are
+// given to the graph or only fed.
 void check_reduction(const reduce_fn& f, const std::vector<int32_t>& axes, bool keep_dims,
-                     bool known_shape, bool constant_axes) {
+                     const partial_shape& shape, bool constant_axes) {
   CAPTURE(keep_dims);
-  CAPTURE(known_shape);
+  INFO("x declared as ", shape.to_string());
   CAPTURE(constant_axes);
   auto root = scope::new_root();
   const tensor x_value = x234();
-  auto x = ops::placeholder(
-      root.with_op_name("x"), dtype::float64,
-      {.shape = known_shape ? partial_shape(x_value.shape()) : partial_shape::unknown()});
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float64, {.shape = shape});
   testing::gradient_check_options opts;
   output a;
   if (constant_axes) {
@@ -59,9 +58,10 @@ void check_reduction_everywhere(const reduce_fn& f) {
     for (int32_t a : axes) listed += std::to_string(a) + " ";
     INFO("axes { ", listed, "}");
     for (bool keep_dims : {false, true}) {
-      check_reduction(f, axes, keep_dims, true, true);
-      check_reduction(f, axes, keep_dims, false, true);
-      check_reduction(f, axes, keep_dims, false, false);
+      check_reduction(f, axes, keep_dims, partial_shape{2, 3, 4}, true);
+      check_reduction(f, axes, keep_dims, partial_shape{-1, 3, -1}, true);
+      check_reduction(f, axes, keep_dims, partial_shape::unknown(), true);
+      check_reduction(f, axes, keep_dims, partial_shape::unknown(), false);
     }
   }
 }
