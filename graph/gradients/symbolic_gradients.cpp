@@ -244,8 +244,8 @@ status gradient_builder::backprop(int id) {
   if (fn == nullptr)
     return errors::not_found("add_symbolic_gradients: no gradient function is registered for ",
                              describe_node(*n.def),
-                             ", which lies on a path from an input to "
-                             "an output; register one with CAFLOW_REGISTER_GRADIENT(\"",
+                             ", which lies on a path from an input to an output; register one "
+                             "with CAFLOW_REGISTER_GRADIENT(\"",
                              n.def->op, "\", ...)");
 
   const scope s = grad_scope_.new_sub_scope(n.def->name + "_grad");
