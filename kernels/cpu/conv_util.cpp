@@ -49,6 +49,17 @@ bool is_pointwise(const conv2d_geometry& g) {
          g.pad_top == 0 && g.pad_left == 0 && g.out_rows == g.in_rows && g.out_cols == g.in_cols;
 }
 
+// Short runs (a window row of a shallow input) are copied inline: a memcpy call per run
+// would cost more than the copy.
+template <class T>
+inline void copy_run(const T* src, int64_t n, T* dst) {
+  if (n > 16) {
+    std::copy_n(src, n, dst);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
 template <class T>
 void im2col(const conv2d_geometry& g, const T* input, int64_t begin, int64_t end, T* cols) {
   const int64_t depth = g.in_depth, row_len = g.filter_cols * depth, patch = g.patch_size();
@@ -66,14 +77,14 @@ void im2col(const conv2d_geometry& g, const T* input, int64_t begin, int64_t end
       if (ih < 0 || ih >= g.in_rows) {
         std::fill_n(dst, row_len, T{0});
       } else if (cols_inside) {
-        std::copy_n(image + (ih * g.in_cols + iw0) * depth, row_len, dst);
+        copy_run(image + (ih * g.in_cols + iw0) * depth, row_len, dst);
       } else {
         for (int64_t kw = 0; kw < g.filter_cols; ++kw, dst += depth) {
           const int64_t iw = iw0 + kw;
           if (iw < 0 || iw >= g.in_cols)
             std::fill_n(dst, depth, T{0});
           else
-            std::copy_n(image + (ih * g.in_cols + iw) * depth, depth, dst);
+            copy_run(image + (ih * g.in_cols + iw) * depth, depth, dst);
         }
       }
     }
