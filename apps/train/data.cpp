@@ -1,0 +1,30 @@
+#include "apps/train/data.hpp"
+
+#include "graph/data/fashion_mnist.hpp"
+
+namespace caflow::train_app {
+namespace {
+
+status_or<data::dataset> load_split(data::fashion_mnist_split split, const std::string& dir,
+                                    int64_t limit) {
+  CAFLOW_ASSIGN_OR_RETURN(data::dataset all, data::load_fashion_mnist(split, dir));
+  if (limit <= 0) return all;
+  return all.take(limit);
+}
+
+}  // namespace
+
+status_or<fashion_mnist> fashion_mnist::load(const std::string& dir, int64_t train_limit,
+                                             int64_t test_limit) {
+  CAFLOW_ASSIGN_OR_RETURN(auto train, load_split(data::fashion_mnist_split::train, dir, train_limit));
+  CAFLOW_ASSIGN_OR_RETURN(auto test, load_split(data::fashion_mnist_split::test, dir, test_limit));
+  return fashion_mnist{std::move(train), std::move(test)};
+}
+
+data::dataset fashion_mnist::train_shard(int index, int count) const {
+  // REQUIRES 0 <= index < count, which every caller guarantees: take and shard cannot fail.
+  const int64_t even = train.size() - train.size() % count;
+  return *train.take(even)->shard(index, count);
+}
+
+}  // namespace caflow::train_app

@@ -1,0 +1,93 @@
+#include "apps/train/model.hpp"
+
+#include "graph/ops/ops.hpp"
+#include "graph/train/initializers.hpp"
+#include "graph/train/layers.hpp"
+
+namespace caflow::train_app {
+namespace {
+
+constexpr int64_t image_size = 28;
+constexpr int64_t num_classes = 10;
+
+struct layer_shape {
+  const char* name;
+  tensor_shape kernel;
+};
+
+std::vector<layer_shape> layer_shapes(model_kind kind) {
+  if (kind == model_kind::mlp)
+    return {{"dense1", {784, 256}}, {"dense2", {256, 128}}, {"dense3", {128, 100}},
+            {"logits", {100, num_classes}}};
+  return {{"conv1", {5, 5, 1, 32}},
+          {"conv2", {5, 5, 32, 64}},
+          {"dense1", {7 * 7 * 64, 1024}},
+          {"logits", {1024, num_classes}}};
+}
+
+output dense(const scope& s, const output& x, const train::variable& kernel,
+             const train::variable& bias, bool relu) {
+  auto y = ops::bias_add(s, ops::mat_mul(s, x, kernel), bias);
+  return relu ? ops::relu(s, y) : y;
+}
+
+output conv_pool(const scope& s, const output& x, const train::variable& kernel,
+                 const train::variable& bias) {
+  auto y = ops::relu(s, ops::bias_add(s, ops::conv2d(s, x, kernel, {.padding = "SAME"}), bias));
+  return ops::max_pool(s, y, {.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"});
+}
+
+output forward(const scope& s, const model_params& p, const output& images,
+               const output& training, uint64_t seed) {
+  const auto& w = p.weights;
+  if (p.kind == model_kind::mlp) {
+    output x = layers::flatten(s, images);
+    x = dense(s.new_sub_scope("dense1"), x, w[0], w[1], true);
+    x = dense(s.new_sub_scope("dense2"), x, w[2], w[3], true);
+    x = dense(s.new_sub_scope("dense3"), x, w[4], w[5], true);
+    return dense(s.new_sub_scope("logits"), x, w[6], w[7], false);
+  }
+  output x = conv_pool(s.new_sub_scope("conv1"), images, w[0], w[1]);
+  x = conv_pool(s.new_sub_scope("conv2"), x, w[2], w[3]);
+  x = layers::flatten(s, x);
+  x = dense(s.new_sub_scope("dense1"), x, w[4], w[5], true);
+  x = layers::dropout(s, x, 0.4, training, {.seed = static_cast<int64_t>(seed)});
+  return dense(s.new_sub_scope("logits"), x, w[6], w[7], false);
+}
+
+}  // namespace
+
+model_params create_params(const scope& s, model_kind kind, uint64_t seed) {
+  model_params p;
+  p.kind = kind;
+  int64_t layer_seed = static_cast<int64_t>(seed) * 1000;
+  for (const auto& l : layer_shapes(kind)) {
+    const scope ls = s.new_sub_scope(l.name);
+    p.weights.push_back(train::create_variable(ls, "kernel", l.kernel, dtype::float32,
+                                               train::glorot_uniform_initializer(++layer_seed)));
+    const int64_t units = l.kernel.dim(l.kernel.rank() - 1);
+    p.weights.push_back(train::create_variable(ls, "bias", tensor_shape{units}, dtype::float32,
+                                               train::zeros_initializer()));
+  }
+  return p;
+}
+
+tower build_tower(const scope& s, const model_params& params, uint64_t seed) {
+  tower t;
+  t.images = ops::placeholder(s.with_op_name("images"), dtype::float32,
+                              {.shape = partial_shape({-1, image_size, image_size, 1})});
+  t.labels = ops::placeholder(s.with_op_name("labels"), dtype::int32,
+                              {.shape = partial_shape({-1})});
+  t.training = ops::placeholder_with_default(s.with_op_name("training"),
+                                             ops::constant(s, false), partial_shape({}));
+  t.logits = forward(s, params, t.images, t.training, seed);
+  const scope ls = s.new_sub_scope("loss");
+  auto xent = ops::sparse_softmax_cross_entropy_with_logits(ls, t.logits, t.labels);
+  t.loss = ops::mean(ls, xent.loss, {0});
+  const scope as = s.new_sub_scope("accuracy");
+  auto predicted = ops::arg_max(as, t.logits, 1, {.output_type = dtype::int32});
+  t.correct = ops::sum(as, ops::cast(as, ops::equal(as, predicted, t.labels), dtype::int32), {0});
+  return t;
+}
+
+}  // namespace caflow::train_app

@@ -1,0 +1,36 @@
+#pragma once
+// The two Fashion-MNIST models, split into parameters and a forward pass so that in-graph
+// replication can run one tower per worker on shared parameters:
+//   mlp: 784 -> 256 -> 128 -> 100 -> 10, ReLU (the dataset README's MLPClassifier 256-128-100)
+//   cnn: TF's benchmark/convnet.py: conv 5x5x32 SAME + ReLU, max-pool 2, conv 5x5x64 SAME +
+//        ReLU, max-pool 2, dense 1024 + ReLU, dropout 0.4, dense 10
+#include <cstdint>
+
+#include "apps/train/options.hpp"
+#include "graph/train/variables.hpp"
+
+namespace caflow::train_app {
+
+struct model_params {
+  model_kind kind = model_kind::mlp;
+  std::vector<train::variable> weights;  // kernel, bias per layer, in layer order
+  train::variable_set vars() const { return train::variable_set(weights); }
+};
+
+// Creates the variables (glorot-uniform kernels, zero biases) through `s`, so a device
+// function there (replica_device_setter) places them.
+model_params create_params(const scope& s, model_kind kind, uint64_t seed);
+
+// One tower: its inputs and what it computes.
+struct tower {
+  output images;    // float32 [batch, 28, 28, 1] placeholder
+  output labels;    // int32 [batch] placeholder
+  output training;  // bool scalar, default false: turns dropout on
+  output logits;    // [batch, 10]
+  output loss;      // mean cross entropy, scalar
+  output correct;   // int32 scalar: how many argmax(logits) == label
+};
+
+tower build_tower(const scope& s, const model_params& params, uint64_t seed);
+
+}  // namespace caflow::train_app

@@ -1,0 +1,80 @@
+#include "apps/train/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <map>
+
+namespace caflow::train_app {
+
+const char* to_string(model_kind m) { return m == model_kind::mlp ? "mlp" : "cnn"; }
+
+const char* to_string(replication r) {
+  switch (r) {
+    case replication::local: return "local";
+    case replication::in_graph: return "in-graph";
+    case replication::async: return "async";
+    case replication::sync: return "sync";
+  }
+  return "?";
+}
+
+status parse_command_line(int argc, char** argv, train_options* o, bool* help,
+                          std::string* help_text) {
+  CLI::App app{
+      "caflow-train: trains a model on Fashion-MNIST with parameter servers and workers.\n"
+      "Without --cluster it starts an embedded cluster (1 ps, 2 workers) in this process."};
+  const std::map<std::string, model_kind> models{{"mlp", model_kind::mlp},
+                                                 {"cnn", model_kind::cnn}};
+  const std::map<std::string, replication> modes{{"local", replication::local},
+                                                 {"in-graph", replication::in_graph},
+                                                 {"async", replication::async},
+                                                 {"sync", replication::sync}};
+  app.add_option("--model", o->model, "mlp (256-128-100) or cnn (TF's convnet.py)")
+      ->transform(CLI::CheckedTransformer(models, CLI::ignore_case));
+  app.add_option("--mode", o->mode, "local, in-graph, async or sync (between-graph)")
+      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
+  app.add_option("--epochs", o->epochs, "passes over the training set")->check(CLI::Range(1, 10000));
+  app.add_option("--batch-size", o->batch_size, "examples per step and worker")
+      ->check(CLI::Range(1, 60000));
+  app.add_option("--learning-rate", o->learning_rate)->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", o->optimizer)
+      ->check(CLI::IsMember({"adam", "sgd", "momentum", "adagrad", "rmsprop"}));
+  app.add_option("--data-dir", o->data_dir, "directory of the gzip IDX files");
+  app.add_option("--train-limit", o->train_limit, "train on the first N examples only")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--test-limit", o->test_limit, "evaluate on the first N test examples only")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--replicas-to-aggregate", o->replicas_to_aggregate,
+                 "sync: gradients averaged per update (default: all workers)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--total-replicas", o->total_replicas,
+                 "sync: workers producing gradients; above --replicas-to-aggregate the extra "
+                 "ones are backups whose late gradients are dropped")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", o->seed);
+  app.add_option("--threads", o->threads, "intra-op threads per task (0: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("!--no-progress", o->progress, "print one line per epoch instead of a live line");
+  app.add_option("--cluster", o->cluster,
+                 "an external cluster: JSON, ps=h:p;worker=h:p,h:p or @FILE");
+  app.add_option("--job", o->job, "with --cluster: the job of the task this process serves");
+  app.add_option("--task", o->task, "with --cluster: its index")->check(CLI::NonNegativeNumber);
+  app.add_option("--workers", o->workers, "embedded cluster: number of workers")
+      ->check(CLI::Range(1, 16));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    *help = true;
+    *help_text = app.help();
+    return {};
+  } catch (const CLI::ParseError& e) {
+    return errors::invalid_argument(e.what());
+  }
+  if (!o->job.empty() && o->cluster.empty())
+    return errors::invalid_argument("--job needs --cluster");
+  if (!o->job.empty() && o->job != "ps" && o->job != "worker")
+    return errors::invalid_argument("--job must be ps or worker, got '", o->job, "'");
+  return {};
+}
+
+}  // namespace caflow::train_app

@@ -1,0 +1,48 @@
+#pragma once
+// What caflow-train is asked to do, from its command line.
+#include <cstdint>
+#include <string>
+
+#include "graph/status.hpp"
+
+namespace caflow::train_app {
+
+enum class model_kind { mlp, cnn };
+
+enum class replication {
+  local,        // one process, no cluster
+  in_graph,     // one client, one tower per worker, averaged gradients
+  async,        // between-graph: a client per worker, each applies its own gradients
+  sync,         // between-graph with a SyncReplicasOptimizer-style aggregation by the chief
+};
+
+struct train_options {
+  model_kind model = model_kind::mlp;
+  replication mode = replication::sync;
+  int epochs = 10;
+  int batch_size = 100;  // per worker (per tower in in-graph mode)
+  double learning_rate = 0.001;
+  std::string optimizer = "adam";  // adam | sgd | momentum | adagrad | rmsprop
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  int64_t train_limit = 0;  // 0: the whole training set, else its first N examples
+  int64_t test_limit = 0;   // 0: the whole test set
+  int replicas_to_aggregate = 0;  // sync: 0 means every worker
+  int total_replicas = 0;         // sync: 0 means the number of workers; more: backup workers
+  uint64_t seed = 1;
+  int threads = 0;  // intra-op threads per task; 0: the machine's cores
+  bool progress = true;
+  // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.
+  std::string cluster;
+  std::string job;  // with --cluster: the task this process serves ("" for a client only)
+  int task = 0;
+  int workers = 2;  // embedded cluster size
+};
+
+const char* to_string(model_kind m);
+const char* to_string(replication r);
+
+// Parses argv; `help` is set (and OK returned) for --help. Errors name the flag and value.
+status parse_command_line(int argc, char** argv, train_options* opts, bool* help,
+                          std::string* help_text);
+
+}  // namespace caflow::train_app

@@ -1,0 +1,111 @@
+#include "apps/train/replication.hpp"
+
+#include "graph/device_name.hpp"
+#include "graph/ops/ops.hpp"
+#include "graph/train/adagrad_optimizer.hpp"
+#include "graph/train/adam_optimizer.hpp"
+#include "graph/train/global_step.hpp"
+#include "graph/train/gradient_descent_optimizer.hpp"
+#include "graph/train/momentum_optimizer.hpp"
+#include "graph/train/replica_device_setter.hpp"
+#include "graph/train/rmsprop_optimizer.hpp"
+#include "graph/train/sync_replicas_optimizer.hpp"
+
+namespace caflow::train_app {
+namespace {
+
+std::unique_ptr<train::optimizer> make_optimizer(const train_options& o) {
+  const double lr = o.learning_rate;
+  if (o.optimizer == "sgd") return std::make_unique<train::gradient_descent_optimizer>(lr);
+  if (o.optimizer == "momentum") return std::make_unique<train::momentum_optimizer>(lr, 0.9);
+  if (o.optimizer == "adagrad") return std::make_unique<train::adagrad_optimizer>(lr);
+  if (o.optimizer == "rmsprop") return std::make_unique<train::rmsprop_optimizer>(lr);
+  return std::make_unique<train::adam_optimizer>(train::adam_options{.learning_rate = lr});
+}
+
+std::string worker_device(int task) { return full_device_name("worker", task, "CPU", 0); }
+
+// One bool: all of `vars` are initialized.
+output all_initialized(const scope& s, const train::variable_set& vars) {
+  std::vector<output> flags;
+  for (const auto& v : vars.global())
+    flags.push_back(ops::cast(s, ops::is_variable_initialized(s, v.ref), dtype::int32));
+  auto count = ops::sum(s, ops::pack(s, flags), {0});
+  return ops::equal(s, count, ops::constant(s, static_cast<int32_t>(flags.size())));
+}
+
+// The average of each variable's tower gradients, computed on the variable's device.
+std::vector<train::gradient_and_variable> average_towers(
+    const scope& s, const std::vector<std::vector<train::gradient_and_variable>>& per_tower) {
+  std::vector<train::gradient_and_variable> out;
+  const float inv = 1.0f / static_cast<float>(per_tower.size());
+  for (size_t v = 0; v < per_tower[0].size(); ++v) {
+    const auto& var = per_tower[0][v].var;
+    const scope on_var = s.new_sub_scope("average").colocate_with(var.ref);
+    std::vector<output> grads;
+    for (const auto& tower : per_tower) grads.push_back(tower[v].gradient);
+    out.push_back({ops::mul(on_var, ops::add_n(on_var, grads), ops::constant(on_var, inv)), var});
+  }
+  return out;
+}
+
+}  // namespace
+
+status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& o,
+                                                            const client_plan& plan) {
+  auto g = std::make_unique<client_graph>();
+  g->optimizer = make_optimizer(o);
+  const bool distributed = plan.mode != replication::local;
+  const int my_worker = plan.mode == replication::in_graph ? 0 : plan.worker_index;
+  scope model_scope = g->root;
+  if (distributed)
+    model_scope = g->root.with_device_function(train::replica_device_setter(
+        {.ps_tasks = plan.ps_tasks, .worker_device = worker_device(my_worker)}));
+
+  g->global_step = train::create_global_step(model_scope);
+  model_params params = create_params(model_scope, o.model, o.seed);
+  g->shared_vars.add(g->global_step);
+  g->shared_vars.add(params.weights);
+
+  operation train_op;
+  if (plan.mode == replication::in_graph) {
+    std::vector<std::vector<train::gradient_and_variable>> per_tower;
+    for (int w = 0; w < plan.workers; ++w) {
+      const scope ts = g->root.new_sub_scope("tower_" + std::to_string(w))
+                           .with_device(worker_device(w));
+      g->towers.push_back(build_tower(ts, params, o.seed + w));
+      CAFLOW_ASSIGN_OR_RETURN(auto grads, g->optimizer->compute_gradients(
+                                              ts, g->towers.back().loss, params.weights));
+      per_tower.push_back(std::move(grads));
+    }
+    CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
+                                          g->root, average_towers(g->root, per_tower),
+                                          g->global_step));
+  } else {
+    g->towers.push_back(build_tower(model_scope.new_sub_scope("tower"), params,
+                                    o.seed + plan.worker_index));
+    const output& loss = g->towers.back().loss;
+    if (plan.mode == replication::sync) {
+      const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
+      train::sync_replicas_optimizer sync(
+          *g->optimizer, {.replicas_to_aggregate = aggregate,
+                          .total_num_replicas = o.total_replicas ? o.total_replicas : plan.workers,
+                          .is_chief = plan.is_chief(),
+                          .local_device = worker_device(plan.worker_index)});
+      CAFLOW_ASSIGN_OR_RETURN(train_op,
+                              sync.minimize(model_scope, loss, g->global_step, params.weights));
+      g->local_init.push_back(sync.local_initializer());
+    } else {
+      CAFLOW_ASSIGN_OR_RETURN(
+          train_op, g->optimizer->minimize(model_scope, loss, g->global_step, params.weights));
+    }
+  }
+  g->train_op = train_op;
+  g->shared_vars.add(g->optimizer->variables());
+  g->shared_init = train::global_variables_initializer(g->root.with_op_name("init"), g->shared_vars);
+  g->shared_ready = all_initialized(g->root.new_sub_scope("ready"), g->shared_vars);
+  if (!g->root.ok()) return g->root.get_status();
+  return g;
+}
+
+}  // namespace caflow::train_app

@@ -1,0 +1,38 @@
+#pragma once
+// The graph one client builds, for each replication mode:
+//   local     one tower, no devices
+//   in-graph  variables on the ps tasks, tower i on /job:worker/task:i, gradients averaged
+//             on each variable's device, one update
+//   async     this worker's tower and its own updates of the shared variables
+//   sync      the same through train::sync_replicas_optimizer
+#include <memory>
+
+#include "apps/train/model.hpp"
+#include "graph/train/optimizer.hpp"
+
+namespace caflow::train_app {
+
+struct client_plan {
+  replication mode = replication::local;
+  int ps_tasks = 0;
+  int workers = 1;
+  int worker_index = 0;  // between-graph: the worker this client drives
+  bool is_chief() const { return worker_index == 0; }
+};
+
+struct client_graph {
+  scope root = scope::new_root();
+  std::vector<tower> towers;  // one, or one per worker (in-graph)
+  operation train_op;
+  train::variable global_step;
+  train::variable_set shared_vars;       // the chief initializes them
+  std::vector<operation> local_init;     // every client runs them after the chief's init
+  operation shared_init;
+  output shared_ready;                   // bool scalar: every shared variable is initialized
+  std::unique_ptr<train::optimizer> optimizer;  // owns the slots the graph refers to
+};
+
+status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& opts,
+                                                            const client_plan& plan);
+
+}  // namespace caflow::train_app

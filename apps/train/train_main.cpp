@@ -1,0 +1,173 @@
+// caflow-train: trains the MLP or the CNN on Fashion-MNIST with parameter servers and workers.
+//
+//   caflow-train                         embedded cluster (1 ps, 2 workers in this process),
+//                                        MLP, synchronous replicas, then the test accuracy
+//   caflow-train --model cnn --mode async --epochs 3
+//   caflow-train --mode local            no cluster
+//
+// On a real cluster every task runs this binary with the same --cluster:
+//   caflow-train --cluster SPEC --job ps --task 0              serves until SIGINT/SIGTERM
+//   caflow-train --cluster SPEC --job worker --task I --mode sync|async
+//                                        serves task I and drives its replica (between-graph)
+//   caflow-train --cluster SPEC --mode in-graph                a client only: one tower per
+//                                        worker, the tasks being caflow-server processes
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "apps/train/data.hpp"
+#include "apps/train/embedded_cluster.hpp"
+#include "apps/train/trainer.hpp"
+
+using namespace caflow;
+using namespace caflow::train_app;
+
+namespace {
+
+server* g_serving = nullptr;  // the task a signal stops (signal handlers take no arguments)
+
+extern "C" void on_signal(int) {
+  if (g_serving) g_serving->stop();
+}
+
+int fail(const status& st) {
+  std::fprintf(stderr, "caflow-train: %s\n", st.to_string().c_str());
+  return 1;
+}
+
+void report(const train_options& o, const client_result& r, int workers) {
+  std::printf("test accuracy: %.4f (model %s, mode %s, %d worker%s, %d epoch%s, batch %d, "
+              "%.1f s, %.0f samples/s)\n",
+              r.test_accuracy, to_string(o.model), to_string(o.mode), workers,
+              workers == 1 ? "" : "s", o.epochs, o.epochs == 1 ? "" : "s", o.batch_size,
+              r.seconds, r.samples_per_second);
+}
+
+// Every between-graph replica in its own thread, each with its own client and graph.
+status_or<client_result> run_replicas(const train_options& o, client_plan base,
+                                      const std::vector<std::string>& targets,
+                                      const fashion_mnist& data) {
+  const int n = static_cast<int>(targets.size());
+  std::vector<status_or<client_result>> results;
+  for (int w = 0; w < n; ++w) results.emplace_back(errors::internal("not run"));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < n; ++w)
+    threads.emplace_back([&, w] {
+      client_plan plan = base;
+      plan.worker_index = w;
+      auto graph = build_client_graph(o, plan);
+      if (!graph.ok()) {
+        results[w] = graph.get_status();
+        return;
+      }
+      results[w] = run_client(o, plan, **graph, targets[w], {data.train_shard(w, n)}, data.test,
+                              w == 0);
+    });
+  for (auto& t : threads) t.join();
+  for (int w = 0; w < n; ++w)
+    if (!results[w].ok())
+      return results[w].get_status().with_context("worker " + std::to_string(w));
+  return results[0];
+}
+
+status_or<client_result> run_in_graph(const train_options& o, client_plan plan,
+                                      const std::string& target, const fashion_mnist& data) {
+  CAFLOW_ASSIGN_OR_RETURN(auto graph, build_client_graph(o, plan));
+  std::vector<data::dataset> shards;
+  for (int w = 0; w < plan.workers; ++w) shards.push_back(data.train_shard(w, plan.workers));
+  return run_client(o, plan, *graph, target, shards, data.test, true);
+}
+
+int serve(server& srv) {
+  g_serving = &srv;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  std::printf("caflow-train: %s serving at %s\n", srv.task_name().c_str(), srv.target().c_str());
+  std::fflush(stdout);
+  srv.wait();
+  g_serving = nullptr;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  train_options o;
+  bool help = false;
+  std::string help_text;
+  if (status st = parse_command_line(argc, argv, &o, &help, &help_text); !st.ok()) return fail(st);
+  if (help) {
+    std::printf("%s", help_text.c_str());
+    return 0;
+  }
+  cpu_device_options cpu;
+  if (o.threads > 0) cpu.intra_op_threads = o.threads;
+
+  // A task of an external cluster.
+  std::unique_ptr<server> own;
+  cluster_spec spec;
+  if (!o.cluster.empty()) {
+    auto parsed = cluster_spec::from_flag(o.cluster);
+    if (!parsed.ok()) return fail(parsed.get_status());
+    spec = *parsed;
+    if (!o.job.empty()) {
+      auto srv = server::start({.cluster = spec, .job = o.job, .task = o.task, .cpu = cpu});
+      if (!srv.ok()) return fail(srv.get_status());
+      own = std::move(*srv);
+      const bool drives = o.job == "worker" && (o.mode == replication::sync ||
+                                                o.mode == replication::async ||
+                                                (o.mode == replication::in_graph && o.task == 0));
+      if (!drives) return serve(*own);
+    }
+  }
+
+  auto data = fashion_mnist::load(o.data_dir, o.train_limit, o.test_limit);
+  if (!data.ok()) return fail(data.get_status());
+  std::printf("caflow-train: %lld training and %lld test images from %s\n",
+              static_cast<long long>(data->train.size()), static_cast<long long>(data->test.size()),
+              o.data_dir.c_str());
+
+  status_or<client_result> result = errors::internal("no mode ran");
+  int workers = 1;
+  if (o.mode == replication::local) {
+    auto graph = build_client_graph(o, {});
+    if (!graph.ok()) return fail(graph.get_status());
+    result = run_client(o, {}, **graph, "local", {data->train}, data->test, true);
+  } else if (o.cluster.empty()) {
+    workers = o.workers;
+    std::printf("caflow-train: starting an embedded cluster: 1 ps, %d workers\n", workers);
+    auto cluster = embedded_cluster::start(1, workers, cpu);
+    if (!cluster.ok()) return fail(cluster.get_status());
+    const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers};
+    if (o.mode == replication::in_graph) {
+      result = run_in_graph(o, plan, (*cluster)->worker_target(0), *data);
+    } else {
+      std::vector<std::string> targets;
+      for (int w = 0; w < workers; ++w) targets.push_back((*cluster)->worker_target(w));
+      result = run_replicas(o, plan, targets, *data);
+    }
+  } else {
+    workers = spec.num_tasks("worker");
+    const client_plan plan{.mode = o.mode,
+                           .ps_tasks = spec.num_tasks("ps"),
+                           .workers = workers,
+                           .worker_index = o.job.empty() ? 0 : o.task};
+    if (o.mode == replication::in_graph) {
+      auto address = spec.task_address("worker", 0);
+      if (!address.ok()) return fail(address.get_status());
+      result = run_in_graph(o, plan, own ? own->target() : "caflow://" + *address, *data);
+    } else if (!own) {
+      return fail(errors::invalid_argument("mode ", to_string(o.mode),
+                                           " runs one client per worker: give --job worker "
+                                           "--task I"));
+    } else {
+      auto graph = build_client_graph(o, plan);
+      if (!graph.ok()) return fail(graph.get_status());
+      result = run_client(o, plan, **graph, own->target(), {data->train_shard(o.task, workers)},
+                          data->test, plan.is_chief());
+    }
+  }
+  if (!result.ok()) return fail(result.get_status());
+  if (result->test_accuracy >= 0) report(o, *result, workers);
+  return 0;
+}

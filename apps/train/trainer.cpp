@@ -1,0 +1,129 @@
+#include "apps/train/trainer.hpp"
+
+#include <algorithm>
+#include <thread>
+
+#include <unistd.h>
+
+#include "actors/session.hpp"
+#include "apps/train/progress.hpp"
+
+namespace caflow::train_app {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+// Non-chief clients wait for the chief's initialization, polling (bounded).
+status wait_until_initialized(session& sess, const client_graph& g) {
+  const auto deadline = clock_type::now() + std::chrono::seconds(120);
+  while (true) {
+    CAFLOW_ASSIGN_OR_RETURN(auto ready, sess.run({g.shared_ready}));
+    if (ready[0].data<bool>()[0]) return {};
+    if (clock_type::now() > deadline)
+      return errors::deadline_exceeded("the chief did not initialize the shared variables "
+                                       "within 120 s");
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+status_or<double> evaluate(session& sess, const tower& t, const data::dataset& test) {
+  constexpr int64_t eval_batch = 1000;
+  int64_t correct = 0;
+  for (int64_t begin = 0; begin < test.size(); begin += eval_batch) {
+    const int64_t n = std::min(eval_batch, test.size() - begin);
+    tensor images = test.images().slice_dim0(begin, begin + n);
+    tensor labels = test.labels().slice_dim0(begin, begin + n);
+    CAFLOW_ASSIGN_OR_RETURN(auto out, sess.run({{t.images, images}, {t.labels, labels}},
+                                                {t.correct}));
+    correct += out[0].data<int32_t>()[0];
+  }
+  return static_cast<double>(correct) / static_cast<double>(std::max<int64_t>(test.size(), 1));
+}
+
+}  // namespace
+
+status_or<client_result> run_client(const train_options& o, const client_plan& plan,
+                                    client_graph& g, const std::string& target,
+                                    const std::vector<data::dataset>& shards,
+                                    const data::dataset& test, bool print_progress) {
+  session_options sopts;
+  sopts.target = target;
+  if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
+  session sess(g.root, sopts);
+
+  if (plan.is_chief()) {
+    CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
+  } else {
+    CAFLOW_RETURN_IF_ERROR(wait_until_initialized(sess, g));
+  }
+  if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
+
+  // Every tower takes the same number of full batches per epoch, so replicas stay in step.
+  std::vector<data::batch_iterator> batchers;
+  int64_t steps_per_epoch = INT64_MAX;
+  for (size_t t = 0; t < shards.size(); ++t) {
+    const uint64_t seed = o.seed * 7919 + static_cast<uint64_t>(plan.worker_index) * 31 + t;
+    CAFLOW_ASSIGN_OR_RETURN(auto it, shards[t].batches(o.batch_size, {.drop_remainder = true,
+                                                                      .shuffle = true,
+                                                                      .seed = seed}));
+    steps_per_epoch = std::min(steps_per_epoch, it.batches_per_epoch());
+    batchers.push_back(std::move(it));
+  }
+  if (steps_per_epoch <= 0)
+    return errors::invalid_argument("a training shard of ", shards[0].size(),
+                                    " examples is smaller than one batch of ", o.batch_size);
+
+  const int64_t towers = static_cast<int64_t>(g.towers.size());
+  const int64_t replicas = plan.mode == replication::async || plan.mode == replication::sync
+                               ? plan.workers
+                               : 1;
+  progress_line progress(o.epochs, steps_per_epoch, o.batch_size * towers * replicas,
+                         print_progress && o.progress && ::isatty(1));
+  std::vector<output> fetches{g.global_step.ref};
+  for (const auto& t : g.towers) {
+    fetches.push_back(t.loss);
+    fetches.push_back(t.correct);
+  }
+  const tensor training = tensor::scalar(true);
+  client_result result;
+  const auto start = clock_type::now();
+  for (int epoch = 0; epoch < o.epochs; ++epoch) {
+    double loss_sum = 0, correct_sum = 0;
+    for (int64_t step = 0; step < steps_per_epoch; ++step) {
+      session::feed_list feeds;
+      for (int64_t t = 0; t < towers; ++t) {
+        data::batch b = batchers[static_cast<size_t>(t)].next();
+        feeds.push_back({g.towers[t].images, std::move(b.images)});
+        feeds.push_back({g.towers[t].labels, std::move(b.labels)});
+        feeds.push_back({g.towers[t].training, training});
+      }
+      CAFLOW_ASSIGN_OR_RETURN(auto out, sess.run(feeds, fetches, {g.train_op}));
+      float loss = 0;
+      int64_t correct = 0;
+      for (int64_t t = 0; t < towers; ++t) {
+        loss += out[1 + 2 * t].data<float>()[0] / static_cast<float>(towers);
+        correct += out[2 + 2 * t].data<int32_t>()[0];
+      }
+      loss_sum += loss;
+      correct_sum += static_cast<double>(correct) / static_cast<double>(o.batch_size * towers);
+      result.last_loss = loss;
+      ++result.steps;
+      if (print_progress)
+        progress.step(epoch, step + 1, out[0].data<int64_t>()[0],
+                      static_cast<float>(loss_sum / static_cast<double>(step + 1)),
+                      correct_sum / static_cast<double>(step + 1));
+    }
+    if (print_progress)
+      progress.end_epoch(epoch, static_cast<float>(loss_sum / static_cast<double>(steps_per_epoch)),
+                         correct_sum / static_cast<double>(steps_per_epoch));
+  }
+  result.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
+  result.samples_per_second =
+      static_cast<double>(result.steps * o.batch_size * towers) / std::max(result.seconds, 1e-9);
+  if (plan.is_chief()) {
+    CAFLOW_ASSIGN_OR_RETURN(result.test_accuracy, evaluate(sess, g.towers[0], test));
+  }
+  return result;
+}
+
+}  // namespace caflow::train_app

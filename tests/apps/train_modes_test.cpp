@@ -1,0 +1,152 @@
+// caflow-train in every replication mode, each task a real process on 127.0.0.1: trains the MLP
+// for one epoch on a subset of Fashion-MNIST and checks the chief's test accuracy is clearly
+// better than chance (0.1).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <memory>
+#include <regex>
+
+#include "test_util/process.hpp"
+
+using namespace std::chrono_literals;
+using caflow::testing::child_process;
+
+namespace {
+
+const char* const data_dir = "/usr/share/datasets/fashion-mnist";
+
+bool have_data() {
+  if (std::filesystem::exists(std::string(data_dir) + "/train-images-idx3-ubyte.gz")) return true;
+  MESSAGE("skipped: Fashion-MNIST is not installed (scripts/setup.sh installs "
+          "dataset-fashion-mnist)");
+  return false;
+}
+
+// Small and quick: the first 3000 training and 1000 test images, one epoch.
+std::vector<std::string> train_args(std::vector<std::string> extra) {
+  std::vector<std::string> args{CAFLOW_TRAIN_BINARY, "--epochs", "1", "--train-limit", "3000",
+                                "--test-limit", "1000", "--batch-size", "50", "--threads", "1",
+                                "--no-progress", "--learning-rate", "0.002"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+double accuracy_in(const std::string& output) {
+  std::smatch m;
+  static const std::regex re("test accuracy: ([0-9.]+)");
+  if (!std::regex_search(output, m, re)) return -1;
+  return std::stod(m[1]);
+}
+
+struct cluster {
+  explicit cluster(int workers) {
+    auto ports = caflow::testing::free_ports(workers + 1);
+    spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=";
+    for (int w = 0; w < workers; ++w)
+      spec += (w ? ",127.0.0.1:" : "127.0.0.1:") + std::to_string(ports[w + 1]);
+  }
+  std::string spec;
+  std::vector<std::unique_ptr<child_process>> procs;
+
+  child_process& start(std::vector<std::string> argv) {
+    procs.push_back(std::make_unique<child_process>(argv));
+    return *procs.back();
+  }
+  child_process& server(const std::string& job, int task) {
+    return start({CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task",
+                  std::to_string(task), "--intra-op-threads", "1", "--peer-wait-ms", "20000"});
+  }
+  child_process& trainer(const std::string& job, int task, std::vector<std::string> extra) {
+    extra.insert(extra.end(), {"--cluster", spec, "--job", job, "--task", std::to_string(task)});
+    return start(train_args(extra));
+  }
+};
+
+// Waits for every worker to exit 0, then checks the chief's accuracy.
+void check_workers(std::vector<child_process*> workers) {
+  for (auto* w : workers) {
+    const int rc = w->wait_exit(240s);
+    if (rc != 0) MESSAGE("worker output:\n", w->output());
+    REQUIRE(rc == 0);
+  }
+  const double acc = accuracy_in(workers[0]->output());
+  MESSAGE("chief: ", workers[0]->output());
+  CHECK(acc > 0.5);
+  for (size_t i = 1; i < workers.size(); ++i)
+    CHECK(accuracy_in(workers[i]->output()) < 0);  // only the chief evaluates
+}
+
+}  // namespace
+
+TEST_CASE("local mode trains the MLP well above chance") {
+  if (!have_data()) return;
+  child_process p(train_args({"--mode", "local"}));
+  REQUIRE(p.wait_exit(180s) == 0);
+  MESSAGE(p.output());
+  CHECK(accuracy_in(p.output()) > 0.6);
+}
+
+TEST_CASE("between-graph synchronous replicas: ps and two workers as processes") {
+  if (!have_data()) return;
+  cluster c(2);
+  c.trainer("ps", 0, {});
+  auto& w0 = c.trainer("worker", 0, {"--mode", "sync"});
+  auto& w1 = c.trainer("worker", 1, {"--mode", "sync"});
+  check_workers({&w0, &w1});
+}
+
+TEST_CASE("synchronous replicas with a backup worker: 2 of 3 gradients per update") {
+  if (!have_data()) return;
+  cluster c(3);
+  c.trainer("ps", 0, {});
+  std::vector<std::string> mode{"--mode", "sync", "--replicas-to-aggregate", "2",
+                                "--total-replicas", "3"};
+  auto& w0 = c.trainer("worker", 0, mode);
+  auto& w1 = c.trainer("worker", 1, mode);
+  auto& w2 = c.trainer("worker", 2, mode);
+  check_workers({&w0, &w1, &w2});
+}
+
+TEST_CASE("between-graph asynchronous updates") {
+  if (!have_data()) return;
+  cluster c(2);
+  c.trainer("ps", 0, {});
+  auto& w0 = c.trainer("worker", 0, {"--mode", "async"});
+  auto& w1 = c.trainer("worker", 1, {"--mode", "async"});
+  check_workers({&w0, &w1});
+}
+
+TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") {
+  if (!have_data()) return;
+  cluster c(2);
+  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}}) {
+    auto& s = c.server(job, task);
+    REQUIRE(s.wait_for_output("serving at", 30s));
+  }
+  auto& client = c.start(train_args({"--mode", "in-graph", "--cluster", c.spec}));
+  check_workers({&client});
+}
+
+TEST_CASE("the default embedded cluster trains in one process") {
+  if (!have_data()) return;
+  child_process p(train_args({}));
+  REQUIRE(p.wait_exit(180s) == 0);
+  MESSAGE(p.output());
+  CHECK(p.output().find("embedded cluster: 1 ps, 2 workers") != std::string::npos);
+  CHECK(accuracy_in(p.output()) > 0.5);
+}
+
+TEST_CASE("bad input is reported by name") {
+  child_process missing(train_args({"--mode", "local", "--data-dir", "/nonexistent/fmnist"}));
+  CHECK(missing.wait_exit(30s) == 1);
+  CHECK(missing.output().find("/nonexistent/fmnist") != std::string::npos);
+
+  child_process bad_mode(train_args({"--mode", "sideways"}));
+  CHECK(bad_mode.wait_exit(30s) == 1);
+  CHECK(bad_mode.output().find("sideways") != std::string::npos);
+
+  child_process no_task(train_args({"--mode", "sync", "--cluster", "ps=127.0.0.1:1;worker=127.0.0.1:2"}));
+  CHECK(no_task.wait_exit(30s) == 1);
+  CHECK(no_task.output().find("--job worker --task") != std::string::npos);
+}
