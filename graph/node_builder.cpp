@@ -57,7 +57,9 @@ status node_builder::build(node_def& n, node_signature& sig, std::vector<partial
                                     " input args, got ", args_.size());
   for (size_t a = 0; a < args_.size(); ++a) {
     const arg_def& arg = op->inputs[a];
-    const bool is_list = !arg.number_attr.empty();
+    const attr_def* type_attr = arg.type_attr.empty() ? nullptr : op->find_attr(arg.type_attr);
+    const bool type_list = type_attr && type_attr->type == attr_type::list_type;
+    const bool is_list = !arg.number_attr.empty() || type_list;
     if (is_list != arg_is_list_[a])
       return errors::invalid_argument(describe_node(n), ": input arg '", arg.name, "' ",
                                       is_list ? "takes a list" : "takes a single tensor");
@@ -67,10 +69,15 @@ status node_builder::build(node_def& n, node_signature& sig, std::vector<partial
                                         "' is an invalid output (from a failed op?)");
       n.inputs.push_back(o.name());
     }
-    if (is_list && !n.attrs.count(arg.number_attr))
+    if (!arg.number_attr.empty() && !n.attrs.count(arg.number_attr))
       n.attrs[arg.number_attr] = static_cast<int64_t>(args_[a].size());
-    if (!arg.type_attr.empty() && !n.attrs.count(arg.type_attr) && !args_[a].empty())
+    if (type_list && !n.attrs.count(arg.type_attr)) {
+      std::vector<dtype> types;
+      for (const output& o : args_[a]) types.push_back(o.type);
+      n.attrs[arg.type_attr] = std::move(types);
+    } else if (!arg.type_attr.empty() && !n.attrs.count(arg.type_attr) && !args_[a].empty()) {
       n.attrs[arg.type_attr] = args_[a].front().type;
+    }
   }
   for (const auto& c : scope_.control_deps()) n.inputs.push_back("^" + c);
   for (const auto& c : control_inputs_) n.inputs.push_back("^" + c);

@@ -102,7 +102,17 @@ status_or<node_signature> resolve_signature(const op_def& op, const node_def& n)
                           std::vector<bool>& refs) -> status {
     for (const auto& arg : args) {
       dtype t = arg.fixed_type;
-      if (!arg.type_attr.empty()) t = n.attrs.at(arg.type_attr).get<dtype>();
+      if (!arg.type_attr.empty()) {
+        const attr_value& v = n.attrs.at(arg.type_attr);
+        if (v.holds<std::vector<dtype>>()) {  // a list(type) arg: one entry per listed type
+          for (dtype lt : v.get<std::vector<dtype>>()) {
+            types.push_back(lt);
+            refs.push_back(arg.is_ref);
+          }
+          continue;
+        }
+        t = v.get<dtype>();
+      }
       if (t == dtype::invalid)
         return errors::invalid_argument(describe_node(n), ": arg '", arg.name, "' has no dtype");
       int64_t count = 1;

@@ -240,9 +240,14 @@ status_or<op_def> op_def_builder::finalize() const {
       auto a = parse_arg(s);
       if (!a.ok()) return a.get_status().with_context(ctx(s));
       if (!a->type_attr.empty()) {
+        // "components: Tcomponents" with Tcomponents a list(type): one tensor per listed type.
         const attr_def* t = d.find_attr(a->type_attr);
-        if (!t || t->type != attr_type::type)
-          return errors::invalid_argument(ctx(s), ": '", a->type_attr, "' is not a type attr");
+        const bool type_list = t && t->type == attr_type::list_type;
+        if (!t || (t->type != attr_type::type && !type_list))
+          return errors::invalid_argument(ctx(s), ": '", a->type_attr,
+                                          "' is not a type or list(type) attr");
+        if (type_list && !a->number_attr.empty())
+          return errors::invalid_argument(ctx(s), ": a list(type) arg takes no length attr");
       }
       if (!a->number_attr.empty()) {
         const attr_def* n = d.find_attr(a->number_attr);

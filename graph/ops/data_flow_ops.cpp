@@ -36,6 +36,28 @@ status scalar_of_handle_shape(shape_context& c) {
   return {};
 }
 
+status enqueue_many_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 0));
+  int first = -1;  // the first component whose batch size is known
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(i, 1));
+    if (!c.input(i).rank_known() || c.input(i).dim(0) < 0) continue;
+    if (first < 0) first = i;
+    if (c.input(i).dim(0) != c.input(first).dim(0))
+      return c.error("components must have the same size in dimension 0: component ", i - 1,
+                     " has shape ", c.input(i).to_string(), ", component ", first - 1, " has ",
+                     c.input(first).to_string());
+  }
+  return {};
+}
+
+status dequeue_many_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(handle_op_shape<1>(c));
+  if (const tensor* n = c.input_value(1); n && n->scalar_value<int32_t>() < 0)
+    return c.error("cannot dequeue a negative number of elements: ", n->scalar_value<int32_t>());
+  return {};
+}
+
 status accumulator_shape(shape_context& c) {
   std::string reduction;
   CAFLOW_RETURN_IF_ERROR(c.get_attr("reduction_type", &reduction));
@@ -58,9 +80,19 @@ CAFLOW_REGISTER_OP("FIFOQueueV2").output("handle: resource")
     .attr("component_types: list(type) >= 1").attr("shapes: list(shape) >= 0 = []")
     .attr("capacity: int = -1").attr("container: string = ''").attr("shared_name: string = ''")
     .stateful().cheap().set_shape_fn(fifo_queue_shape);
-// QueueEnqueueV2, QueueEnqueueManyV2, QueueDequeueV2 and QueueDequeueManyV2 take or give one
-// tensor per component type ("components: Tcomponents", Tcomponents a list(type)), an arg kind
-// op_def cannot declare yet; until it can, their ops:: functions report them unregistered.
+// Components are list(type) args: one tensor per listed type.
+CAFLOW_REGISTER_OP("QueueEnqueueV2").input("handle: resource").input("components: Tcomponents")
+    .attr("Tcomponents: list(type) >= 1").attr("timeout_ms: int = -1").stateful().cheap()
+    .set_shape_fn(handle_op_shape<0>);
+CAFLOW_REGISTER_OP("QueueEnqueueManyV2").input("handle: resource").input("components: Tcomponents")
+    .attr("Tcomponents: list(type) >= 1").attr("timeout_ms: int = -1").stateful().cheap()
+    .set_shape_fn(enqueue_many_shape);
+CAFLOW_REGISTER_OP("QueueDequeueV2").input("handle: resource").output("components: component_types")
+    .attr("component_types: list(type) >= 1").attr("timeout_ms: int = -1").stateful().cheap()
+    .set_shape_fn(handle_op_shape<0>);
+CAFLOW_REGISTER_OP("QueueDequeueManyV2").input("handle: resource").input("n: int32")
+    .output("components: component_types").attr("component_types: list(type) >= 1")
+    .attr("timeout_ms: int = -1").stateful().set_shape_fn(dequeue_many_shape);
 CAFLOW_REGISTER_OP("QueueCloseV2").input("handle: resource")
     .attr("cancel_pending_enqueues: bool = false").stateful().cheap()
     .set_shape_fn(handle_op_shape<0>);

@@ -97,3 +97,27 @@ TEST_CASE("input names parse and malformed ones are rejected") {
   CHECK(tensor_name("n", 0) == "n");
   CHECK(tensor_name("n", 2) == "n:2");
 }
+
+TEST_CASE("list(type) args: one tensor per listed type") {
+  auto d = op_def_builder("TypeListDemo")
+               .input("h: float32")
+               .input("xs: Tx")
+               .output("ys: Ty")
+               .attr("Tx: list(type) >= 1")
+               .attr("Ty: list(type)")
+               .finalize();
+  REQUIRE(d.ok());
+  node_def n{"t", "TypeListDemo", "", {},
+             {{"Tx", std::vector<dtype>{dtype::int32, dtype::boolean}}, {"Ty", std::vector<dtype>{}}}};
+  auto sig = resolve_signature(*d, n);
+  REQUIRE(sig.ok());
+  CHECK(sig->input_types == std::vector<dtype>{dtype::float32, dtype::int32, dtype::boolean});
+  CHECK(sig->output_types.empty());
+  n.attrs["Tx"] = std::vector<dtype>{};
+  auto empty = resolve_signature(*d, n);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.get_status().message() == "node 't' (TypeListDemo): attr 'Tx' is [], below its minimum 1 elements");
+  auto counted = op_def_builder("Bad").input("xs: N * Tx").attr("N: int").attr("Tx: list(type)").finalize();
+  REQUIRE_FALSE(counted.ok());
+  CHECK(counted.get_status().message().find("a list(type) arg takes no length attr") != std::string::npos);
+}

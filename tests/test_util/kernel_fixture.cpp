@@ -18,11 +18,32 @@ cpu_device& test_device() {
 status infer_attrs(const op_def& op, const std::vector<tensor>& inputs, node_def& n) {
   // Inputs are consumed arg by arg; a list arg takes N inputs (N given, or all that remain
   // after the single-tensor args).
+  const auto type_list = [&](const arg_def& a) {
+    const attr_def* t = a.type_attr.empty() ? nullptr : op.find_attr(a.type_attr);
+    return t && t->type == attr_type::list_type;
+  };
   size_t singles = 0, lists = 0;
-  for (const arg_def& a : op.inputs) (a.number_attr.empty() ? singles : lists) += 1;
+  for (const arg_def& a : op.inputs)
+    (a.number_attr.empty() && !type_list(a) ? singles : lists) += 1;
   size_t next = 0;
   for (const arg_def& a : op.inputs) {
     size_t count = 1;
+    if (type_list(a)) {
+      // A list(type) arg takes the types of its inputs: all that remain after the singles.
+      auto it = n.attrs.find(a.type_attr);
+      if (it != n.attrs.end() && it->second.holds<std::vector<dtype>>()) {
+        count = it->second.get<std::vector<dtype>>().size();
+      } else {
+        if (lists != 1 || inputs.size() < singles)
+          return errors::invalid_argument("run_kernel: give attr '", a.type_attr, "'");
+        count = inputs.size() - singles;
+        std::vector<dtype> types;
+        for (size_t i = next; i < next + count; ++i) types.push_back(inputs[i].type());
+        n.attrs[a.type_attr] = std::move(types);
+      }
+      next += count;
+      continue;
+    }
     if (!a.number_attr.empty()) {
       auto it = n.attrs.find(a.number_attr);
       if (it != n.attrs.end() && it->second.holds<int64_t>()) {
