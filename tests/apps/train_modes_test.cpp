@@ -2,6 +2,7 @@
 // for one epoch on a subset of Fashion-MNIST and checks the chief's test accuracy is clearly
 // better than chance (0.1).
 #include <doctest/doctest.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <memory>
@@ -30,6 +31,12 @@ std::vector<std::string> train_args(std::vector<std::string> extra) {
                                 "--no-progress", "--learning-rate", "0.002"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
+}
+
+// The exit code, or -1 when the process did not exit by itself in time.
+int exit_code(child_process& p, std::chrono::milliseconds timeout) {
+  const int raw = p.wait_exit(timeout);
+  return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 double accuracy_in(const std::string& output) {
@@ -66,7 +73,7 @@ struct cluster {
 // Waits for every worker to exit 0, then checks the chief's accuracy.
 void check_workers(std::vector<child_process*> workers) {
   for (auto* w : workers) {
-    const int rc = w->wait_exit(240s);
+    const int rc = exit_code(*w, 240s);
     if (rc != 0) MESSAGE("worker output:\n", w->output());
     REQUIRE(rc == 0);
   }
@@ -82,7 +89,7 @@ void check_workers(std::vector<child_process*> workers) {
 TEST_CASE("local mode trains the MLP well above chance") {
   if (!have_data()) return;
   child_process p(train_args({"--mode", "local"}));
-  REQUIRE(p.wait_exit(180s) == 0);
+  REQUIRE(exit_code(p, 180s) == 0);
   MESSAGE(p.output());
   CHECK(accuracy_in(p.output()) > 0.6);
 }
@@ -120,10 +127,11 @@ TEST_CASE("between-graph asynchronous updates") {
 TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") {
   if (!have_data()) return;
   cluster c(2);
-  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}}) {
-    auto& s = c.server(job, task);
-    REQUIRE(s.wait_for_output("serving at", 30s));
-  }
+  // Each server reports "serving at" once it reaches all the others: start all, then wait.
+  std::vector<child_process*> servers;
+  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}})
+    servers.push_back(&c.server(job, task));
+  for (auto* s : servers) REQUIRE(s->wait_for_output("serving at", 30s));
   auto& client = c.start(train_args({"--mode", "in-graph", "--cluster", c.spec}));
   check_workers({&client});
 }
@@ -131,7 +139,7 @@ TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") 
 TEST_CASE("the default embedded cluster trains in one process") {
   if (!have_data()) return;
   child_process p(train_args({}));
-  REQUIRE(p.wait_exit(180s) == 0);
+  REQUIRE(exit_code(p, 180s) == 0);
   MESSAGE(p.output());
   CHECK(p.output().find("embedded cluster: 1 ps, 2 workers") != std::string::npos);
   CHECK(accuracy_in(p.output()) > 0.5);
@@ -139,14 +147,14 @@ TEST_CASE("the default embedded cluster trains in one process") {
 
 TEST_CASE("bad input is reported by name") {
   child_process missing(train_args({"--mode", "local", "--data-dir", "/nonexistent/fmnist"}));
-  CHECK(missing.wait_exit(30s) == 1);
+  CHECK(exit_code(missing, 30s) == 1);
   CHECK(missing.output().find("/nonexistent/fmnist") != std::string::npos);
 
   child_process bad_mode(train_args({"--mode", "sideways"}));
-  CHECK(bad_mode.wait_exit(30s) == 1);
+  CHECK(exit_code(bad_mode, 30s) == 1);
   CHECK(bad_mode.output().find("sideways") != std::string::npos);
 
   child_process no_task(train_args({"--mode", "sync", "--cluster", "ps=127.0.0.1:1;worker=127.0.0.1:2"}));
-  CHECK(no_task.wait_exit(30s) == 1);
+  CHECK(exit_code(no_task, 30s) == 1);
   CHECK(no_task.output().find("--job worker --task") != std::string::npos);
 }
