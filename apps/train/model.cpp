@@ -37,22 +37,32 @@ output conv_pool(const scope& s, const output& x, const train::variable& kernel,
   return ops::max_pool(s, y, {.ksize = {1, 2, 2, 1}, .strides = {1, 2, 2, 1}, .padding = "SAME"});
 }
 
-output forward(const scope& s, const model_params& p, const output& images,
+// Layer i's scope: its own name scope, on layer_devices[i] when given (model parallelism).
+struct layer_scopes {
+  const scope& s;
+  const std::vector<std::string>& devices;
+  scope operator()(int i, const char* name) const {
+    const scope ls = s.new_sub_scope(name);
+    return i < static_cast<int>(devices.size()) ? ls.with_device(devices[i]) : ls;
+  }
+};
+
+output forward(const layer_scopes& layer, const model_params& p, const output& images,
                const output& training, uint64_t seed) {
   const auto& w = p.weights;
   if (p.kind == model_kind::mlp) {
-    output x = layers::flatten(s, images);
-    x = dense(s.new_sub_scope("dense1"), x, w[0], w[1], true);
-    x = dense(s.new_sub_scope("dense2"), x, w[2], w[3], true);
-    x = dense(s.new_sub_scope("dense3"), x, w[4], w[5], true);
-    return dense(s.new_sub_scope("logits"), x, w[6], w[7], false);
+    output x = layers::flatten(layer(0, "input"), images);
+    x = dense(layer(0, "dense1"), x, w[0], w[1], true);
+    x = dense(layer(1, "dense2"), x, w[2], w[3], true);
+    x = dense(layer(2, "dense3"), x, w[4], w[5], true);
+    return dense(layer(3, "logits"), x, w[6], w[7], false);
   }
-  output x = conv_pool(s.new_sub_scope("conv1"), images, w[0], w[1]);
-  x = conv_pool(s.new_sub_scope("conv2"), x, w[2], w[3]);
-  x = layers::flatten(s, x);
-  x = dense(s.new_sub_scope("dense1"), x, w[4], w[5], true);
-  x = layers::dropout(s, x, 0.4, training, {.seed = static_cast<int64_t>(seed)});
-  return dense(s.new_sub_scope("logits"), x, w[6], w[7], false);
+  output x = conv_pool(layer(0, "conv1"), images, w[0], w[1]);
+  x = conv_pool(layer(1, "conv2"), x, w[2], w[3]);
+  x = layers::flatten(layer(2, "input"), x);
+  x = dense(layer(2, "dense1"), x, w[4], w[5], true);
+  x = layers::dropout(layer(2, "dropout"), x, 0.4, training, {.seed = static_cast<int64_t>(seed)});
+  return dense(layer(3, "logits"), x, w[6], w[7], false);
 }
 
 }  // namespace
@@ -72,7 +82,8 @@ model_params create_params(const scope& s, model_kind kind, uint64_t seed) {
   return p;
 }
 
-tower build_tower(const scope& s, const model_params& params, uint64_t seed) {
+tower build_tower(const scope& s, const model_params& params, uint64_t seed,
+                  const std::vector<std::string>& layer_devices) {
   tower t;
   t.images = ops::placeholder(s.with_op_name("images"), dtype::float32,
                               {.shape = partial_shape({-1, image_size, image_size, 1})});
@@ -80,7 +91,7 @@ tower build_tower(const scope& s, const model_params& params, uint64_t seed) {
                               {.shape = partial_shape({-1})});
   t.training = ops::placeholder_with_default(s.with_op_name("training"),
                                              ops::constant(s, false), partial_shape({}));
-  t.logits = forward(s, params, t.images, t.training, seed);
+  t.logits = forward(layer_scopes{s, layer_devices}, params, t.images, t.training, seed);
   const scope ls = s.new_sub_scope("loss");
   auto xent = ops::sparse_softmax_cross_entropy_with_logits(ls, t.logits, t.labels);
   t.loss = ops::mean(ls, xent.loss, {0});

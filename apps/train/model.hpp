@@ -31,6 +31,9 @@ struct tower {
   output correct;   // int32 scalar: how many argmax(logits) == label
 };
 
-tower build_tower(const scope& s, const model_params& params, uint64_t seed);
+// `layer_devices` (optional) places the model's four layers one by one, for model
+// parallelism: e.g. the first two on one worker and the last two on another.
+tower build_tower(const scope& s, const model_params& params, uint64_t seed,
+                  const std::vector<std::string>& layer_devices = {});
 
 }  // namespace caflow::train_app

@@ -14,6 +14,7 @@ const char* to_string(replication r) {
     case replication::in_graph: return "in-graph";
     case replication::async: return "async";
     case replication::sync: return "sync";
+    case replication::model_parallel: return "model-parallel";
   }
   return "?";
 }
@@ -28,10 +29,11 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   const std::map<std::string, replication> modes{{"local", replication::local},
                                                  {"in-graph", replication::in_graph},
                                                  {"async", replication::async},
-                                                 {"sync", replication::sync}};
+                                                 {"sync", replication::sync},
+                                                 {"model-parallel", replication::model_parallel}};
   app.add_option("--model", o->model, "mlp (256-128-100) or cnn (TF's convnet.py)")
       ->transform(CLI::CheckedTransformer(models, CLI::ignore_case));
-  app.add_option("--mode", o->mode, "local, in-graph, async or sync (between-graph)")
+  app.add_option("--mode", o->mode, "local, in-graph, async, sync (between-graph) or model-parallel")
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
   app.add_option("--epochs", o->epochs, "passes over the training set")->check(CLI::Range(1, 10000));
   app.add_option("--batch-size", o->batch_size, "examples per step and worker")

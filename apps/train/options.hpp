@@ -14,6 +14,7 @@ enum class replication {
   in_graph,     // one client, one tower per worker, averaged gradients
   async,        // between-graph: a client per worker, each applies its own gradients
   sync,         // between-graph with a SyncReplicasOptimizer-style aggregation by the chief
+  model_parallel,  // one client, one model whose layers are spread over the workers
 };
 
 struct train_options {

@@ -81,6 +81,13 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
                                           g->root, average_towers(g->root, per_tower),
                                           g->global_step));
+  } else if (plan.mode == replication::model_parallel) {
+    // Layer i on worker i * workers / 4: with two workers, two layers each.
+    std::vector<std::string> devices;
+    for (int layer = 0; layer < 4; ++layer) devices.push_back(worker_device(layer * plan.workers / 4));
+    g->towers.push_back(build_tower(g->root.new_sub_scope("tower"), params, o.seed, devices));
+    CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->minimize(g->root, g->towers.back().loss,
+                                                             g->global_step, params.weights));
   } else {
     g->towers.push_back(build_tower(model_scope.new_sub_scope("tower"), params,
                                     o.seed + plan.worker_index));

@@ -5,6 +5,7 @@
 //             on each variable's device, one update
 //   async     this worker's tower and its own updates of the shared variables
 //   sync      the same through train::sync_replicas_optimizer
+//   model-parallel  one client; the model's layers spread over the workers, variables on ps
 #include <memory>
 
 #include "apps/train/model.hpp"

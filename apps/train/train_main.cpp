@@ -73,8 +73,10 @@ status_or<client_result> run_replicas(const train_options& o, client_plan base,
 status_or<client_result> run_in_graph(const train_options& o, client_plan plan,
                                       const std::string& target, const fashion_mnist& data) {
   CAFLOW_ASSIGN_OR_RETURN(auto graph, build_client_graph(o, plan));
+  // In-graph: one shard per tower; model parallel: one tower on the whole training set.
   std::vector<data::dataset> shards;
-  for (int w = 0; w < plan.workers; ++w) shards.push_back(data.train_shard(w, plan.workers));
+  const int towers = static_cast<int>(graph->towers.size());
+  for (int t = 0; t < towers; ++t) shards.push_back(data.train_shard(t, towers));
   return run_client(o, plan, *graph, target, shards, data.test, true);
 }
 
@@ -116,7 +118,9 @@ int main(int argc, char** argv) {
       own = std::move(*srv);
       const bool drives = o.job == "worker" && (o.mode == replication::sync ||
                                                 o.mode == replication::async ||
-                                                (o.mode == replication::in_graph && o.task == 0));
+                                                (o.job == "worker" && o.task == 0 &&
+                                                 (o.mode == replication::in_graph ||
+                                                  o.mode == replication::model_parallel)));
       if (!drives) return serve(*own);
     }
   }
@@ -139,7 +143,7 @@ int main(int argc, char** argv) {
     auto cluster = embedded_cluster::start(1, workers, cpu);
     if (!cluster.ok()) return fail(cluster.get_status());
     const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers};
-    if (o.mode == replication::in_graph) {
+    if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {
       result = run_in_graph(o, plan, (*cluster)->worker_target(0), *data);
     } else {
       std::vector<std::string> targets;
@@ -152,7 +156,7 @@ int main(int argc, char** argv) {
                            .ps_tasks = spec.num_tasks("ps"),
                            .workers = workers,
                            .worker_index = o.job.empty() ? 0 : o.task};
-    if (o.mode == replication::in_graph) {
+    if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {
       auto address = spec.task_address("worker", 0);
       if (!address.ok()) return fail(address.get_status());
       result = run_in_graph(o, plan, own ? own->target() : "caflow://" + *address, *data);

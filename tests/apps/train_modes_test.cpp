@@ -136,6 +136,17 @@ TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") 
   check_workers({&client});
 }
 
+TEST_CASE("model parallelism: the MLP's layers split over two caflow-server workers") {
+  if (!have_data()) return;
+  cluster c(2);
+  std::vector<child_process*> servers;
+  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}})
+    servers.push_back(&c.server(job, task));
+  for (auto* s : servers) REQUIRE(s->wait_for_output("serving at", 30s));
+  auto& client = c.start(train_args({"--mode", "model-parallel", "--cluster", c.spec}));
+  check_workers({&client});
+}
+
 TEST_CASE("the default embedded cluster trains in one process") {
   if (!have_data()) return;
   child_process p(train_args({}));
