@@ -20,7 +20,7 @@ enum class replication {
 struct train_options {
   model_kind model = model_kind::mlp;
   replication mode = replication::sync;
-  int epochs = 10;
+  int epochs = 20;
   int batch_size = 100;  // per worker (per tower in in-graph mode)
   double learning_rate = 0.001;
   std::string optimizer = "adam";  // adam | sgd | momentum | adagrad | rmsprop
