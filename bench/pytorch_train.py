@@ -74,7 +74,7 @@ def main():
     parser.add_argument("--steps", type=int, default=0)
     parser.add_argument("--warmup", type=int, default=5)
     a = parser.parse_args()
-    steps = a.steps or (3000 if a.model == "mlp" else 40)
+    steps = a.steps or (4500 if a.model == "mlp" else 80)
 
     torch.set_num_threads(THREADS)
     torch.set_num_interop_threads(1)

@@ -114,7 +114,7 @@ args parse(int argc, char** argv) {
       usage();
   }
   // About 10 s each on a 2-core machine.
-  if (a.steps <= 0) a.steps = a.model == model_kind::mlp ? 3000 : 40;
+  if (a.steps <= 0) a.steps = a.model == model_kind::mlp ? 4500 : 80;
   return a;
 }
 

@@ -83,6 +83,7 @@ double sync_samples_per_s(int epochs, int threads, const data::dataset& train,
   const train_options o = options(replication::sync, epochs, threads);
   auto cluster = embedded_cluster::start(
       1, workers, {.intra_op_threads = threads, .inter_op_threads = threads});
+  if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   bench::check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;
   for (int w = 0; w < workers; ++w) results.emplace_back(errors::internal("not run"));
