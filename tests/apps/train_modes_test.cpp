@@ -64,6 +64,16 @@ struct cluster {
     return start({CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task",
                   std::to_string(task), "--intra-op-threads", "1", "--peer-wait-ms", "20000"});
   }
+  // caflow-server for the ps and both workers. Each reports "serving at" once it reaches all
+  // the others, so all start before any is waited for.
+  bool serve_all() {
+    std::vector<child_process*> servers;
+    for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}})
+      servers.push_back(&server(job, task));
+    for (auto* s : servers)
+      if (!s->wait_for_output("serving at", 30s)) return false;
+    return true;
+  }
   child_process& trainer(const std::string& job, int task, std::vector<std::string> extra) {
     extra.insert(extra.end(), {"--cluster", spec, "--job", job, "--task", std::to_string(task)});
     return start(train_args(extra));
@@ -127,11 +137,7 @@ TEST_CASE("between-graph asynchronous updates") {
 TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") {
   if (!have_data()) return;
   cluster c(2);
-  // Each server reports "serving at" once it reaches all the others: start all, then wait.
-  std::vector<child_process*> servers;
-  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}})
-    servers.push_back(&c.server(job, task));
-  for (auto* s : servers) REQUIRE(s->wait_for_output("serving at", 30s));
+  REQUIRE(c.serve_all());
   auto& client = c.start(train_args({"--mode", "in-graph", "--cluster", c.spec}));
   check_workers({&client});
 }
@@ -139,10 +145,7 @@ TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") 
 TEST_CASE("model parallelism: the MLP's layers split over two caflow-server workers") {
   if (!have_data()) return;
   cluster c(2);
-  std::vector<child_process*> servers;
-  for (auto [job, task] : {std::pair{"ps", 0}, {"worker", 0}, {"worker", 1}})
-    servers.push_back(&c.server(job, task));
-  for (auto* s : servers) REQUIRE(s->wait_for_output("serving at", 30s));
+  REQUIRE(c.serve_all());
   auto& client = c.start(train_args({"--mode", "model-parallel", "--cluster", c.spec}));
   check_workers({&client});
 }
