@@ -5,6 +5,7 @@
 #include <caf/actor_registry.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/all.hpp>
+#include <caf/io/basp_broker.hpp>
 #include <caf/io/middleman.hpp>
 
 #include "net/errors.hpp"
@@ -36,6 +37,28 @@ void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::stro
   sys.registry().put(role, actor);
 }
 
+namespace {
+
+// caf::io::middleman::remote_lookup waits up to five minutes for an answer that, when two nodes
+// connect to each other at the same moment, can be lost with the duplicate connection CAF drops.
+// This asks the peer's config server the same question (the message remote_lookup sends in CAF
+// 0.17) but gives up after `timeout`, so the caller can reconnect and ask again.
+caf::strong_actor_ptr lookup_with_timeout(caf::actor_system& sys, caf::atom_value role,
+                                          const caf::node_id& node,
+                                          std::chrono::milliseconds timeout) {
+  if (node == sys.node()) return sys.registry().get(role);
+  auto basp = sys.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  caf::strong_actor_ptr result;
+  caf::scoped_actor self{sys, true};
+  self->send(basp, caf::forward_atom::value, node, caf::atom("ConfigServ"),
+             caf::make_message(caf::get_atom::value, role));
+  self->receive([&](caf::strong_actor_ptr& found) { result = std::move(found); },
+                caf::after(timeout) >> [] {});
+  return result;
+}
+
+}  // namespace
+
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
                                                   std::chrono::milliseconds patience) {
@@ -44,7 +67,8 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
   for (;;) {
     auto node = sys.middleman().connect(where.host, where.port);
     if (node) {
-      if (auto found = sys.middleman().remote_lookup(role, *node)) return found;
+      if (auto found = lookup_with_timeout(sys, role, *node, std::chrono::milliseconds(1000)))
+        return found;
       last_error = "no '" + caf::to_string(role) + "' there yet";
     } else {
       last_error = sys.render(node.error());

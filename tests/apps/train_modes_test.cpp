@@ -153,8 +153,9 @@ TEST_CASE("model parallelism: the MLP's layers split over two caflow-server work
 TEST_CASE("the default embedded cluster trains in one process") {
   if (!have_data()) return;
   child_process p(train_args({}));
-  REQUIRE(exit_code(p, 180s) == 0);
+  const int rc = exit_code(p, 180s);
   MESSAGE(p.output());
+  REQUIRE(rc == 0);
   CHECK(p.output().find("embedded cluster: 1 ps, 2 workers") != std::string::npos);
   CHECK(accuracy_in(p.output()) > 0.5);
 }
