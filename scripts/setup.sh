@@ -9,7 +9,7 @@ preset=${1:-release}
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libcaf-dev libeigen3-dev libboost-serialization-dev doctest-dev zlib1g-dev
-  nlohmann-json3-dev libcli11-dev libedit-dev iproute2
+  nlohmann-json3-dev libcli11-dev libedit-dev iproute2 tmux gnuplot-nox openssl libssl-dev
   dataset-fashion-mnist
 )
 missing=()
