@@ -1,0 +1,96 @@
+# The GPU device: CUDA runtime, cuBLAS and cuDNN. CAFLOW_CUDA=AUTO builds it when nvcc and
+# cuDNN are found, ON insists (and says what is missing), OFF never looks.
+#
+# GPU sources (devices/gpu/, kernels/gpu/) form the object library caflow_gpu, whose objects go
+# into the caflow shared library; an OFF build never compiles them. CAFLOW_HAVE_CUDA is defined
+# (publicly) for the always-compiled code that must know, e.g. devices/gpu_devices.cpp.
+# .cu files hold device code and launchers only (no Eigen, no CAF): nvcc is slow, and keeping
+# those translation units free of the project's heavy headers keeps it fast.
+set(CAFLOW_CUDA "AUTO" CACHE STRING "Build the GPU device: AUTO (when nvcc and cuDNN are found), ON or OFF")
+set_property(CACHE CAFLOW_CUDA PROPERTY STRINGS AUTO ON OFF)
+string(TOUPPER "${CAFLOW_CUDA}" caflow_cuda_mode)
+if(NOT caflow_cuda_mode MATCHES "^(AUTO|ON|OFF)$")
+  message(FATAL_ERROR "CAFLOW_CUDA must be AUTO, ON or OFF, not '${CAFLOW_CUDA}'")
+endif()
+
+set(CAFLOW_HAVE_CUDA OFF)
+set(caflow_cuda_missing "")
+if(NOT caflow_cuda_mode STREQUAL "OFF")
+  find_program(CAFLOW_NVCC nvcc HINTS ENV CUDA_HOME ENV CUDA_PATH /usr/local/cuda PATH_SUFFIXES bin)
+  if(NOT CAFLOW_NVCC)
+    list(APPEND caflow_cuda_missing "nvcc (looked in PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)")
+  else()
+    get_filename_component(caflow_cuda_root "${CAFLOW_NVCC}" DIRECTORY)
+    get_filename_component(caflow_cuda_root "${caflow_cuda_root}" DIRECTORY)
+    if(NOT CUDAToolkit_ROOT)
+      set(CUDAToolkit_ROOT "${caflow_cuda_root}")
+    endif()
+    find_package(CUDAToolkit QUIET)
+    if(NOT CUDAToolkit_FOUND OR NOT TARGET CUDA::cublas)
+      list(APPEND caflow_cuda_missing "the CUDA toolkit's cudart and cuBLAS under ${caflow_cuda_root}")
+    endif()
+    find_path(CAFLOW_CUDNN_INCLUDE_DIR cudnn.h
+      HINTS ${CUDAToolkit_INCLUDE_DIRS} "${caflow_cuda_root}/include" ENV CUDNN_ROOT PATH_SUFFIXES include)
+    find_library(CAFLOW_CUDNN_LIBRARY cudnn
+      HINTS ${CUDAToolkit_LIBRARY_DIR} "${caflow_cuda_root}/lib64" "${caflow_cuda_root}/lib" ENV CUDNN_ROOT
+      PATH_SUFFIXES lib64 lib)
+    if(NOT CAFLOW_CUDNN_INCLUDE_DIR OR NOT CAFLOW_CUDNN_LIBRARY)
+      list(APPEND caflow_cuda_missing "cuDNN (cudnn.h and libcudnn under ${caflow_cuda_root} or $CUDNN_ROOT)")
+    endif()
+  endif()
+  if(caflow_cuda_missing)
+    list(JOIN caflow_cuda_missing "; " caflow_cuda_why)
+    if(caflow_cuda_mode STREQUAL "ON")
+      message(FATAL_ERROR "CAFLOW_CUDA=ON but not found: ${caflow_cuda_why}")
+    endif()
+    message(STATUS "GPU device: off (not found: ${caflow_cuda_why})")
+  else()
+    set(CAFLOW_HAVE_CUDA ON)
+  endif()
+endif()
+
+if(CAFLOW_HAVE_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER "${CAFLOW_NVCC}")
+  endif()
+  # The same g++ as the C++ code, so both sides agree on the standard library.
+  if(NOT CMAKE_CUDA_HOST_COMPILER)
+    set(CMAKE_CUDA_HOST_COMPILER "${CMAKE_CXX_COMPILER}")
+  endif()
+  # sm_90 machine code plus compute_90 PTX, which newer GPUs JIT-compile.
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES "90-real;90-virtual")
+  endif()
+  if(CCACHE_PROGRAM)
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  endif()
+  enable_language(CUDA)
+  message(STATUS "GPU device: on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures "
+                 "${CMAKE_CUDA_ARCHITECTURES}, cuDNN ${CAFLOW_CUDNN_LIBRARY})")
+
+  file(GLOB CAFLOW_GPU_SOURCES CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/devices/gpu/*.cpp
+    ${PROJECT_SOURCE_DIR}/kernels/gpu/*.cpp ${PROJECT_SOURCE_DIR}/kernels/gpu/*.cu)
+  add_library(caflow_gpu OBJECT ${CAFLOW_GPU_SOURCES})
+  # Directory-wide options (-Wall for g++, sanitizers) are not all nvcc's: start from none and
+  # give each language its own.
+  set_target_properties(caflow_gpu PROPERTIES
+    COMPILE_OPTIONS ""
+    POSITION_INDEPENDENT_CODE ON
+    CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
+  target_compile_options(caflow_gpu PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    # What caflow's users compile with (-march, ...), so inline code agrees across the library.
+    $<$<COMPILE_LANGUAGE:CXX>:$<TARGET_PROPERTY:caflow,INTERFACE_COMPILE_OPTIONS>>
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CAFLOW_SANITIZE}>>:-fsanitize=${CAFLOW_SANITIZE} -fno-omit-frame-pointer>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+  target_compile_definitions(caflow_gpu PRIVATE CAFLOW_HAVE_CUDA EIGEN_USE_THREADS)
+  target_include_directories(caflow_gpu PRIVATE ${PROJECT_SOURCE_DIR} ${CAFLOW_CUDNN_INCLUDE_DIR})
+  # For the usage requirements (include directories) of what the .cpp files include.
+  target_link_libraries(caflow_gpu PRIVATE Eigen3::Eigen Threads::Threads caf::core caf::io
+                                           CUDA::cudart CUDA::cublas)
+
+  target_sources(caflow PRIVATE $<TARGET_OBJECTS:caflow_gpu>)
+  target_compile_definitions(caflow PUBLIC CAFLOW_HAVE_CUDA)
+  target_link_libraries(caflow PRIVATE CUDA::cudart CUDA::cublas ${CAFLOW_CUDNN_LIBRARY})
+endif()

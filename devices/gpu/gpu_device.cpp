@@ -1,0 +1,127 @@
+#include "devices/gpu/gpu_device.hpp"
+
+#include <unsupported/Eigen/CXX11/ThreadPool>
+
+#include "devices/gpu/cuda_status.hpp"
+
+namespace caflow {
+
+namespace {
+
+// Device memory, taken on the allocator's GPU whatever thread asks.
+class cuda_sub_allocator final : public sub_allocator {
+ public:
+  explicit cuda_sub_allocator(int id) : id_(id) {}
+  void* alloc(size_t bytes) override {
+    void* p = nullptr;
+    if (cudaSetDevice(id_) != cudaSuccess) return nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();  // an allocation failure is not sticky; clear it
+      return nullptr;
+    }
+    return p;
+  }
+  void free(void* p, size_t) override {
+    (void)cudaSetDevice(id_);
+    (void)cudaFree(p);
+  }
+
+ private:
+  int id_;
+};
+
+// Page-locked host memory, which the copy engines read and write without an extra copy.
+class pinned_sub_allocator final : public sub_allocator {
+ public:
+  void* alloc(size_t bytes) override {
+    void* p = nullptr;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    return p;
+  }
+  void free(void* p, size_t) override { (void)cudaFreeHost(p); }
+};
+
+constexpr int64_t pinned_limit_bytes = int64_t{16} << 30;
+
+}  // namespace
+
+struct gpu_device::pool {
+  explicit pool(int n) : threads(n) {}
+  Eigen::ThreadPool threads;
+};
+
+gpu_device::gpu_device(std::string name, const gpu_device_options& opts, status* st)
+    : device(std::move(name), device_gpu), opts_(opts) {
+  auto bfc = std::make_shared<bfc_allocator>(
+      "GPU:" + std::to_string(opts.cuda_id), std::make_unique<cuda_sub_allocator>(opts.cuda_id),
+      bfc_options{.memory_limit_bytes = opts.memory_limit_bytes, .allow_growth = opts.allow_growth});
+  bfc_ = bfc.get();
+  alloc_ = std::move(bfc);
+  pinned_ = std::make_shared<bfc_allocator>(
+      "pinned host", std::make_unique<pinned_sub_allocator>(),
+      bfc_options{.memory_limit_bytes = pinned_limit_bytes, .allow_growth = true});
+  pool_ = std::make_unique<pool>(std::max(opts.inter_op_threads, 1));
+  *st = [&]() -> status {
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(opts_.cuda_id));
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&compute_, cudaStreamNonBlocking));
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&copy_, cudaStreamNonBlocking));
+    CAFLOW_RETURN_IF_ERROR(cublas_status(cublasCreate(&cublas_), "cublasCreate"));
+    CAFLOW_RETURN_IF_ERROR(cublas_status(cublasSetStream(cublas_, compute_), "cublasSetStream"));
+    return {};
+  }();
+}
+
+gpu_device::~gpu_device() {
+  pool_.reset();  // joins the launching threads first
+  (void)cudaSetDevice(opts_.cuda_id);
+  if (compute_) (void)cudaStreamSynchronize(compute_);
+  if (copy_) (void)cudaStreamSynchronize(copy_);
+  if (cudnn_) (void)cudnnDestroy(cudnn_);
+  if (cublas_) (void)cublasDestroy(cublas_);
+  if (copy_) (void)cudaStreamDestroy(copy_);
+  if (compute_) (void)cudaStreamDestroy(compute_);
+}
+
+void gpu_device::schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
+
+status gpu_device::activate() const {
+  return cuda_status(cudaSetDevice(opts_.cuda_id), "cudaSetDevice");
+}
+
+status_or<cudnnHandle_t> gpu_device::cudnn() {
+  std::call_once(cudnn_once_, [this] {
+    cudnn_error_ = [this]() -> status {
+      CAFLOW_RETURN_IF_ERROR(activate());
+      CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnCreate(&cudnn_), "cudnnCreate"));
+      return cudnn_status(cudnnSetStream(cudnn_, compute_), "cudnnSetStream");
+    }();
+  });
+  if (!cudnn_error_.ok()) return cudnn_error_;
+  return cudnn_;
+}
+
+status_or<tensor> gpu_device::allocate(dtype type, const tensor_shape& shape) const {
+  auto t = tensor::allocate(alloc_, type, shape);
+  if (!t.ok() && t.get_status().code() == error_code::resource_exhausted)
+    return errors::resource_exhausted(bfc_->oom_message(static_cast<size_t>(shape.num_elements()) *
+                                                        dtype_size(type)),
+                                      " (for a ", dtype_name(type), shape.to_string(), " tensor)");
+  return t;
+}
+
+status gpu_device::order_after(cudaStream_t waiter, cudaStream_t signaller) {
+  if (waiter == signaller) return {};
+  cudaEvent_t e;
+  CAFLOW_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+  status st = cuda_status(cudaEventRecord(e, signaller), "cudaEventRecord");
+  if (st.ok()) st = cuda_status(cudaStreamWaitEvent(waiter, e, 0), "cudaStreamWaitEvent");
+  (void)cudaEventDestroy(e);  // released once the wait is satisfied
+  return st;
+}
+
+gpu_device* as_gpu(device& d) { return d.type() == device_gpu ? dynamic_cast<gpu_device*>(&d) : nullptr; }
+
+}  // namespace caflow

@@ -1,0 +1,101 @@
+// GPU enumeration and device creation through the CUDA runtime.
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "devices/gpu/cuda_status.hpp"
+#include "devices/gpu/gpu_device.hpp"
+#include "graph/device_name.hpp"
+
+namespace caflow {
+
+namespace {
+
+std::string visible_devices_note() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v) return "";
+  return errors::concat("; CUDA_VISIBLE_DEVICES='", v, "'");
+}
+
+gpu_enumeration enumerate() {
+  gpu_enumeration out;
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    out.why_none = errors::concat("the CUDA runtime found no usable GPU: ", cudaGetErrorName(e), " (",
+                                  cudaGetErrorString(e), ")", visible_devices_note());
+    return out;
+  }
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
+      (void)cudaGetLastError();
+      continue;
+    }
+    local_gpu_info g;
+    g.id = i;
+    g.name = prop.name;
+    g.compute_major = prop.major;
+    g.compute_minor = prop.minor;
+    g.multiprocessors = prop.multiProcessorCount;
+    g.total_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) == cudaSuccess) g.pci_bus_id = bus;
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+      g.free_bytes = static_cast<int64_t>(free_b);
+    } else {
+      (void)cudaGetLastError();
+      g.free_bytes = g.total_bytes;
+    }
+    out.gpus.push_back(std::move(g));
+  }
+  if (out.gpus.empty())
+    out.why_none = errors::concat("the CUDA runtime sees no GPU", visible_devices_note());
+  return out;
+}
+
+}  // namespace
+
+const gpu_enumeration& local_gpus() {
+  static const gpu_enumeration gpus = enumerate();
+  return gpus;
+}
+
+status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu_options& opts,
+                                                                       std::string_view job,
+                                                                       int task) {
+  const double fraction = opts.per_process_gpu_memory_fraction;
+  if (!(fraction >= 0 && fraction <= 1))
+    return errors::invalid_argument("per_process_gpu_memory_fraction must be in [0, 1], got ",
+                                    fraction);
+  std::vector<std::unique_ptr<device>> out;
+  const gpu_enumeration& found = local_gpus();
+  if (found.gpus.empty()) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      std::fprintf(stderr, "caflow: no GPU (%s): running on CPU\n", found.why_none.c_str());
+    });
+    return out;
+  }
+  for (const local_gpu_info& g : found.gpus) {
+    // A share of the total, but never more than is free: other processes hold the rest.
+    const int64_t wanted = fraction > 0 ? static_cast<int64_t>(fraction * static_cast<double>(g.total_bytes))
+                                        : g.free_bytes - g.free_bytes / 20;
+    const int64_t limit = std::min(wanted, g.free_bytes);
+    if (limit <= 0)
+      return errors::resource_exhausted("GPU:", g.id, " has no memory to give: ", g.free_bytes,
+                                        " bytes free, per_process_gpu_memory_fraction ", fraction);
+    status st;
+    auto dev = std::make_unique<gpu_device>(
+        full_device_name(job, task, device_gpu, g.id),
+        gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = limit, .allow_growth = opts.allow_growth},
+        &st);
+    if (!st.ok()) return st.with_context("GPU:" + std::to_string(g.id));
+    out.push_back(std::move(dev));
+  }
+  return out;
+}
+
+}  // namespace caflow

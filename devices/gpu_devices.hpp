@@ -1,0 +1,62 @@
+#pragma once
+// The local GPUs, seen from code that need not know whether caflow was built with CUDA: a
+// build without it (CAFLOW_CUDA=OFF, or no toolkit found) has no GPUs and says why.
+//
+// GPUs are enumerated through the CUDA runtime, so CUDA_VISIBLE_DEVICES decides what is seen
+// (unset: all; "" or "-1": none; "0,2": those two, renumbered GPU:0 and GPU:1).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "devices/device.hpp"
+#include "graph/status.hpp"
+#include "graph/tensor.hpp"
+
+namespace caflow {
+
+// TF's GPUOptions, for every visible GPU of a task.
+struct gpu_options {
+  // The share of each GPU's total memory the allocator may ever hold, in (0, 1]. 0: all the
+  // memory free when the device is made, less a reserve of 5% for the CUDA libraries.
+  double per_process_gpu_memory_fraction = 0;
+  // Start small and take more regions as needed, instead of the whole limit at once.
+  bool allow_growth = false;
+};
+
+struct local_gpu_info {
+  int id = 0;  // after CUDA_VISIBLE_DEVICES renumbering: the k of device:GPU:k
+  std::string name;        // "NVIDIA H200"
+  std::string pci_bus_id;  // "0000:19:00.0"
+  int compute_major = 0, compute_minor = 0;
+  int multiprocessors = 0;
+  int64_t total_bytes = 0, free_bytes = 0;
+};
+
+struct gpu_enumeration {
+  std::vector<local_gpu_info> gpus;
+  std::string why_none;  // set when gpus is empty: "caflow was built without CUDA", ...
+};
+
+// Enumerated once per process (the CUDA runtime reads CUDA_VISIBLE_DEVICES once, too).
+const gpu_enumeration& local_gpus();
+
+// One device per visible GPU, named /job:J/replica:0/task:T/device:GPU:k. With none, an empty
+// vector, and the reason goes to stderr once per process ("no GPU (...): running on CPU").
+// Errors: a fraction outside [0, 1], or a GPU that cannot be initialized.
+status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu_options& opts,
+                                                                       std::string_view job,
+                                                                       int task);
+
+// Transfers. `gpu` must be a device made by make_local_gpu_devices. Host tensors are ordinary
+// (pageable) tensors; the bytes pass through pinned staging buffers on the GPU's copy stream.
+// copy_to_gpu returns without waiting: the GPU's later kernels are ordered after the copy.
+status_or<tensor> copy_to_gpu(device& gpu, const tensor& host);
+// Waits for the GPU's queued kernels and the copy, then returns the host tensor.
+status_or<tensor> copy_to_host(device& gpu, const tensor& on_gpu);
+// Between two GPUs of this process: a peer copy where the devices allow it, else staged
+// through pinned host memory. On the same GPU, the tensor itself (nothing is copied).
+status_or<tensor> copy_gpu_to_gpu(device& dst, device& src, const tensor& on_src);
+
+}  // namespace caflow
