@@ -80,6 +80,8 @@ if(CAFLOW_HAVE_CUDA)
     CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
   target_compile_options(caflow_gpu PRIVATE
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    # As for the rest of caflow: GCC 12's -Wrestrict misfires in std::string (GCC bug 105651).
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
     # What caflow's users compile with (-march, ...), so inline code agrees across the library.
     $<$<COMPILE_LANGUAGE:CXX>:$<TARGET_PROPERTY:caflow,INTERFACE_COMPILE_OPTIONS>>
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CAFLOW_SANITIZE}>>:-fsanitize=${CAFLOW_SANITIZE} -fno-omit-frame-pointer>
