@@ -4,7 +4,9 @@
 
 #include <caf/all.hpp>
 
+#include "actors/graph_optimizer.hpp"
 #include "graph/device_name.hpp"
+#include "graph/dump.hpp"
 #include "graph/partition.hpp"
 #include "graph/placer.hpp"
 #include "graph/prune.hpp"
@@ -38,9 +40,12 @@ struct prepared_run {
   status failed;
   std::vector<std::function<void()>> waiting;  // steps that arrived during registration
   size_t pending = 0;
+  run_step_reply report;  // optimization and placement, sent with the first step's fetches
+  bool reported = false;
 };
 
 struct master_session {
+  session_config config;
   std::shared_ptr<const graph> full;
   std::map<std::string, std::shared_ptr<prepared_run>> cache;
 };
@@ -65,6 +70,7 @@ struct master_state {
   // its timeout, so plans that need one fail at once instead.
   std::map<std::string, status> lost;
   std::map<int64_t, in_flight_step> steps;
+  partition_optimizer optimizer;
   int64_t next_session = 1;
   // Step ids are drawn at random: workers may serve several masters (between-graph replication)
   // and outlive a restarted master, and refuse ids they have seen.
@@ -90,10 +96,25 @@ std::string signature_key(const run_step_request& r) {
   return key;
 }
 
-status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& full,
+optimizer_options optimizer_options_of(const session_config& c) {
+  return {.cse = c.cse,
+          .constant_folding = c.constant_folding,
+          .max_constant_bytes = c.max_constant_bytes,
+          .disabled = {c.disabled_passes.begin(), c.disabled_passes.end()}};
+}
+
+// The table of where every node of `g` went, for sessions that log placement.
+std::string placement_of(const graph& g, const std::vector<std::string>& placement) {
+  graph_def placed = g.def();
+  for (size_t i = 0; i < placed.nodes.size() && i < placement.size(); ++i)
+    placed.nodes[i].device = placement[i];
+  return placement_table(placed);
+}
+
+status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_session& s,
                                               const run_step_request& req) {
   run_signature sig{req.feed_names, req.fetches, req.targets};
-  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(full, sig));
+  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*s.full, sig));
   auto run = std::make_shared<prepared_run>();
   run->feed_types = pruned.feed_types;
   run->feed_shapes = pruned.feed_shapes;
@@ -101,6 +122,7 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& ful
   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
   placement_options popts;
   popts.default_device = "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
+  popts.allow_soft_placement = s.config.allow_soft_placement;
   CAFLOW_ASSIGN_OR_RETURN(
       std::vector<std::string> placement,
       place(g, st.devices, popts, [](const node_def& n, std::string_view type) {
@@ -108,8 +130,13 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& ful
       }));
   partition_options part_opts;
   for (const auto& d : st.devices) part_opts.incarnations[d] = st.incarnations[task_of_device(d)];
+  if (s.config.log_device_placement) run->report.placement = placement_of(g, placement);
   CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
+  const optimizer_options passes = optimizer_options_of(s.config);
+  optimization_report optimized;
   for (auto& [device, def] : parts.partitions) {
+    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, st.optimizer.run(def, passes, req.targets));
+    optimized.add(done);
     partition_ref p;
     p.device = device;
     p.task = task_of_device(device);
@@ -125,6 +152,9 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const graph& ful
     p.graph_bytes = serialize_graph(def);
     run->parts.push_back(std::move(p));
   }
+  run->report.nodes_removed = optimized.nodes_removed;
+  run->report.nodes_folded = optimized.nodes_folded;
+  run->report.optimization = std::move(optimized.summary);
   return run;
 }
 
@@ -201,8 +231,17 @@ void finish_step(master_pointer self, int64_t step_id) {
   auto it = self->state.steps.find(step_id);
   if (it == self->state.steps.end()) return;
   in_flight_step& s = it->second;
-  if (s.root_cause.ok()) s.promise.deliver(run_step_reply{std::move(s.fetches)});
-  else s.promise.deliver(to_caf_error(s.root_cause));
+  if (s.root_cause.ok()) {
+    run_step_reply reply;
+    if (!s.run->reported) {
+      reply = s.run->report;
+      s.run->reported = true;
+    }
+    reply.fetches = std::move(s.fetches);
+    s.promise.deliver(std::move(reply));
+  } else {
+    s.promise.deliver(to_caf_error(s.root_cause));
+  }
   for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
   self->state.steps.erase(it);
 }
@@ -376,7 +415,7 @@ void handle_step(master_pointer self, run_step_request req,
     cached = s.cache.end();
   }
   if (cached == s.cache.end()) {
-    auto run = plan(self->state, *s.full, req);
+    auto run = plan(self->state, s, req);
     if (!run.ok()) {
       if (may_resolve && !self->state.lost.empty())
         resolve_lost_then_retry(self, std::move(req), promise, run.get_status());
@@ -411,8 +450,10 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
   }
   self->set_down_handler([=](caf::down_msg& dm) { worker_lost(self, dm); });
   return {
-      [=](cf_create_atom, const std::string& bytes) -> caf::result<std::string> {
+      [=](cf_create_atom, const std::string& bytes,
+          session_config& config) -> caf::result<std::string> {
         master_session s;
+        s.config = std::move(config);
         if (status st = extend_session(s, bytes); !st.ok()) return to_caf_error(st);
         std::string handle = "session_" + std::to_string(self->state.next_session++);
         self->state.sessions.emplace(handle, std::move(s));

@@ -37,6 +37,7 @@ struct remote_client::impl {
   std::string target;
   std::string session;  // the master's handle, once created
   std::chrono::milliseconds step_timeout{60000};
+  session_config config;
 
   ~impl() {
     if (!session.empty()) caf::anon_send(master, cf_close_atom::value, session);
@@ -60,11 +61,12 @@ remote_client::~remote_client() = default;
 
 status_or<std::unique_ptr<remote_client>> remote_client::connect(
     const std::string& target, std::chrono::milliseconds patience,
-    std::chrono::milliseconds step_timeout) {
+    std::chrono::milliseconds step_timeout, session_config config) {
   CAFLOW_ASSIGN_OR_RETURN(host_port where, parse_target(target));
   auto i = std::make_unique<impl>();
   i->target = target;
   i->step_timeout = step_timeout;
+  i->config = std::move(config);
   CAFLOW_ASSIGN_OR_RETURN(caf::strong_actor_ptr found,
                           find_remote_role(i->sys, where, master_role, patience));
   i->master = caf::actor_cast<master_actor>(found);
@@ -75,13 +77,14 @@ status remote_client::extend(const graph_def& more) {
   const std::string bytes = serialize_graph(more);
   if (impl_->session.empty())
     return impl_->call(std::chrono::seconds(30), [&](std::string& handle) { impl_->session = handle; },
-                       cf_create_atom::value, bytes);
+                       cf_create_atom::value, bytes, impl_->config);
   return impl_->call(std::chrono::seconds(30), [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
 }
 
 status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::pair<std::string, tensor>>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    run_step_reply* prepared) {
   if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
   run_step_request req{impl_->session, {}, {}, fetches, targets};
   for (const auto& [name, t] : feeds) {
@@ -93,6 +96,10 @@ status_or<std::vector<tensor>> remote_client::run(
       impl_->step_timeout,
       [&](run_step_reply& reply) {
         for (auto& w : reply.fetches) out.push_back(std::move(w.value));
+        if (prepared && (!reply.optimization.empty() || !reply.placement.empty())) {
+          reply.fetches.clear();
+          *prepared = std::move(reply);
+        }
       },
       cf_step_atom::value, std::move(req)));
   return out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/graph_def.hpp"
+#include "net/protocol.hpp"
 
 namespace caflow {
 
@@ -16,14 +17,18 @@ class remote_client {
   // Errors name the target (malformed, unreachable, no master there).
   static status_or<std::unique_ptr<remote_client>> connect(const std::string& target,
                                                            std::chrono::milliseconds patience,
-                                                           std::chrono::milliseconds step_timeout);
+                                                           std::chrono::milliseconds step_timeout,
+                                                           session_config config = {});
   ~remote_client();
 
   // Sends nodes to the master: creates the master-side session on first use.
   status extend(const graph_def& more);
+  // `prepared`, when given, receives what the master reports on the step that prepared the
+  // run signature (optimization counts, the placement table if logged); untouched otherwise.
   status_or<std::vector<tensor>> run(const std::vector<std::pair<std::string, tensor>>& feeds,
                                      const std::vector<std::string>& fetches,
-                                     const std::vector<std::string>& targets);
+                                     const std::vector<std::string>& targets,
+                                     run_step_reply* prepared = nullptr);
 
  private:
   struct impl;

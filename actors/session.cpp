@@ -1,11 +1,14 @@
 #include "actors/session.hpp"
 
 #include <atomic>
+#include <iostream>
 #include <mutex>
 #include <unordered_map>
 
 #include "actors/executor.hpp"
 #include "actors/remote_client.hpp"
+#include "actors/graph_optimizer.hpp"
+#include "graph/dump.hpp"
 #include "graph/passes/pass.hpp"
 #include "graph/prune.hpp"
 
@@ -64,7 +67,14 @@ class session::impl {
       std::lock_guard<std::mutex> lock(mu_);
       CAFLOW_RETURN_IF_ERROR(sync_with_scope());
       CAFLOW_RETURN_IF_ERROR(connect_locked());
-      return remote_->run(feeds, fetches, targets);
+      run_step_reply prepared;
+      auto out = remote_->run(feeds, fetches, targets, &prepared);
+      if (out.ok()) {
+        steps_.fetch_add(1, std::memory_order_relaxed);
+        note_prepared(prepared.nodes_removed, prepared.nodes_folded, prepared.optimization,
+                      prepared.placement);
+      }
+      return out;
     }
     prepared_run* run = nullptr;
     {
@@ -124,10 +134,18 @@ class session::impl {
 
   status connect_locked() {
     if (remote_) return {};
+    session_config config{.cse = opts_.optimizer.cse,
+                          .constant_folding = opts_.optimizer.constant_folding,
+                          .max_constant_bytes = opts_.optimizer.max_constant_bytes,
+                          .disabled_passes = {opts_.optimizer.disabled.begin(),
+                                              opts_.optimizer.disabled.end()},
+                          .allow_soft_placement = opts_.allow_soft_placement,
+                          .log_device_placement = opts_.log_device_placement};
     CAFLOW_ASSIGN_OR_RETURN(remote_, remote_client::connect(opts_.target, opts_.connect_timeout,
                                                             opts_.operation_timeout.count() > 0
                                                                 ? opts_.operation_timeout
-                                                                : std::chrono::hours(24)));
+                                                                : std::chrono::hours(24),
+                                                            std::move(config)));
     return {};
   }
 
@@ -147,11 +165,15 @@ class session::impl {
       return evaluate_once(sub, fetches);
     };
     CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> passes, optimizer().run(pruned.def, ctx));
-    for (const pass_stats& p : passes) {
-      nodes_removed_ += p.removed;
-      nodes_folded_ += p.folded;
+    optimization_report report;
+    report.add(passes);
+    std::string placement;
+    if (opts_.log_device_placement) {
+      graph_def placed = pruned.def;
+      for (node_def& n : placed.nodes) n.device = cpu_.name();
+      placement = placement_table(placed);
     }
-    last_optimization_ = summarize(passes);
+    note_prepared(report.nodes_removed, report.nodes_folded, report.summary, placement);
     // Shapes were inferred on the full graph; the pruned one only needs re-validation.
     CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
     auto p = std::make_unique<prepared_run>();
@@ -162,19 +184,21 @@ class session::impl {
     return p;
   }
 
+  // Records what preparing a run signature did; prints the placement table when asked for.
+  // Called with mu_ held (local) or from the one remote call in flight (session serializes).
+  void note_prepared(int64_t removed, int64_t folded, const std::string& summary,
+                     const std::string& placement) {
+    nodes_removed_ += removed;
+    nodes_folded_ += folded;
+    if (!summary.empty()) last_optimization_ = summary;
+    if (!placement.empty()) std::cerr << "caflow: device placement\n" << placement << std::flush;
+  }
+
   // Constant folding's evaluator: runs a stateless subgraph once on the CPU, outside the kernel
   // cache and without taking the session's lock again.
   status_or<std::vector<tensor>> evaluate_once(const graph_def& sub,
                                                const std::vector<std::string>& fetches) {
-    CAFLOW_ASSIGN_OR_RETURN(graph whole, graph::build(sub));
-    CAFLOW_ASSIGN_OR_RETURN(pruned_graph p, prune_for_run(whole, run_signature{{}, fetches, {}}));
-    CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(p.def), {.infer_shapes = false}));
-    CAFLOW_ASSIGN_OR_RETURN(auto exec, executor::create(std::make_shared<const graph>(std::move(g)), cpu_));
-    call_frame frame;
-    frame.rets.resize(fetches.size());
-    cancellation_manager cancel;
-    CAFLOW_RETURN_IF_ERROR(exec->run({0, &frame, &cancel, nullptr}, opts_.operation_timeout));
-    return std::move(frame.rets);
+    return evaluate_stateless(sub, fetches, cpu_, opts_.operation_timeout);
   }
 
   static const pass_pipeline& optimizer() {

@@ -32,8 +32,16 @@ struct session_options {
   cpu_device_options cpu{};
   // A step still running after this long is cancelled and reported; 0 waits forever.
   std::chrono::milliseconds operation_timeout{0};
-  // Common-subexpression elimination and constant folding, per run signature.
+  // Common-subexpression elimination and constant folding, per run signature (on a cluster:
+  // per cached partition).
   optimizer_options optimizer{};
+  // On a cluster: when a node's requested device (or device type) is missing or has no kernel
+  // for it, place it on another device of the same task instead of failing (TF's
+  // allow_soft_placement). A local session runs everything on its one CPU device.
+  bool allow_soft_placement = false;
+  // Print, once per run signature, a table of where every node runs (node, op, device) to
+  // stderr (TF's log_device_placement, as one table instead of a line per node).
+  bool log_device_placement = false;
 };
 
 struct session_stats {

@@ -107,7 +107,7 @@ int main() {
   {
     caf::scoped_actor self{sys};
     std::string handle;
-    self->request(master, patience, cf_create_atom::value, serialize_graph(root.to_graph_def()))
+    self->request(master, patience, cf_create_atom::value, serialize_graph(root.to_graph_def()), session_config{})
         .receive([&](std::string& h) { handle = h; },
                  [&](caf::error& e) { bench::check(false, to_status(e).to_string().c_str()); });
     auto step = [&](const std::string& fetch, float expected) {

@@ -85,8 +85,24 @@ struct run_step_request {
   std::vector<std::string> targets;     // node names
 };
 
+// What a client asks of its session on the master (session_options' share of it).
+struct session_config {
+  bool cse = true;
+  bool constant_folding = true;
+  int64_t max_constant_bytes = 10 << 20;
+  std::vector<std::string> disabled_passes;
+  bool allow_soft_placement = false;
+  bool log_device_placement = false;
+};
+
 struct run_step_reply {
   std::vector<wire_tensor> fetches;
+  // Filled by the step that prepared its run signature (the first one), empty afterwards: what
+  // the graph passes did to the partitions, and, when the session logs placement, the table.
+  int64_t nodes_removed = 0;
+  int64_t nodes_folded = 0;
+  std::string optimization;
+  std::string placement;
 };
 
 template <class Inspector>
@@ -96,7 +112,14 @@ typename Inspector::result_type inspect(Inspector& f, run_step_request& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_step_reply& x) {
-  return f(caf::meta::type_name("run_step_reply"), x.fetches);
+  return f(caf::meta::type_name("run_step_reply"), x.fetches, x.nodes_removed, x.nodes_folded,
+           x.optimization, x.placement);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_config& x) {
+  return f(caf::meta::type_name("session_config"), x.cse, x.constant_folding,
+           x.max_constant_bytes, x.disabled_passes, x.allow_soft_placement,
+           x.log_device_placement);
 }
 
 template <class Inspector>
@@ -138,7 +161,7 @@ using worker_actor = caf::typed_actor<
 // The master role of a task: sessions for clients. A session's graph travels as
 // serialize_graph() bytes.
 using master_actor = caf::typed_actor<
-    caf::replies_to<cf_create_atom, std::string>::with<std::string>,      // graph -> handle
+    caf::replies_to<cf_create_atom, std::string, session_config>::with<std::string>,  // -> handle
     caf::replies_to<cf_extend_atom, std::string, std::string>::with<bool>, // handle, more nodes
     caf::replies_to<cf_step_atom, run_step_request>::with<run_step_reply>,
     caf::replies_to<cf_close_atom, std::string>::with<bool>>;              // handle

@@ -51,7 +51,7 @@ struct in_process_cluster {
   status_or<std::string> create(const scope& s) {
     caf::scoped_actor self{sys};
     status_or<std::string> out = errors::internal("no reply");
-    self->request(master, std::chrono::seconds(10), cf_create_atom::value, serialize_graph(s.to_graph_def()))
+    self->request(master, std::chrono::seconds(10), cf_create_atom::value, serialize_graph(s.to_graph_def()), session_config{})
         .receive([&](const std::string& handle) { out = handle; },
                  [&](caf::error& e) { out = to_status(e); });
     return out;
