@@ -9,6 +9,8 @@
 //   cnn_nodes_after_folding    value=<after folding>        baseline=<after CSE>
 //   cnn_step_ms_passes_on      value=<ms per step, on>      baseline=<ms per step, off>
 // Synthetic images: the passes and the step time do not depend on the pixel values.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -23,40 +25,51 @@ namespace {
 
 constexpr int batch = 100;
 
-struct measured {
-  double ms_per_step = 0;
-  session_stats stats;
-};
+// One session over the training graph, initialized, with a fixed batch to step on.
+class trainer {
+ public:
+  trainer(const client_graph& g, bool passes) : g_(g), sess_(g.root, options(passes)) {
+    bench::check(sess_.run_targets({g.shared_init}).ok(), "variable initialization failed");
+    for (const operation& init : g.local_init)
+      bench::check(sess_.run_targets({init}).ok(), "local initialization failed");
+    const tower& t = g.towers.at(0);
+    tensor images(dtype::float32, tensor_shape{batch, 28, 28, 1});
+    tensor labels(dtype::int32, tensor_shape{batch});
+    for (int64_t i = 0; i < images.num_elements(); ++i)
+      images.data<float>()[i] = static_cast<float>((i * 7919) % 256) / 255.0f;
+    for (int64_t i = 0; i < batch; ++i) labels.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
+    feeds_ = {{t.images, images}, {t.labels, labels}, {t.training, tensor::scalar(true)}};
+    for (int i = 0; i < 2; ++i) step();  // warm-up: kernels created, buffers allocated
+  }
 
-measured run(const client_graph& g, bool passes, int steps) {
-  session_options so;
-  so.cpu = {.intra_op_threads = 2, .inter_op_threads = 2};
-  so.optimizer.cse = passes;
-  so.optimizer.constant_folding = passes;
-  session sess(g.root, so);
-  bench::check(sess.run_targets({g.shared_init}).ok(), "variable initialization failed");
-  for (const operation& init : g.local_init)
-    bench::check(sess.run_targets({init}).ok(), "local initialization failed");
-  const tower& t = g.towers.at(0);
-  tensor images(dtype::float32, tensor_shape{batch, 28, 28, 1});
-  tensor labels(dtype::int32, tensor_shape{batch});
-  for (int64_t i = 0; i < images.num_elements(); ++i)
-    images.data<float>()[i] = static_cast<float>((i * 7919) % 256) / 255.0f;
-  for (int64_t i = 0; i < batch; ++i) labels.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
-  const session::feed_list feeds{{t.images, images}, {t.labels, labels},
-                                 {t.training, tensor::scalar(true)}};
-  auto step = [&] {
-    auto out = sess.run(feeds, {t.loss}, {g.train_op});
+  void step() {
+    auto out = sess_.run(feeds_, {g_.towers[0].loss}, {g_.train_op});
     if (!out.ok()) std::fprintf(stderr, "%s\n", out.get_status().to_string().c_str());
     bench::check(out.ok(), "training step failed");
-  };
-  for (int i = 0; i < 2; ++i) step();  // warm-up: kernels created, buffers allocated
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i) step();
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {ms / steps, sess.stats()};
-}
+  }
+
+  double ms_per_step(int steps) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) step();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+               .count() / steps;
+  }
+
+  session_stats stats() const { return sess_.stats(); }
+
+ private:
+  static session_options options(bool passes) {
+    session_options so;
+    so.cpu = {.intra_op_threads = 2, .inter_op_threads = 2};
+    so.optimizer.cse = passes;
+    so.optimizer.constant_folding = passes;
+    return so;
+  }
+
+  const client_graph& g_;
+  session sess_;
+  session::feed_list feeds_;
+};
 
 // "cse: 812 -> 790 nodes (22 removed); constant_folding: 790 -> 781 nodes (...)" -> counts.
 bool pass_counts(const std::string& summary, const char* pass, long* before, long* after) {
@@ -69,7 +82,7 @@ bool pass_counts(const std::string& summary, const char* pass, long* before, lon
 }  // namespace
 
 int main(int argc, char** argv) {
-  int steps = 10;
+  int steps = 5;
   if (argc == 3 && std::string(argv[1]) == "--steps") steps = std::stoi(argv[2]);
   train_options o;
   o.model = model_kind::cnn;
@@ -79,19 +92,25 @@ int main(int argc, char** argv) {
   if (!graph.ok()) std::fprintf(stderr, "%s\n", graph.get_status().to_string().c_str());
   bench::check(graph.ok(), "building the CNN training graph failed");
 
-  const measured on = run(**graph, true, steps);
-  const measured off = run(**graph, false, steps);
+  trainer on(**graph, true), off(**graph, false);
+  // Alternating rounds, the best of each: the two sessions see the same machine load.
+  double on_ms = 1e30, off_ms = 1e30;
+  for (int round = 0; round < 3; ++round) {
+    off_ms = std::min(off_ms, off.ms_per_step(steps));
+    on_ms = std::min(on_ms, on.ms_per_step(steps));
+  }
+  const session_stats st = on.stats();
   std::printf("# CNN training graph: %lld nodes; the training step's passes: %s\n",
-              static_cast<long long>(on.stats.graph_nodes), on.stats.last_optimization.c_str());
+              static_cast<long long>(st.graph_nodes), st.last_optimization.c_str());
   long before = 0, after = 0;
-  bench::check(pass_counts(on.stats.last_optimization, "cse", &before, &after),
+  bench::check(pass_counts(st.last_optimization, "cse", &before, &after),
                "no CSE counts in the session's stats");
   bench::result("cnn_nodes_after_cse", static_cast<double>(after), "nodes",
                 static_cast<double>(before));
-  bench::check(pass_counts(on.stats.last_optimization, "constant_folding", &before, &after),
+  bench::check(pass_counts(st.last_optimization, "constant_folding", &before, &after),
                "no constant folding counts in the session's stats");
   bench::result("cnn_nodes_after_folding", static_cast<double>(after), "nodes",
                 static_cast<double>(before));
-  bench::result("cnn_step_ms_passes_on", on.ms_per_step, "ms", off.ms_per_step);
+  bench::result("cnn_step_ms_passes_on", on_ms, "ms", off_ms);
   return 0;
 }
