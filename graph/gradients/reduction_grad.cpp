@@ -1,7 +1,13 @@
-// Gradients of the reductions Sum, Mean, Max and Min (graph/ops/reduction_ops.hpp).
+// Gradients of the reductions Sum, Mean, Max, Min and Prod (graph/ops/reduction_ops.hpp).
+#include <optional>
+
 #include "graph/gradients/grad_util.hpp"
+#include "graph/ops/array_index_util.hpp"
+#include "graph/ops/array_ops.hpp"
+#include "graph/ops/base_ops.hpp"
 #include "graph/ops/math_ops.hpp"
 #include "graph/ops/reduction_ops.hpp"
+#include "graph/ops/scan_ops.hpp"
 #include "graph/ops/shape_ops.hpp"
 
 namespace caflow {
@@ -53,12 +59,71 @@ status extreme_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
   return {};
 }
 
+// The permutation putting the reduced dims of x first (in order), and its inverse, as int32
+// vectors: Consts when the reduced dims are known, else worked out from their mask.
+struct reduced_first {
+  output perm, inverse;
+};
+
+status_or<reduced_first> reduced_first_of(const scope& s, const output& x, const output& mask) {
+  if (const std::optional<tensor> known = s.constant_value(mask)) {
+    const std::vector<int64_t> m = index_values(*known);
+    std::vector<int64_t> perm, inverse(m.size());
+    for (int pass = 1; pass >= 0; --pass)
+      for (size_t d = 0; d < m.size(); ++d)
+        if (m[d] == pass) {
+          inverse[d] = static_cast<int64_t>(perm.size());
+          perm.push_back(static_cast<int64_t>(d));
+        }
+    return reduced_first{grad::index_vector(s, perm, dtype::int32),
+                         grad::index_vector(s, inverse, dtype::int32)};
+  }
+  // Where dim d goes: among the reduced dims, its rank among them; otherwise after all of
+  // them, in its rank among the kept dims. Scattering 0..rank-1 to those places inverts it.
+  const output one = ops::constant(s, int32_t{1});
+  const output kept = ops::sub(s, one, mask);
+  const output inverse = ops::add(
+      s, ops::mul(s, mask, ops::cumsum(s, mask, 0, {.exclusive = true})),
+      ops::mul(s, kept,
+               ops::add(s, ops::sum(s, mask, {0}), ops::cumsum(s, kept, 0, {.exclusive = true}))));
+  const output rank = ops::rank(s, x);
+  const output perm = ops::unsorted_segment_sum(
+      s, ops::range(s, ops::constant(s, int32_t{0}), rank, one), inverse, rank);
+  return reduced_first{perm, inverse};
+}
+
+// Each element's gradient is the product of the other elements of its reduced slice:
+// with the slice laid out along one dim, the exclusive products from the front times those
+// from the back (TensorFlow's method). No division, so zeros in x give exact gradients.
+status prod_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
+  const output &x = op.inputs[0], &axes = op.inputs[1];
+  CAFLOW_ASSIGN_OR_RETURN(const output spread, grad::broadcast_to_input(s, dy[0], x, axes));
+  CAFLOW_ASSIGN_OR_RETURN(const output mask, grad::axes_mask(s, x, axes));
+  CAFLOW_ASSIGN_OR_RETURN(const reduced_first order, reduced_first_of(s, x, mask));
+  const output shape = grad::shape_of(s, x);
+  const output one = ops::constant(s, int32_t{1});
+  const output kept = ops::sub(s, one, mask);
+  // The number of elements in each reduced slice, and of slices: the dims of the other kind
+  // count as 1.
+  const output reduced_n = ops::prod(s, ops::add(s, ops::mul(s, shape, mask), kept), {0});
+  const output other_n = ops::prod(s, ops::add(s, ops::mul(s, shape, kept), mask), {0});
+  const output permuted = ops::transpose(s, x, order.perm);
+  const output slices = ops::reshape(s, permuted, ops::pack(s, {reduced_n, other_n}));
+  const output others = ops::mul(s, ops::cumprod(s, slices, 0, {.exclusive = true}),
+                                 ops::cumprod(s, slices, 0, {.exclusive = true, .reverse = true}));
+  const output back =
+      ops::transpose(s, ops::reshape(s, others, ops::shape(s, permuted)), order.inverse);
+  *dx = {ops::mul(s, spread, back), output{}};
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_GRADIENT("Sum", sum_grad);
 CAFLOW_REGISTER_GRADIENT("Mean", mean_grad);
 CAFLOW_REGISTER_GRADIENT("Max", extreme_grad);
 CAFLOW_REGISTER_GRADIENT("Min", extreme_grad);
+CAFLOW_REGISTER_GRADIENT("Prod", prod_grad);
 CAFLOW_REGISTER_NO_GRADIENT("ArgMax");
 CAFLOW_REGISTER_NO_GRADIENT("ArgMin");
 

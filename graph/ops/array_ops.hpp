@@ -1,9 +1,9 @@
 #pragma once
-// Transforming and indexing tensors: Transpose, ConcatV2, Split, Slice, StridedSlice,
-// GatherV2, Tile, Pad. Index arguments are int32 or int64 tensors; the overloads taking
-// C++ integers add them as Const nodes. Each integer overload has an initializer_list twin
-// so that a brace list such as {0, 1} picks it rather than `output`, an aggregate that some
-// brace lists could also initialize.
+// Transforming and indexing tensors: Transpose, ConcatV2, Split, Slice, StridedSlice (and
+// StridedSliceGrad), GatherV2, UnsortedSegmentSum, Tile, Pad. Index arguments are int32 or
+// int64 tensors; the overloads taking C++ integers add them as Const nodes. Each integer
+// overload has an initializer_list twin so that a brace list such as {0, 1} picks it rather
+// than `output`, an aggregate that some brace lists could also initialize.
 //
 //   auto t = ops::transpose(root, x, {1, 0});
 //   auto col0 = ops::strided_slice(root, x, {0, 0}, {0, 1}, {1, 1},   // x[:, 0]
@@ -65,9 +65,27 @@ inline output strided_slice(const scope& s, const output& input,
                        std::vector<int64_t>(strides), attrs);
 }
 
+// The gradient of strided_slice(input, begin, end, strides, attrs) for an input of shape
+// `shape` (a vector): dy written where the slice read, zeros elsewhere.
+output strided_slice_grad(const scope& s, const output& shape, const output& begin,
+                          const output& end, const output& strides, const output& dy,
+                          const strided_slice_attrs& attrs = {});
+
+struct gather_attrs {
+  // The leading batch_dims dims of params and indices are batch dims, gathered pairwise
+  // (negative counts from the end of indices' dims); axis must not be less than it.
+  int64_t batch_dims = 0;
+};
 // params[..., indices, ...] with `indices` taking the place of dimension `axis`.
-output gather(const scope& s, const output& params, const output& indices, const output& axis);
-output gather(const scope& s, const output& params, const output& indices, int axis = 0);
+output gather(const scope& s, const output& params, const output& indices, const output& axis,
+              const gather_attrs& attrs = {});
+output gather(const scope& s, const output& params, const output& indices, int axis = 0,
+              const gather_attrs& attrs = {});
+
+// output[i, ...] = sum of data[j..., ...] over the j with segment_ids[j...] == i, for i in
+// [0, num_segments); segment_ids' shape is a prefix of data's and negative ids are dropped.
+output unsorted_segment_sum(const scope& s, const output& data, const output& segment_ids,
+                            const output& num_segments);
 
 // Repeats `input` multiples[i] times along dimension i.
 output tile(const scope& s, const output& input, const output& multiples);

@@ -9,6 +9,7 @@
 #include "graph/ops/nn_ops.hpp"
 #include "graph/ops/random_ops.hpp"
 #include "graph/ops/reduction_ops.hpp"
+#include "graph/ops/scan_ops.hpp"
 #include "graph/ops/shape_ops.hpp"
 #include "graph/ops/state_ops.hpp"
 #include "graph/ops/training_ops.hpp"

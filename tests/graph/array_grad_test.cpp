@@ -40,11 +40,6 @@ std::vector<tensor> run(const scope& root, const session::feed_list& feeds,
   return *out;
 }
 
-status gradient_status(const scope& root, const output& y, const output& x) {
-  std::vector<output> g;
-  return add_symbolic_gradients(root, {y}, {x}, &g);
-}
-
 }  // namespace
 
 TEST_CASE("Identity and PlaceholderWithDefault pass the gradient through") {
@@ -172,21 +167,64 @@ TEST_CASE("StridedSlice with unit strides") {
   check(known, {1}, {2}, {5}, {});
 }
 
-TEST_CASE("StridedSlice slices whose gradient is not implemented say why") {
+TEST_CASE("StridedSlice with strides, negative strides and masks") {
+  auto check = [](const partial_shape& shape, std::initializer_list<int64_t> b,
+                  std::initializer_list<int64_t> e, std::initializer_list<int64_t> st,
+                  const ops::strided_slice_attrs& attrs) {
+    auto root = scope::new_root();
+    auto x = input(root, "x", shape);
+    check_gradient(root, x, weighted(root, ops::strided_slice(root, x, b, e, st, attrs)), x234());
+  };
+  const partial_shape known{2, 3, 4}, batch{-1, 3, -1}, unknown = partial_shape::unknown();
+  for (const partial_shape& shape : {known, batch, unknown}) {
+    CAPTURE(shape.to_string());
+    // x[:, :, ::2]
+    check(shape, {0, 0, 0}, {2, 3, 4}, {1, 1, 2}, {});
+    // x[::-1, 2:0:-1, ::3]
+    check(shape, {0, 2, 0}, {0, 0, 0}, {-1, -1, 3}, {.begin_mask = 5, .end_mask = 5});
+    // x[..., ::-2]
+    check(shape, {0, 0}, {0, 0}, {1, -2}, {.begin_mask = 2, .end_mask = 2, .ellipsis_mask = 1});
+    // x[1, tf.newaxis, ::2, -1]: counting from the end of a dim unknown at construction
+    check(shape, {1, 0, 0, -1}, {2, 0, 0, 0}, {1, 1, 2, 1},
+          {.begin_mask = 4, .end_mask = 4, .new_axis_mask = 2, .shrink_axis_mask = 9});
+    // An empty slice: x[:, 2:1]
+    check(shape, {0, 2}, {0, 1}, {1, 1}, {.begin_mask = 1, .end_mask = 1});
+  }
+}
+
+TEST_CASE("StridedSlice with bounds and strides fed at run time") {
   auto root = scope::new_root();
-  auto x = input(root, "x", {2, 3, 4});
-  auto strided = ops::strided_slice(root, x, {0}, {2}, {1}, {.end_mask = 0});
-  CHECK(gradient_status(root, weighted(root, strided), x).ok());
-  auto every_other = ops::strided_slice(root, x, {0, 0, 0}, {2, 3, 4}, {1, 1, 2});
-  auto st = gradient_status(root, every_other, x);
-  CHECK(st.code() == error_code::unimplemented);
-  CHECK_MESSAGE(st.message().find("dimension 2 is read with stride 2") != std::string::npos,
-                st.message());
-  auto y = input(root, "y", {-1, 3});
-  auto last = ops::strided_slice(root, y, {-1}, {0}, {1}, {.shrink_axis_mask = 1});
-  auto st2 = gradient_status(root, last, y);
-  CHECK_MESSAGE(st2.message().find("needs the size of dimension 0") != std::string::npos,
-                st2.message());
+  auto x = input(root, "x", partial_shape::unknown());
+  auto b = ops::placeholder(root.with_op_name("b"), dtype::int64);
+  auto e = ops::placeholder(root.with_op_name("e"), dtype::int64);
+  auto st = ops::placeholder(root.with_op_name("st"), dtype::int64);
+  check_gradient(root, x, weighted(root, ops::strided_slice(root, x, b, e, st)), x234(),
+                 {.extra_feeds = {{b, tensor::from_vector<int64_t>({1, -1, 3})},
+                                  {e, tensor::from_vector<int64_t>({-3, 0, 0})},
+                                  {st, tensor::from_vector<int64_t>({-1, -2, -2})}}});
+}
+
+TEST_CASE("StridedSlice's gradient is StridedSliceGrad, and StridedSliceGrad's is a slice") {
+  // Hand-checked: x[::-1, ::2] of a [2, 3] input reads (1, 0), (1, 2), (0, 0), (0, 2).
+  auto root = scope::new_root();
+  auto x = input(root, "x", {2, 3});
+  auto y = ops::strided_slice(root, x, {0, 0}, {0, 0}, {-1, 2}, {.begin_mask = 3, .end_mask = 3});
+  auto dy = ops::constant(root, std::vector<double>{1, 2, 3, 4}, {2, 2});
+  std::vector<output> g;
+  REQUIRE(add_symbolic_gradients(root, {y}, {x}, {dy}, &g).ok());
+  check_tensor(run(root, {{x, x23()}}, g)[0], tensor_shape{2, 3},
+               std::vector<double>{3, 0, 4, 1, 0, 2});
+  // d/d dy of StridedSliceGrad, checked numerically through the whole op.
+  auto r2 = scope::new_root();
+  auto d = input(r2, "dy", {2, 2});
+  auto shape = ops::constant(r2, std::vector<int32_t>{3, 4}, {2});
+  auto idx = [&](std::vector<int32_t> v) {
+    return ops::constant(r2, v, {static_cast<int64_t>(v.size())});
+  };
+  // rows 2 and 0 (end masked), columns 0 and 3
+  auto back = ops::strided_slice_grad(r2, shape, idx({2, 0}), idx({0, 4}), idx({-2, 3}), d,
+                                      {.end_mask = 1});
+  check_gradient(r2, d, weighted(r2, back), iota<double>({2, 2}, 0.5));
 }
 
 TEST_CASE("GatherV2 along axis 0 sums the rows of repeated indices") {
@@ -231,10 +269,71 @@ TEST_CASE("GatherV2 along inner axes") {
   check_tensor(run(root, {{params, x234()}}, g)[0], tensor_shape{2, 3, 4}, expected);
 
   auto axis = ops::placeholder(root.with_op_name("axis"), dtype::int32);
-  auto st = gradient_status(root, ops::gather(root, params, indices, axis), params);
-  CHECK(st.code() == error_code::unimplemented);
-  CHECK_MESSAGE(st.message().find("an axis computed at run time") != std::string::npos,
-                st.message());
+  check_gradient(root, params, weighted(root, ops::gather(root, params, indices, axis)), x234(),
+                 {.extra_feeds = {{axis, tensor::scalar<int32_t>(-1)}}});
+}
+
+TEST_CASE("GatherV2 with an axis fed at run time and params of unknown shape") {
+  auto root = scope::new_root();
+  auto params = input(root, "params", partial_shape::unknown());
+  auto indices = ops::placeholder(root.with_op_name("indices"), dtype::int64);
+  auto axis = ops::placeholder(root.with_op_name("axis"), dtype::int64);
+  for (int64_t a : {0, 1, 2, -1})
+    check_gradient(root, params, weighted(root, ops::gather(root, params, indices, axis)), x234(),
+                   {.extra_feeds = {{axis, tensor::scalar<int64_t>(a)},
+                                    {indices, tensor::from_vector<int64_t>({1, 0, 1}, {3, 1})}}});
+}
+
+TEST_CASE("GatherV2 with batch_dims") {
+  // params [2, 3, 4]; indices [2, 3] (batch dim 0): along axis 1 and along axis 2.
+  const tensor idx = tensor::from_vector<int32_t>({2, 2, 0, 1, 1, 1}, {2, 3});
+  for (bool known : {true, false}) {
+    CAPTURE(known);
+    auto root = scope::new_root();
+    auto params = input(root, "params", known ? partial_shape{2, 3, 4} : partial_shape::unknown());
+    auto indices =
+        ops::placeholder(root.with_op_name("indices"), dtype::int32,
+                         {.shape = known ? partial_shape{2, 3} : partial_shape::unknown()});
+    const testing::gradient_check_options feed{.extra_feeds = {{indices, idx}}};
+    check_gradient(root, params,
+                   weighted(root, ops::gather(root, params, indices, 1, {.batch_dims = 1})), x234(),
+                   feed);
+    check_gradient(root, params,
+                   weighted(root, ops::gather(root, params, indices, 2, {.batch_dims = 1})), x234(),
+                   feed);
+    check_gradient(root, params,
+                   weighted(root, ops::gather(root, params, indices, -1, {.batch_dims = -1})),
+                   x234(), feed);
+    // Two batch dims: indices [2, 3, 2] into the last axis.
+    auto i3 =
+        ops::constant(root, std::vector<int64_t>{3, 0, 1, 1, 2, 3, 0, 0, 3, 3, 2, 1}, {2, 3, 2});
+    check_gradient(root, params,
+                   weighted(root, ops::gather(root, params, i3, 2, {.batch_dims = 2})), x234());
+  }
+  // Hand-checked: params [2, 3], indices [[2, 2], [0, 1]], ones flowing back: batch row 0
+  // takes column 2 twice, batch row 1 columns 0 and 1 once.
+  auto root = scope::new_root();
+  auto params = input(root, "params", {2, 3});
+  auto indices = ops::constant(root, std::vector<int32_t>{2, 2, 0, 1}, {2, 2});
+  std::vector<output> g;
+  REQUIRE(add_symbolic_gradients(root, {ops::gather(root, params, indices, 1, {.batch_dims = 1})},
+                                 {params}, &g)
+              .ok());
+  check_tensor(run(root, {{params, x23()}}, g)[0], tensor_shape{2, 3},
+               std::vector<double>{0, 0, 2, 1, 1, 0});
+}
+
+TEST_CASE("UnsortedSegmentSum's gradient gathers, with zeros for dropped rows") {
+  auto root = scope::new_root();
+  auto data = input(root, "data", {4, 3});
+  auto ids = ops::constant(root, std::vector<int32_t>{1, -1, 1, 0}, {4});
+  auto y = ops::unsorted_segment_sum(root, data, ids, ops::constant(root, int32_t{3}));
+  check_gradient(root, data, weighted(root, y), iota<double>({4, 3}, -2.0));
+  auto ids2 = ops::placeholder(root.with_op_name("ids2"), dtype::int64);
+  auto y2 = ops::unsorted_segment_sum(root, data, ids2, ops::constant(root, int64_t{2}));
+  check_gradient(root, data, weighted(root, y2), iota<double>({4, 3}, -2.0),
+                 {.extra_feeds = {{ids2, tensor::from_vector<int64_t>(
+                                             {-1, 1, 1, 0, 0, 1, 1, -1, 0, 0, 1, 1}, {4, 3})}}});
 }
 
 TEST_CASE("Tile sums the copies") {

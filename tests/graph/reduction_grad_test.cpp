@@ -1,5 +1,5 @@
-// Gradients of Sum, Mean, Max and Min, checked against central differences, with axes and
-// shapes known at graph construction and only at run time.
+// Gradients of Sum, Mean, Max, Min and Prod, checked against central differences, with axes
+// and shapes known at graph construction and only at run time.
 #include <doctest/doctest.h>
 
 #include <functional>
@@ -140,11 +140,57 @@ TEST_CASE("Mean of an empty input has an empty gradient") {
   CHECK(out[0].shape() == tensor_shape{0, 3});
 }
 
-TEST_CASE("Prod has no gradient: the error names it") {
+TEST_CASE("Prod") {
+  // x234 holds one zero (element 22), so some slices have a zero and most do not.
+  check_reduction_everywhere([](const scope& s, const output& x, const output& a,
+                                const ops::reduce_attrs& at) { return ops::prod(s, x, a, at); });
+}
+
+// Slices with no zero, one zero and two zeros: the gradient is the product of the others
+// in the slice, with no division, so it is exact at zeros.
+TEST_CASE("Prod with zeros in the reduced slices") {
+  // Rows of a [4, 3] input; reduced along 1 each row is a slice; along 0 each column.
+  const tensor x = tensor::from_vector<double>({2, 0, 3, 0, 5, 4, 0, 5, 0, 1.5, -2, 0.5}, {4, 3});
+  for (const std::vector<int32_t>& axes :
+       std::vector<std::vector<int32_t>>{{1}, {0}, {0, 1}, {-1, 0}}) {
+    for (bool constant_axes : {true, false}) {
+      CAPTURE(constant_axes);
+      auto root = scope::new_root();
+      auto p = ops::placeholder(root, dtype::float64);
+      testing::gradient_check_options opts;
+      output a;
+      if (constant_axes) {
+        a = ops::constant(root, axes_tensor(axes));
+      } else {
+        a = ops::placeholder(root, dtype::int32);
+        opts.extra_feeds.emplace_back(a, axes_tensor(axes));
+      }
+      check_gradient(root, p, ops::square(root, ops::prod(root, p, a)), x, opts);
+    }
+  }
+  // Hand-checked, dy = (1, 2, 3, 4) along rows: [2, 0, 3] -> [0, 6, 0]; [0, 5, 4] ->
+  // [20, 0, 0] * 2; [0, 5, 0] (two zeros) -> zeros; [1.5, -2, 0.5] -> [-1, 0.75, -3] * 4.
   auto root = scope::new_root();
-  auto x = ops::placeholder(root, dtype::float32);
-  auto y = ops::prod(root.with_op_name("product"), x, {0});
+  auto p = ops::placeholder(root, dtype::float32, {.shape = partial_shape{4, 3}});
   std::vector<output> g;
-  status st = add_symbolic_gradients(root, {y}, {x}, &g);
-  CHECK_MESSAGE(st.message().find("node 'product' (Prod)") != std::string::npos, st.message());
+  REQUIRE(add_symbolic_gradients(root, {ops::prod(root, p, {1})}, {p},
+                                 {ops::constant(root, std::vector<float>{1, 2, 3, 4}, {4})}, &g)
+              .ok());
+  check_tensor(
+      run(root,
+          {{p, tensor::from_vector<float>({2, 0, 3, 0, 5, 4, 0, 5, 0, 1.5, -2, 0.5}, {4, 3})}},
+          g)[0],
+      tensor_shape{4, 3}, std::vector<float>{0, 6, 0, 40, 0, 0, 0, 0, 0, -4, 3, -12});
+}
+
+TEST_CASE("Prod of a scalar and of an empty slice") {
+  auto root = scope::new_root();
+  auto s = ops::placeholder(root, dtype::float64);
+  check_gradient(root, s, ops::square(root, ops::prod(root, s, std::vector<int>{})),
+                 tensor::scalar<double>(1.5));
+  auto e = ops::placeholder(root, dtype::float32);
+  std::vector<output> g;
+  REQUIRE(add_symbolic_gradients(root, {ops::prod(root, e, {0})}, {e}, &g).ok());
+  auto out = run(root, {{e, tensor::from_vector<float>({}, {0, 3})}}, g);
+  CHECK(out[0].shape() == tensor_shape{0, 3});
 }

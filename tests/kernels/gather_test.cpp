@@ -8,7 +8,9 @@
 using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
+using caflow::testing::iota;
 using caflow::testing::run_kernel;
+using caflow::testing::run_kernel_unchecked;
 
 namespace {
 
@@ -115,9 +117,59 @@ TEST_CASE("GatherV2 rejects out-of-range indices naming the index and the range"
               "axis 2 is out of range [-2, 2)");
   check_error(run_kernel("GatherV2", {tensor::scalar<float>(1), idx32({0}), axis32(0)}),
               "rank at least 1");
-  auto batched = run_kernel("GatherV2", {params, idx32({0}), axis32(0)}, {{"batch_dims", 1}});
-  check_error(batched, "batch_dims = 1 is not supported");
-  CHECK(batched.get_status().code() == error_code::unimplemented);
+}
+
+TEST_CASE("GatherV2 with batch_dims pairs the leading dims of params and indices") {
+  // params [[1, 2, 3], [4, 5, 6]], indices [[2, 0], [1, 1]]: row t gathers from params[t].
+  auto params = tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto indices = tensor::from_vector<int32_t>({2, 0, 1, 1}, {2, 2});
+  auto out = run_kernel("GatherV2", {params, indices, axis32(1)}, {{"batch_dims", 1}});
+  REQUIRE(out.ok());
+  check_tensor<float>(out->at(0), {2, 2}, {3, 1, 5, 5});
+  // batch_dims -1 counts from the end of indices' dims: the same gather.
+  auto negative = run_kernel("GatherV2", {params, indices, axis32(-1)}, {{"batch_dims", -1}});
+  REQUIRE(negative.ok());
+  check_tensor<float>(negative->at(0), {2, 2}, {3, 1, 5, 5});
+  // An axis past the batch dims: p = arange(12).reshape(2, 2, 3), indices [[2], [0]],
+  // axis 2: out[t, r, 0] = p[t, r, indices[t, 0]] = 2, 5 for t = 0 and 6, 9 for t = 1.
+  auto p = tensor::from_vector<int64_t>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {2, 2, 3});
+  auto inner = run_kernel("GatherV2", {p, tensor::from_vector<int64_t>({2, 0}, {2, 1}), axis32(2)},
+                          {{"batch_dims", 1}});
+  REQUIRE(inner.ok());
+  check_tensor<int64_t>(inner->at(0), {2, 2, 1}, {2, 5, 6, 9});
+  // Two batch dims and rows of two elements: p[t0, t1, indices[t0, t1, :], :].
+  auto rows = run_kernel("GatherV2",
+                         {iota<double>({2, 2, 2, 2}),
+                          tensor::from_vector<int32_t>({1, 0, 0, 1}, {2, 2, 1}), axis32(2)},
+                         {{"batch_dims", 2}});
+  REQUIRE(rows.ok());
+  check_tensor<double>(rows->at(0), {2, 2, 1, 2}, {2, 3, 4, 5, 8, 9, 14, 15});
+}
+
+TEST_CASE("GatherV2's batch_dims errors name the mismatch") {
+  auto params = tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  check_error(run_kernel_unchecked(
+                  "GatherV2", {params, tensor::from_vector<int32_t>({0, 0, 0}, {3, 1}), axis32(1)},
+                  {{"batch_dims", 1}}),
+              "batch dimension 0 of params [2,3] and indices [3,1] differ (batch_dims 1)");
+  check_error(
+      run_kernel("GatherV2", {params, tensor::from_vector<int32_t>({0, 0, 0}, {3, 1}), axis32(1)},
+                 {{"batch_dims", 1}}),
+      "batch dimension 0 of params [2,3] and indices [3,1] differ (batch_dims 1)");
+  check_error(
+      run_kernel_unchecked("GatherV2", {params, idx32({0, 1}), axis32(1)}, {{"batch_dims", 2}}),
+      "batch_dims 2 is out of range [-1, 1] for indices of shape [2]");
+  check_error(run_kernel("GatherV2", {params, idx32({0, 1}), axis32(1)}, {{"batch_dims", -2}}),
+              "batch_dims -2 is out of range [-1, 1] for indices of shape [2]");
+  check_error(
+      run_kernel_unchecked("GatherV2", {params, idx32({0, 1}), axis32(0)}, {{"batch_dims", 1}}),
+      "axis 0 must not be less than batch_dims 1");
+  check_error(run_kernel("GatherV2", {params, idx32({0, 1}), axis32(0)}, {{"batch_dims", 1}}),
+              "axis 0 must not be less than batch_dims 1");
+  check_error(
+      run_kernel("GatherV2", {params, tensor::from_vector<int32_t>({0, 3}, {2, 1}), axis32(1)},
+                 {{"batch_dims", 1}}),
+      "indices[1,0] = 3 is not in [0, 3)");
 }
 
 TEST_CASE("ops::gather infers the output shape") {
@@ -169,4 +221,20 @@ TEST_CASE("GatherV2 checks fed indices and axis at run time") {
                         {axis, tensor::from_vector<int32_t>({0})}},
                        {y}),
               "axis must be a scalar, got shape [1]");
+}
+
+TEST_CASE("ops::gather with batch_dims infers params[:axis] + indices[batch_dims:] + the rest") {
+  auto root = scope::new_root();
+  auto params = ops::placeholder(root, dtype::float32, {.shape = partial_shape{-1, 4, 5, 6}});
+  auto indices = ops::placeholder(root, dtype::int32, {.shape = partial_shape{3, 4, 7}});
+  auto g = ops::gather(root, params, indices, 2, {.batch_dims = 2});
+  // The batch dim unknown in params is known from indices.
+  CHECK(root.shape_of(g) == partial_shape{3, 4, 7, 6});
+  CHECK(root.shape_of(ops::gather(root, params, indices, 3, {.batch_dims = 1})) ==
+        partial_shape{3, 4, 5, 4, 7});
+  REQUIRE(root.ok());
+  auto other = ops::placeholder(root, dtype::int32, {.shape = partial_shape{3, 2}});
+  ops::gather(root.with_op_name("bad"), params, other, 2, {.batch_dims = 2});
+  check_error(root.get_status(),
+              "batch dimension 1 of params [?,4,5,6] and indices [3,2] differ (batch_dims 2)");
 }

@@ -1,0 +1,78 @@
+// UnsortedSegmentSum: rows of data summed into the output row their segment id names. The
+// ids are all checked before anything is summed; negative ids drop their row (TensorFlow's
+// rule), ids >= num_segments are errors.
+#include <algorithm>
+
+#include "graph/ops/array_index_util.hpp"
+#include "kernels/cpu/array_kernel_util.hpp"
+#include "kernels/kernel_registry.hpp"
+
+namespace caflow {
+namespace {
+
+using array_kernels::parallel_for;
+
+// Columns per unit of work: each unit sums every row into its own columns, so units never
+// write the same element.
+constexpr int64_t column_block = 512;
+
+template <class T, class Index>
+class unsorted_segment_sum_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const tensor& data = ctx.input(0);
+    const tensor& ids = ctx.input(1);
+    const tensor& num_t = ctx.input(2);
+    CAFLOW_OP_REQUIRES(ctx, num_t.rank() == 0,
+                       errors::invalid_argument("num_segments must be a scalar, got shape ",
+                                                num_t.shape().to_string()));
+    const int64_t num = index_values(num_t)[0];
+    CAFLOW_OP_REQUIRES(ctx, num >= 0,
+                       errors::invalid_argument("num_segments ", num, " is negative"));
+    bool prefix = ids.rank() <= data.rank();
+    for (int d = 0; prefix && d < ids.rank(); ++d) prefix = ids.dim(d) == data.dim(d);
+    CAFLOW_OP_REQUIRES(ctx, prefix,
+                       errors::invalid_argument("segment_ids of shape ", ids.shape().to_string(),
+                                                " must be a prefix of the shape of data ",
+                                                data.shape().to_string()));
+    const int64_t rows = ids.num_elements();
+    const Index* id = ids.data<Index>();
+    for (int64_t k = 0; k < rows; ++k)
+      CAFLOW_OP_REQUIRES(ctx, id[k] < num,
+                         errors::invalid_argument("segment_ids[", k, "] (flat) = ", id[k],
+                                                  " is not less than num_segments ", num));
+
+    tensor_shape out_shape{num};
+    int64_t inner = 1;
+    for (int d = ids.rank(); d < data.rank(); ++d) {
+      out_shape.add_dim(data.dim(d));
+      inner *= data.dim(d);
+    }
+    tensor* out = ctx.allocate_output(0, out_shape);
+    if (!out || out_shape.num_elements() == 0) return;
+    const T* in = data.data<T>();
+    T* o = out->data<T>();
+    std::fill(o, o + out_shape.num_elements(), T(0));
+    const int64_t blocks = (inner + column_block - 1) / column_block;
+    const int64_t bytes = rows * std::min(inner, column_block) * int64_t(sizeof(T));
+    parallel_for(ctx, blocks, bytes, [&](int64_t begin, int64_t end) {
+      const int64_t j0 = begin * column_block, j1 = std::min(inner, end * column_block);
+      for (int64_t k = 0; k < rows; ++k) {
+        if (id[k] < 0) continue;
+        const T* src = in + k * inner;
+        T* dst = o + id[k] * inner;
+        for (int64_t j = j0; j < j1; ++j) dst[j] += src[j];
+      }
+    });
+  }
+};
+
+using segment_value_types = type_list<float, double, int32_t, int64_t>;
+using segment_index_types = type_list<int32_t, int64_t>;
+const typed_kernel_registrar2<unsorted_segment_sum_op, segment_value_types, segment_index_types>
+    unsorted_segment_sum_kernels("UnsortedSegmentSum", device_cpu, "T", "Tindices");
+
+}  // namespace
+}  // namespace caflow
