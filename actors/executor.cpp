@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "actors/trace_recorder.hpp"
+#include "graph/partition.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
@@ -29,6 +31,9 @@ struct executor::node_item {
   std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
   std::vector<out_edge> outputs;
   std::string error_prefix;    // "node 'x' (Op) on <device>"
+  std::shared_ptr<const node_trace_info> info;  // what traces and `pending` say of the node
+  bool is_send = false;
+  bool is_recv = false;
 };
 
 struct executor::step_state {
@@ -42,6 +47,7 @@ struct executor::step_state {
   status first_error;
   cancellation_manager::token cancel_token = 0;
   bool registered = false;
+  trace_recorder* trace = nullptr;  // set when the step started while tracing was on
 
   void abort(const status& st) {
     {
@@ -64,7 +70,8 @@ struct executor::ready_list {
   }
 };
 
-executor::executor(std::shared_ptr<const graph> g, device& dev) : graph_(std::move(g)), dev_(dev) {}
+executor::executor(std::shared_ptr<const graph> g, device& dev)
+    : graph_(std::move(g)), dev_(dev), waits_(std::make_unique<recv_waits>()) {}
 executor::~executor() = default;
 
 status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev,
@@ -93,6 +100,20 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
       item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
     }
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
+    item.is_send = n.def->op == "_Send";
+    item.is_recv = n.def->op == "_Recv";
+    auto info = std::make_shared<node_trace_info>();
+    info->name = n.def->name;
+    info->op = n.def->op;
+    info->device = dev.name();
+    if (item.is_send || item.is_recv) {
+      const char* peer_attr = item.is_send ? "recv_device" : "send_device";
+      if (auto it = n.def->attrs.find(peer_attr);
+          it != n.def->attrs.end() && it->second.holds<std::string>())
+        info->peer = it->second.get<std::string>();
+      info->key = rendezvous_key(*n.def);
+    }
+    item.info = std::move(info);
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
@@ -112,6 +133,7 @@ void executor::run_async(const step_context& step, done_fn done) {
     s->pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
   s->inputs.resize(num_input_slots_);
   s->remaining.store(static_cast<int>(items_.size()), std::memory_order_relaxed);
+  if (trace_ && trace_->enabled()) s->trace = trace_.get();
   // An outside cancellation (timeout, peer failure, console abort) aborts the step too.
   s->registered = step.cancellation->register_callback(&s->cancel_token, [s] {
     s->abort(errors::cancelled("step ", s->step.step_id, " was cancelled"));
@@ -158,7 +180,20 @@ void executor::run_node(step_state* s, int id, ready_list& ready) {
       kernel_context ctx;
     };
     auto* call = new async_call(item, dev_, s->step, inputs);
-    static_cast<async_op_kernel*>(item.kernel.get())->compute_async(call->ctx, [this, s, id, call] {
+    // A _Recv may complete inline, so it is listed as waiting before it asks.
+    if (item.is_recv) waits_->add(s->step.step_id, id, item.info);
+    const auto start = s->trace ? trace_recorder::clock::now() : trace_recorder::clock::time_point{};
+    static_cast<async_op_kernel*>(item.kernel.get())->compute_async(call->ctx, [this, s, id, call,
+                                                                                 start] {
+      const node_item& done_item = items_[id];
+      if (done_item.is_recv) waits_->remove(s->step.step_id, id);
+      if (s->trace) {
+        const int64_t bytes = done_item.is_recv && !call->outputs.empty()
+                                  ? static_cast<int64_t>(call->outputs[0].value.byte_size())
+                                  : -1;
+        s->trace->record(done_item.info, s->step.step_id, start, trace_recorder::clock::now(),
+                         bytes);
+      }
       ready_list more;
       finish_node(s, id, call->outputs.data(), call->ctx.get_status(), more);
       delete call;
@@ -174,7 +209,14 @@ void executor::run_node(step_state* s, int id, ready_list& ready) {
     outputs = large.data();
   }
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
-  item.kernel->compute(ctx);
+  if (s->trace == nullptr) [[likely]] {
+    item.kernel->compute(ctx);
+  } else {
+    const auto start = trace_recorder::clock::now();
+    item.kernel->compute(ctx);
+    s->trace->record(item.info, s->step.step_id, start, trace_recorder::clock::now(),
+                     item.is_send ? static_cast<int64_t>(inputs[0].value.byte_size()) : -1);
+  }
   finish_node(s, id, outputs, ctx.get_status(), ready);
 }
 
@@ -219,6 +261,8 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
     done(result);
   }
 }
+
+std::vector<waiting_recv> executor::waiting_recvs() const { return waits_->snapshot(); }
 
 status executor::run(const step_context& step, std::chrono::milliseconds timeout) {
   struct waiter {

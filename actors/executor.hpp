@@ -32,6 +32,10 @@ class kernel_cache {
   std::unordered_map<std::string, std::shared_ptr<op_kernel>> kernels_;
 };
 
+class trace_recorder;
+class recv_waits;
+struct waiting_recv;
+
 class executor {
  public:
   using done_fn = std::function<void(const status&)>;
@@ -52,6 +56,11 @@ class executor {
   const graph& get_graph() const { return *graph_; }
   device& get_device() const { return dev_; }
 
+  // Steps started while `trace` is enabled record every node they run there.
+  void set_trace(std::shared_ptr<trace_recorder> trace) { trace_ = std::move(trace); }
+  // The _Recvs waiting for their value right now (the console's `pending`).
+  std::vector<waiting_recv> waiting_recvs() const;
+
  private:
   struct node_item;
   struct step_state;
@@ -69,6 +78,8 @@ class executor {
   std::vector<node_item> items_;
   std::vector<int> roots_;
   int num_input_slots_ = 0;
+  std::shared_ptr<trace_recorder> trace_;
+  std::unique_ptr<recv_waits> waits_;
 };
 
 }  // namespace caflow

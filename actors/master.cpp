@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/graph_optimizer.hpp"
+#include "actors/step_stats.hpp"
 #include "graph/device_name.hpp"
 #include "graph/dump.hpp"
 #include "graph/partition.hpp"
@@ -28,6 +29,7 @@ struct partition_ref {
   std::vector<std::string> send_keys;
   std::vector<int64_t> arg_indices;  // feeds this partition's _Arg nodes read
   std::string handle;                // from the worker, once registered
+  int64_t num_nodes = 0;             // for the console's `graphs`
 };
 
 // A run signature turned into registered partitions.
@@ -48,6 +50,7 @@ struct master_session {
   session_config config;
   std::shared_ptr<const graph> full;
   std::map<std::string, std::shared_ptr<prepared_run>> cache;
+  step_stats latency;  // recent steps, for the console's `steps`
 };
 
 struct in_flight_step {
@@ -58,6 +61,8 @@ struct in_flight_step {
   std::vector<wire_tensor> fetches;
   status root_cause;
   bool aborted = false;
+  std::string session;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 struct master_state {
@@ -150,6 +155,7 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_ses
       if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
     }
     p.graph_bytes = serialize_graph(def);
+    p.num_nodes = static_cast<int64_t>(def.nodes.size());
     run->parts.push_back(std::move(p));
   }
   run->report.nodes_removed = optimized.nodes_removed;
@@ -243,6 +249,8 @@ void finish_step(master_pointer self, int64_t step_id) {
     s.promise.deliver(to_caf_error(s.root_cause));
   }
   for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
+  if (auto ss = self->state.sessions.find(s.session); ss != self->state.sessions.end())
+    ss->second.latency.record(s.started, s.root_cause.ok());
   self->state.steps.erase(it);
 }
 
@@ -277,7 +285,8 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
   } while (step_id == 0 || self->state.steps.count(step_id));
   in_flight_step s{run, promise, std::vector<bool>(run->parts.size()), run->parts.size(),
-                   std::vector<wire_tensor>(run->num_fetches), status{}, false};
+                   std::vector<wire_tensor>(run->num_fetches), status{}, false, req.session,
+                   std::chrono::steady_clock::now()};
   self->state.steps.emplace(step_id, std::move(s));
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
@@ -441,6 +450,25 @@ void handle_step(master_pointer self, run_step_request req,
   }
 }
 
+// What the admin shows of this master: sessions, their cached partitions and step latency.
+master_snapshot snapshot(const master_state& st) {
+  master_snapshot m;
+  for (const auto& [handle, s] : st.sessions) {
+    session_summary sum{handle, s.full ? static_cast<int64_t>(s.full->num_nodes()) : 0,
+                        static_cast<int64_t>(s.cache.size()), {}, s.latency.summary(), {}};
+    int64_t signature = 0;
+    for (const auto& [key, run] : s.cache) {
+      for (const auto& p : run->parts)
+        sum.partitions.push_back({signature, p.task, p.device, p.num_nodes});
+      ++signature;
+    }
+    for (const auto& [id, step] : st.steps)
+      if (step.session == handle) sum.running.push_back(id);
+    m.sessions.push_back(std::move(sum));
+  }
+  return m;
+}
+
 master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
   self->state.opts = std::move(opts);
   for (const auto& [task, worker] : self->state.opts.workers) {
@@ -479,6 +507,12 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
           for (const auto& p : run->parts)
             if (!p.handle.empty()) caf::anon_send(p.worker, cf_dereg_atom::value, p.handle);
         self->state.sessions.erase(it);
+        return true;
+      },
+      [=](cf_inspect_atom) -> master_snapshot { return snapshot(self->state); },
+      [=](cf_kill_step_atom, int64_t step_id, const std::string& reason) -> bool {
+        if (!self->state.steps.count(step_id)) return false;
+        step_failed(self, step_id, errors::aborted("step ", step_id, " ", reason));
         return true;
       },
   };

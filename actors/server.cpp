@@ -6,6 +6,8 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/admin_actor.hpp"
+#include "actors/log.hpp"
 #include "actors/master.hpp"
 #include "actors/worker.hpp"
 
@@ -31,6 +33,8 @@ struct server::impl {
     // Named actors stay referenced by the registry; ~actor_system would wait for them forever.
     sys.registry().erase(master_role);
     sys.registry().erase(worker_role);
+    sys.registry().erase(admin_role);
+    caf::anon_send_exit(admin, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
@@ -56,8 +60,15 @@ struct server::impl {
       if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + peer);
       m.workers[peer] = caf::actor_cast<worker_actor>(*found);
     }
+    admin_options a{.task = name, .address = host + ":" + std::to_string(port),
+                    .peers = m.addresses, .master = {}, .worker = worker};
     master = spawn_master(sys, std::move(m));
     announce_role(sys, master_role, caf::actor_cast<caf::strong_actor_ptr>(master));
+    a.master = master;
+    admin = spawn_admin(sys, std::move(a));
+    announce_role(sys, admin_role, caf::actor_cast<caf::strong_actor_ptr>(admin));
+    write_log(log_level::info, name, "serving on ", host, ":", port, " with ",
+              opts.cluster.tasks().size(), " tasks in the cluster");
     return {};
   }
 
@@ -68,6 +79,7 @@ struct server::impl {
   uint16_t port = 0;
   worker_actor worker;
   master_actor master;
+  admin_actor admin;
   resolver_actor resolver;
   std::mutex mu;
   std::condition_variable cv;

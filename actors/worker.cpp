@@ -18,9 +18,11 @@
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
 
+#include "actors/admin_queries.hpp"
 #include "actors/executor.hpp"
 #include "actors/remote_rendezvous.hpp"
 #include "actors/rendezvous_actor.hpp"
+#include "actors/trace_recorder.hpp"
 #include "graph/device_name.hpp"
 #include "graph/partition.hpp"
 #include "graph/serialization.hpp"
@@ -134,6 +136,7 @@ struct worker_state {
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
   uint64_t next_graph = 1;
   uint64_t next_run = 1;
+  std::shared_ptr<trace_recorder> trace;  // the console's `trace on|off`, for every executor
   static inline const char* name = "caflow.worker";
 
   worker_state() = default;
@@ -273,6 +276,7 @@ status_or<graph_ptr> compile_partition(worker_state& st, const register_graph_re
   }
   ++kernels.graphs;
   g->exec = std::move(ex).value();
+  g->exec->set_trace(st.trace);
   return g;
 }
 
@@ -443,6 +447,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   st.task_name = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task);
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.max_pending_steps_per_edge = opts.max_pending_steps_per_edge;
+  st.trace = std::make_shared<trace_recorder>(st.task_name);
   return {
       [self](cf_reg_graph_atom,
              const register_graph_request& req) -> caf::result<register_graph_reply> {
@@ -511,6 +516,14 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         return true;
       },
       [self](cf_run_done_atom, uint64_t run_id) { run_done(self, run_id); },
+      [self](cf_inspect_atom, const admin_query& q) -> caf::result<admin_reply> {
+        auto& st = self->state;
+        worker_view view{st.task_name, st.cpu.get(), {}, st.trace.get()};
+        for (const auto& [handle, g] : st.graphs) view.graphs.push_back(g->exec.get());
+        auto reply = answer_worker_query(view, q);
+        if (!reply.ok()) return to_caf_error(reply.get_status());
+        return std::move(reply).value();
+      },
   };
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "actors/log.hpp"
 #include "actors/server.hpp"
 
 using namespace caflow;
@@ -22,7 +23,8 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "caflow-server: %s\n"
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
-               "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n",
+               "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
+               "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n",
                why);
   return 2;
 }
@@ -35,7 +37,7 @@ status_or<int> parse_int(const std::string& flag, const std::string& text) {
   return static_cast<int>(v);
 }
 
-status_or<server_options> parse(int argc, char** argv) {
+status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
   server_options opts;
   std::string cluster;
   bool have_task = false;
@@ -54,6 +56,8 @@ status_or<server_options> parse(int argc, char** argv) {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
     } else if (flag == "--inter-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
+    } else if (flag == "--log-level") {
+      *log_level = value;
     } else if (flag == "--peer-wait-ms") {
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       opts.peer_patience = std::chrono::milliseconds(ms);
@@ -78,8 +82,10 @@ status_or<server_options> parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto opts = parse(argc, argv);
+  std::string log_level;
+  auto opts = parse(argc, argv, &log_level);
   if (!opts.ok()) return usage(opts.get_status().message().c_str());
+  if (status st = init_logging(log_level); !st.ok()) return usage(st.message().c_str());
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -19,6 +19,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "net/admin_protocol.hpp"
 #include "net/wire_chunk.hpp"
 #include "net/wire_tensor.hpp"
 
@@ -156,7 +157,8 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_run_graph_atom, run_graph_request>::with<run_graph_reply>,
     caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
     caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
-    caf::replies_to<cf_dereg_atom, std::string>::with<bool>>;  // graph handle
+    caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
+    caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>>;  // for the admin
 
 // The master role of a task: sessions for clients. A session's graph travels as
 // serialize_graph() bytes.
@@ -164,7 +166,9 @@ using master_actor = caf::typed_actor<
     caf::replies_to<cf_create_atom, std::string, session_config>::with<std::string>,  // -> handle
     caf::replies_to<cf_extend_atom, std::string, std::string>::with<bool>, // handle, more nodes
     caf::replies_to<cf_step_atom, run_step_request>::with<run_step_reply>,
-    caf::replies_to<cf_close_atom, std::string>::with<bool>>;              // handle
+    caf::replies_to<cf_close_atom, std::string>::with<bool>,               // handle
+    caf::replies_to<cf_inspect_atom>::with<master_snapshot>,               // for the admin
+    caf::replies_to<cf_kill_step_atom, int64_t, std::string>::with<bool>>; // step, reason
 
 // Announces every wire type on a config; every process of a cluster calls it.
 void add_wire_types(caf::actor_system_config& cfg);

@@ -1,0 +1,263 @@
+#include "actors/admin_queries.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "actors/executor.hpp"
+#include "actors/trace_recorder.hpp"
+#include "devices/device.hpp"
+#include "kernels/variable.hpp"
+
+namespace caflow {
+namespace {
+
+// How many values `var NAME` shows before it says how many it left out.
+constexpr int64_t max_shown_values = 12;
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string shape_of(const variable& v, const tensor& value) {
+  return value.initialized() ? value.shape().to_string() : v.declared_shape().to_string();
+}
+
+double l2_norm(const tensor& t) {
+  double sum = 0;
+  visit_dtype(t.type(), [&]<class T>() {
+    const T* p = t.data<T>();
+    for (int64_t i = 0, n = t.num_elements(); i < n; ++i) {
+      const double x = static_cast<double>(p[i]);
+      sum += x * x;
+    }
+  });
+  return std::sqrt(sum);
+}
+
+std::string values_of(const tensor& t) {
+  std::ostringstream os;
+  os << '{';
+  const int64_t n = std::min(t.num_elements(), max_shown_values);
+  visit_dtype(t.type(), [&]<class T>() {
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (i) os << ", ";
+      if constexpr (std::is_same_v<T, bool>) os << (p[i] ? "true" : "false");
+      else if constexpr (sizeof(T) == 1) os << static_cast<int>(p[i]);
+      else os << p[i];
+    }
+  });
+  if (t.num_elements() > n) os << ", ... (" << t.num_elements() - n << " more)";
+  os << '}';
+  return os.str();
+}
+
+std::vector<std::shared_ptr<variable>> variables_of(device& dev) {
+  std::vector<std::shared_ptr<variable>> out;
+  for (const auto& [container, name] : dev.resources().keys())
+    if (auto v = dev.resources().lookup<variable>(container, name)) out.push_back(std::move(v));
+  return out;
+}
+
+status expect_words(const admin_query& q, size_t n, const char* usage) {
+  if (q.words.size() != n) return errors::invalid_argument("usage: ", usage);
+  return {};
+}
+
+status_or<admin_reply> devices(const worker_view& w) {
+  admin_reply r;
+  r.table.columns = {"task", "device", "in use", "peak", "allocations", "limit"};
+  const allocator_stats s = w.dev->memory_stats();
+  r.table.rows.push_back({w.task, w.dev->name(), format_bytes(s.bytes_in_use),
+                          format_bytes(s.peak_bytes_in_use), std::to_string(s.num_allocs),
+                          s.bytes_limit ? format_bytes(s.bytes_limit) : "none"});
+  return r;
+}
+
+status_or<admin_reply> pending(const worker_view& w) {
+  admin_reply r;
+  r.table.columns = {"task", "step", "edge", "recv node", "from", "waiting"};
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::pair<waiting_recv, const executor*>> all;
+  for (const executor* ex : w.graphs)
+    for (waiting_recv& wr : ex->waiting_recvs()) all.emplace_back(std::move(wr), ex);
+  // Longest waiting first: the likeliest to be stuck.
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return a.first.since < b.first.since;
+  });
+  for (const auto& [wr, ex] : all) {
+    const double age_us = std::chrono::duration<double, std::micro>(now - wr.since).count();
+    r.table.rows.push_back({w.task, std::to_string(wr.step_id), wr.node->key, wr.node->name,
+                            wr.node->peer, format_micros(age_us)});
+  }
+  return r;
+}
+
+status_or<admin_reply> vars(const worker_view& w) {
+  admin_reply r;
+  r.table.columns = {"task", "variable", "dtype", "shape", "l2 norm"};
+  for (const auto& v : variables_of(*w.dev)) {
+    const tensor value = v->snapshot();
+    r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+                            value.initialized() ? fixed(l2_norm(value), 6) : "uninitialized"});
+  }
+  return r;
+}
+
+status_or<admin_reply> var(const worker_view& w, const admin_query& q) {
+  CAFLOW_RETURN_IF_ERROR(expect_words(q, 2, "var NAME"));
+  admin_reply r;
+  r.table.columns = {"task", "variable", "dtype", "shape", "values"};
+  for (const auto& v : variables_of(*w.dev)) {
+    if (v->name() != q.words[1]) continue;
+    const tensor value = v->snapshot();
+    r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+                            value.initialized() ? values_of(value) : "uninitialized"});
+  }
+  return r;
+}
+
+status_or<admin_reply> trace(const worker_view& w, const admin_query& q) {
+  if (q.words.size() != 2 && q.words.size() != 3)
+    return errors::invalid_argument("usage: trace on|off [TASK] | trace save FILE");
+  const std::string& what = q.words[1];
+  admin_reply r;
+  if (what == "collect") {
+    r.events = w.trace->collect();
+  } else if (what == "on" || what == "off") {
+    w.trace->set_enabled(what == "on");
+  } else {
+    return errors::invalid_argument("trace takes on, off or save FILE, not '", what, "'");
+  }
+  r.table.columns = {"task", "tracing", "events", "dropped"};
+  r.table.rows.push_back({w.task, w.trace->enabled() ? "on" : "off",
+                          std::to_string(w.trace->size()), std::to_string(w.trace->dropped())});
+  return r;
+}
+
+std::string running_steps(const session_summary& s) {
+  std::string out;
+  for (int64_t id : s.running) (out += out.empty() ? "" : " ") += std::to_string(id);
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+std::string role_for_command(const std::string& command) {
+  static const std::map<std::string, std::string> roles = {
+      {"cluster", "admin"},   {"devices", "worker"}, {"sessions", "master"},
+      {"graphs", "master"},   {"steps", "master"},   {"pending", "worker"},
+      {"vars", "worker"},     {"var", "worker"},     {"trace", "worker"},
+      {"abort", "master"},
+  };
+  auto it = roles.find(command);
+  return it == roles.end() ? std::string{} : it->second;
+}
+
+status validate_query(const admin_query& q) {
+  if (q.words.empty()) return errors::invalid_argument("empty command");
+  const std::string& c = q.words[0];
+  if (role_for_command(c).empty())
+    return errors::invalid_argument("unknown command '", c, "' (try help)");
+  if (c == "var") return expect_words(q, 2, "var NAME");
+  if (c == "abort") {
+    CAFLOW_RETURN_IF_ERROR(expect_words(q, 2, "abort STEP"));
+    char* end = nullptr;
+    std::strtoll(q.words[1].c_str(), &end, 10);
+    if (q.words[1].empty() || *end != '\0')
+      return errors::invalid_argument("abort takes a step id (an integer), not '", q.words[1],
+                                      "'");
+    return {};
+  }
+  if (c == "trace") {
+    const bool on_off = q.words.size() >= 2 && (q.words[1] == "on" || q.words[1] == "off");
+    if ((on_off && q.words.size() <= 3) || (q.words.size() == 2 && q.words[1] == "collect"))
+      return {};
+    return errors::invalid_argument("usage: trace on|off [TASK] | trace save FILE");
+  }
+  return expect_words(q, 1, c.c_str());
+}
+
+status_or<admin_reply> answer_worker_query(const worker_view& w, const admin_query& q) {
+  if (q.words.empty()) return errors::invalid_argument("empty command");
+  const std::string& c = q.words[0];
+  if (c == "devices") return devices(w);
+  if (c == "pending") return pending(w);
+  if (c == "vars") return vars(w);
+  if (c == "var") return var(w, q);
+  if (c == "trace") return trace(w, q);
+  return errors::invalid_argument("the worker does not answer '", c, "'");
+}
+
+status_or<admin_reply> answer_master_query(const std::string& task, const master_snapshot& m,
+                                           const admin_query& q) {
+  if (q.words.empty()) return errors::invalid_argument("empty command");
+  const std::string& c = q.words[0];
+  admin_reply r;
+  if (c == "sessions") {
+    r.table.columns = {"task", "session", "graph nodes", "signatures", "steps", "running"};
+    for (const auto& s : m.sessions)
+      r.table.rows.push_back({task, s.handle, std::to_string(s.graph_nodes),
+                              std::to_string(s.signatures), std::to_string(s.latency.count),
+                              running_steps(s)});
+  } else if (c == "graphs") {
+    r.table.columns = {"task", "session", "signature", "partition on", "device", "nodes"};
+    for (const auto& s : m.sessions)
+      for (const auto& p : s.partitions)
+        r.table.rows.push_back({task, s.handle, std::to_string(p.signature), p.task, p.device,
+                                std::to_string(p.nodes)});
+  } else if (c == "steps") {
+    r.table.columns = {"task", "session", "steps", "errors", "p50", "p99", "rate", "running"};
+    for (const auto& s : m.sessions) {
+      const latency_summary& l = s.latency;
+      const bool some = l.window > 0;
+      r.table.rows.push_back({task, s.handle, std::to_string(l.count), std::to_string(l.errors),
+                              some ? format_micros(l.p50_us) : "-",
+                              some ? format_micros(l.p99_us) : "-",
+                              l.steps_per_s > 0 ? fixed(l.steps_per_s, 1) + "/s" : "-",
+                              running_steps(s)});
+    }
+  } else {
+    return errors::invalid_argument("the master does not answer '", c, "'");
+  }
+  return r;
+}
+
+std::string format_bytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double x = static_cast<double>(bytes);
+  int u = 0;
+  while (std::fabs(x) >= 1024 && u < 4) {
+    x /= 1024;
+    ++u;
+  }
+  return u == 0 ? std::to_string(bytes) + " B" : fixed(x, 1) + " " + units[u];
+}
+
+std::string format_micros(double us) {
+  if (us < 1000) return fixed(us, 0) + " us";
+  if (us < 1e6) return fixed(us / 1000, 2) + " ms";
+  return format_seconds(us / 1e6);
+}
+
+std::string format_seconds(double s) {
+  if (s < 60) return fixed(s, 1) + " s";
+  const auto total = static_cast<int64_t>(s);
+  char buf[64];
+  if (total < 3600)
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(total / 60),
+                  static_cast<long long>(total % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(total / 3600),
+                  static_cast<long long>(total / 60 % 60));
+  return buf;
+}
+
+}  // namespace caflow

@@ -1,0 +1,30 @@
+#pragma once
+// The console's link to one task's admin actor: its own actor system with the middleman, the
+// admin found by name on the task's port, and blocking questions with bounded timeouts.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/status.hpp"
+#include "net/admin_protocol.hpp"
+
+namespace caflow::console {
+
+class admin_client {
+ public:
+  // Errors name the address (malformed, unreachable, no admin there).
+  static status_or<std::unique_ptr<admin_client>> connect(const std::string& address,
+                                                          std::chrono::milliseconds patience);
+  ~admin_client();
+
+  status_or<admin_reply> ask(std::vector<std::string> words, std::chrono::milliseconds timeout);
+  const std::string& address() const;
+
+ private:
+  struct impl;
+  explicit admin_client(std::unique_ptr<impl> i);
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace caflow::console

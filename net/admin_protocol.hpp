@@ -1,0 +1,138 @@
+#pragma once
+// Messages of the admin interface: caflow-console asks one task's admin actor a question about
+// the whole cluster; that admin asks its own master and worker, and every peer's admin about
+// their task alone, and merges the answers into one table.
+//
+//   console --(cf_admin_atom, query)--> admin of task A --(cf_admloc, query)--> admin of B, C
+//                                          |  (cf_inspect) to A's master / worker
+//   reply: one admin_table (a "task" column tells the rows apart), plus trace events for
+//   "trace collect". Unreachable peers become notes (or "lost" rows for "cluster").
+//
+// Every answer is computed from state the roles already keep; nothing here is on a step's path.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/atom.hpp>
+#include <caf/fwd.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
+
+namespace caflow {
+
+// The admin's name on a task's port, next to "cf_worker" and "cf_master".
+constexpr caf::atom_value admin_role = caf::atom("cf_admin");
+
+using cf_admin_atom = caf::atom_constant<caf::atom("cf_admin")>;      // a cluster-wide question
+using cf_admin_local_atom = caf::atom_constant<caf::atom("cf_admloc")>;  // this task only
+using cf_inspect_atom = caf::atom_constant<caf::atom("cf_inspect")>;  // admin -> master/worker
+using cf_kill_step_atom = caf::atom_constant<caf::atom("cf_killstp")>;  // admin -> master
+
+// A console command split into words: {"var", "dense/kernel"}, {"trace", "on"}.
+struct admin_query {
+  std::vector<std::string> words;
+};
+
+// Rows of strings under named columns; notes are lines shown after the table.
+struct admin_table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> notes;
+};
+
+// One executed node while tracing. Times are microseconds on the recording task's wall clock
+// (system_clock) until the collecting admin shifts them onto its own clock.
+struct trace_event {
+  std::string task;
+  std::string device;
+  std::string node;
+  std::string op;
+  std::string peer;  // _Send: the receiving device; _Recv: the sending device; else empty
+  int64_t step_id = 0;
+  int64_t start_us = 0;
+  int64_t dur_us = 0;
+  int64_t bytes = -1;  // _Send/_Recv: the tensor's bytes; -1 for other nodes
+};
+
+struct admin_reply {
+  admin_table table;
+  std::vector<trace_event> events;
+  int64_t clock_us = 0;  // the answering task's system_clock when it answered
+};
+
+// What a master tells its admin: per session, its graph, cached partitions and step latency.
+struct partition_summary {
+  int64_t signature = 0;  // index of the run signature within the session
+  std::string task;
+  std::string device;
+  int64_t nodes = 0;
+};
+
+struct latency_summary {
+  int64_t count = 0;   // steps finished (all time)
+  int64_t errors = 0;  // of them, failed
+  int64_t window = 0;  // steps the percentiles and the rate are computed over
+  double p50_us = 0;
+  double p99_us = 0;
+  double steps_per_s = 0;
+};
+
+struct session_summary {
+  std::string handle;
+  int64_t graph_nodes = 0;
+  int64_t signatures = 0;
+  std::vector<int64_t> running;  // ids of the session's steps in flight
+  latency_summary latency;
+  std::vector<partition_summary> partitions;
+};
+
+struct master_snapshot {
+  std::vector<session_summary> sessions;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, admin_query& x) {
+  return f(caf::meta::type_name("admin_query"), x.words);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, admin_table& x) {
+  return f(caf::meta::type_name("admin_table"), x.columns, x.rows, x.notes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
+  return f(caf::meta::type_name("trace_event"), x.task, x.device, x.node, x.op, x.peer, x.step_id,
+           x.start_us, x.dur_us, x.bytes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, admin_reply& x) {
+  return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_summary& x) {
+  return f(caf::meta::type_name("partition_summary"), x.signature, x.task, x.device, x.nodes);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, latency_summary& x) {
+  return f(caf::meta::type_name("latency_summary"), x.count, x.errors, x.window, x.p50_us,
+           x.p99_us, x.steps_per_s);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, session_summary& x) {
+  return f(caf::meta::type_name("session_summary"), x.handle, x.graph_nodes, x.signatures,
+           x.running, x.latency, x.partitions);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, master_snapshot& x) {
+  return f(caf::meta::type_name("master_snapshot"), x.sessions);
+}
+
+// The admin role of a task.
+using admin_actor = caf::typed_actor<
+    caf::replies_to<cf_admin_atom, admin_query>::with<admin_reply>,
+    caf::replies_to<cf_admin_local_atom, admin_query>::with<admin_reply>>;
+
+// Announces the admin types on a config (add_wire_types calls it).
+void add_admin_wire_types(caf::actor_system_config& cfg);
+
+}  // namespace caflow

@@ -1,0 +1,330 @@
+// caflow-console against three caflow-server processes on 127.0.0.1 (one ps, two workers):
+// a session from this test trains a variable on the ps through steps that span all three tasks,
+// then the console (through --exec, and interactively inside tmux) must show the cluster, its
+// devices, sessions, partitions, step latency, variables, a stuck Recv, and save a trace with
+// events of every task.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "actors/session.hpp"
+#include "graph/ops/ops.hpp"
+#include "test_util/process.hpp"
+
+using namespace caflow;
+using namespace std::chrono_literals;
+using caflow::testing::child_process;
+
+namespace {
+
+const char* const ps_task = "/job:ps/replica:0/task:0";
+const char* const worker0_task = "/job:worker/replica:0/task:0";
+const char* const worker1_task = "/job:worker/replica:0/task:1";
+
+struct three_servers {
+  std::vector<int> ports = caflow::testing::free_ports(3);
+  std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
+                     std::to_string(ports[1]) + ",127.0.0.1:" + std::to_string(ports[2]);
+  std::unique_ptr<child_process> ps0 = start("ps", 0);
+  std::unique_ptr<child_process> worker0 = start("worker", 0);
+  std::unique_ptr<child_process> worker1 = start("worker", 1);
+
+  std::unique_ptr<child_process> start(const std::string& job, int task) {
+    return std::make_unique<child_process>(std::vector<std::string>{
+        CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
+        "--intra-op-threads", "1", "--inter-op-threads", "2", "--peer-wait-ms", "20000",
+        "--log-level", "info"});
+  }
+  bool ready() {
+    for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
+      if (!p->wait_for_output("serving at", 30s)) {
+        MESSAGE("server output: ", p->output());
+        return false;
+      }
+    return true;
+  }
+  std::string address(int i) const { return "127.0.0.1:" + std::to_string(ports[i]); }
+};
+
+struct console_run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+console_run console(const std::string& address, const std::string& commands) {
+  child_process p({CAFLOW_CONSOLE_BINARY, "--connect", address, "--exec", commands, "--history",
+                   ""});
+  const int raw = p.wait_exit(60s);
+  console_run r;
+  r.exit_code = raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.output = p.output();
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
+
+// The model: w (on the ps) scales a fed x on worker 1; worker 0 sums; the update adds the
+// product back into w. With x = [1, 1, 1] every training step doubles w.
+struct model {
+  scope root = scope::new_root();
+  scope ps = root.with_device("/job:ps/task:0");
+  scope w1 = root.with_device("/job:worker/task:1");
+  output w = ops::variable(ps.with_op_name("w"), partial_shape{3}, dtype::float32);
+  output init = ops::assign(ps.with_op_name("init"), w,
+                               ops::constant(ps, std::vector<float>{1, 2, 3}, {3}));
+  output x = ops::placeholder(root.with_op_name("x"), dtype::float32, {.shape = {3}});
+  output prod = ops::mul(w1.with_op_name("prod"), x, w);
+  output total = ops::sum(root.with_op_name("total"), prod, std::vector<int>{0});
+  output update = ops::assign_add(ps.with_op_name("update"), w, prod);
+};
+
+session_options remote(const std::string& address) {
+  session_options o;
+  o.target = "caflow://" + address;
+  o.connect_timeout = 15s;
+  o.operation_timeout = 60s;
+  return o;
+}
+
+void train(session& sess, model& m, int steps) {
+  for (int i = 0; i < steps; ++i) {
+    auto out = sess.run({{m.x, tensor::from_vector<float>({1, 1, 1})}}, {m.total, m.update});
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  }
+}
+
+// A row of a printed table whose cells match `cells` in order (whitespace between them).
+bool has_row(const std::string& text, const std::vector<std::string>& cells) {
+  std::string pattern = "(^|\\n)";
+  for (size_t i = 0; i < cells.size(); ++i) pattern += (i ? "\\s+" : "") + cells[i];
+  return std::regex_search(text, std::regex(pattern));
+}
+
+// --- tmux ------------------------------------------------------------------------------------
+
+// tmux's full path (child_process does not search PATH), or empty when it is not installed.
+std::string tmux_path() {
+  std::string path;
+  if (FILE* f = ::popen("command -v tmux 2>/dev/null", "r")) {
+    char buf[512];
+    if (std::fgets(buf, sizeof buf, f)) path = buf;
+    ::pclose(f);
+  }
+  while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
+  return path;
+}
+
+// A tmux server on its own socket, killed (with the console in it) when this goes away.
+struct tmux_session {
+  std::string tmux;
+  std::string socket = "caflow_console_test_" + std::to_string(::getpid());
+
+  int run(std::vector<std::string> args, std::string* out = nullptr) {
+    args.insert(args.begin(), {tmux, "-L", socket});
+    child_process p(args);
+    const int raw = p.wait_exit(10s);
+    if (out) *out = p.output();
+    return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  }
+  std::string capture() {
+    std::string out;
+    run({"capture-pane", "-p", "-t", "console"}, &out);
+    return out;
+  }
+  // Polls the pane until `pred` holds (bounded).
+  template <class Pred>
+  bool wait_for(Pred pred, std::chrono::milliseconds timeout, std::string* last) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      *last = capture();
+      if (pred(*last)) return true;
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(100ms);
+    }
+  }
+  ~tmux_session() { run({"kill-server"}); }
+};
+
+}  // namespace
+
+TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") {
+  three_servers c;
+  REQUIRE(c.ready());
+  model m;
+  session sess(m.root, remote(c.address(1)));
+  REQUIRE(sess.run({m.init}).ok());
+  train(sess, m, 3);  // w = [8, 16, 24]
+
+  SUBCASE("--exec: cluster, devices, sessions, graphs, steps, vars, var") {
+    // Asked through the ps: every answer covers the whole cluster.
+    auto r = console(c.address(0), "cluster; devices; sessions; graphs; steps; vars; var w");
+    MESSAGE(r.output);
+    REQUIRE(r.exit_code == 0);
+    for (const auto* task : {ps_task, worker0_task, worker1_task}) {
+      CHECK(has_row(r.output, {task, "127\\.0\\.0\\.1:\\d+", "alive", "[0-9.]+ s"}));
+      CHECK(has_row(r.output, {task, std::string(task) + "/device:CPU:0", "[0-9.]+ [KMG]?i?B"}));
+    }
+    // The session lives on worker 0's master: init and three training steps so far.
+    CHECK(has_row(r.output, {worker0_task, "session_\\d+", "\\d+", "2", "4", "-"}));
+    // The training signature is cut into partitions on all three tasks.
+    for (const auto* task : {ps_task, worker0_task, worker1_task})
+      CHECK(has_row(r.output, {worker0_task, "session_\\d+", "\\d+", task,
+                               std::string(task) + "/device:CPU:0", "\\d+"}));
+    CHECK(has_row(r.output, {worker0_task, "session_\\d+", "4", "0", "[0-9.]+ [mu]?s",
+                             "[0-9.]+ [mu]?s"}));
+    // |[8, 16, 24]| = sqrt(64 + 256 + 576) = sqrt(896) = 29.933259...
+    CHECK(has_row(r.output, {ps_task, "w", "float32", "\\[3\\]", "29\\.933259"}));
+    CHECK(has_row(r.output, {ps_task, "w", "float32", "\\[3\\]", "\\{8, 16, 24\\}"}));
+  }
+
+  SUBCASE("--exec stops at the first error, naming the command") {
+    auto r = console(c.address(2), "cluster; var nope; steps");
+    CHECK(r.exit_code == 1);
+    CHECK(contains(r.output, "alive"));
+    CHECK(contains(r.output, "var nope: "));
+    CHECK(contains(r.output, "no variable 'nope' on any task"));
+    CHECK_FALSE(contains(r.output, "p50"));  // `steps` never ran
+    auto bad = console(c.address(2), "clusterr");
+    CHECK(bad.exit_code == 1);
+    CHECK(contains(bad.output, "unknown command 'clusterr'"));
+  }
+
+  SUBCASE("trace on, steps, trace save: Chrome trace JSON with events of every task") {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("caflow_console_trace_" + std::to_string(::getpid()) + ".json");
+    auto on = console(c.address(1), "trace on");
+    REQUIRE(on.exit_code == 0);
+    CHECK(has_row(on.output, {worker1_task, "on"}));
+    train(sess, m, 2);
+    auto saved = console(c.address(1), "trace save " + path.string() + "; trace off");
+    MESSAGE(saved.output);
+    REQUIRE(saved.exit_code == 0);
+    CHECK(contains(saved.output, "from 3 tasks (3 devices) to " + path.string()));
+
+    std::ifstream f(path);
+    REQUIRE(f.good());
+    const auto trace = nlohmann::json::parse(f);
+    std::filesystem::remove(path);
+    std::map<int, std::string> process_names;
+    std::map<std::pair<int, int>, std::string> thread_names;
+    std::set<std::string> nodes_per_task, send_recv;
+    for (const auto& e : trace.at("traceEvents")) {
+      const int pid = e.at("pid");
+      if (e.at("ph") == "M" && e.at("name") == "process_name")
+        process_names[pid] = e.at("args").at("name");
+      if (e.at("ph") == "M" && e.at("name") == "thread_name")
+        thread_names[{pid, e.at("tid").get<int>()}] = e.at("args").at("name");
+    }
+    REQUIRE(process_names.size() == 3);
+    REQUIRE(thread_names.size() == 3);
+    for (const auto& e : trace.at("traceEvents")) {
+      if (e.at("ph") != "X") continue;
+      const int pid = e.at("pid");
+      const std::string task = process_names.at(pid);
+      const std::string device = thread_names.at({pid, e.at("tid").get<int>()});
+      CHECK(device == task + "/device:CPU:0");
+      CHECK(e.at("dur").get<int64_t>() >= 0);
+      CHECK(e.at("ts").get<int64_t>() >= 0);
+      nodes_per_task.insert(task + " " + e.at("name").get<std::string>());
+      const std::string op = e.at("args").at("op");
+      if (op == "_Send" || op == "_Recv") {
+        CHECK(e.at("args").at("bytes").get<int64_t>() >= 4);  // a float32 scalar at least
+        CHECK(contains(e.at("args").at("peer").get<std::string>(), "/device:CPU:0"));
+        send_recv.insert(task + " " + op);
+      }
+    }
+    CHECK(nodes_per_task.count(std::string(ps_task) + " update"));
+    CHECK(nodes_per_task.count(std::string(worker1_task) + " prod"));
+    CHECK(nodes_per_task.count(std::string(worker0_task) + " total"));
+    for (const auto* task : {ps_task, worker0_task, worker1_task}) {
+      CHECK(send_recv.count(std::string(task) + " _Send"));
+      CHECK(send_recv.count(std::string(task) + " _Recv"));
+    }
+  }
+
+  SUBCASE("pending shows a Recv stuck on an empty queue; abort ends its step") {
+    auto ps = m.root.with_device("/job:ps/task:0");
+    auto q = ops::fifo_queue(ps.with_op_name("q"), {dtype::float32});
+    auto taken = ops::queue_dequeue(ps.with_op_name("take"), q, {dtype::float32});
+    auto doubled = ops::mul(m.w1.with_op_name("doubled"), taken[0], ops::constant(m.w1, 2.0f));
+    auto stuck = std::async(std::launch::async, [&] { return sess.run({doubled}); });
+    // Wait until worker 1's Recv of the dequeued value is listed.
+    std::string pending_output, step_id;
+    for (int i = 0; i < 100 && step_id.empty(); ++i) {
+      auto r = console(c.address(0), "pending");
+      REQUIRE(r.exit_code == 0);
+      pending_output = r.output;
+      std::smatch match;
+      if (std::regex_search(pending_output, match,
+                            std::regex(std::string(worker1_task) + "\\s+(\\d+)\\s+\\S*take\\S*")))
+        step_id = match[1];
+      else
+        std::this_thread::sleep_for(100ms);
+    }
+    MESSAGE(pending_output);
+    REQUIRE(!step_id.empty());
+    CHECK(contains(pending_output, ps_task));  // the "from" column: the ps sends it
+    auto aborted = console(c.address(2), "abort " + step_id);
+    MESSAGE(aborted.output);
+    CHECK(aborted.exit_code == 0);
+    CHECK(has_row(aborted.output, {worker0_task, step_id, "aborted"}));
+    REQUIRE(stuck.wait_for(30s) == std::future_status::ready);
+    auto result = stuck.get();
+    CHECK_FALSE(result.ok());
+    CHECK(contains(result.get_status().to_string(), "aborted from caflow-console"));
+    auto after = console(c.address(0), "pending; abort " + step_id);
+    CHECK(after.exit_code == 1);
+    CHECK(contains(after.output, "no master runs step " + step_id));
+  }
+
+  SUBCASE("interactively in tmux: tab completion and a command's table") {
+    const std::string tmux = tmux_path();
+    if (tmux.empty()) {
+      MESSAGE("skipped: tmux is not installed (apt-get install tmux)");
+      return;
+    }
+    tmux_session t{tmux};
+    const std::string cmd = std::string(CAFLOW_CONSOLE_BINARY) + " --connect " + c.address(2) +
+                            " --history ''";
+    REQUIRE(t.run({"new-session", "-d", "-s", "console", "-x", "200", "-y", "50", cmd}) == 0);
+    std::string screen;
+    REQUIRE_MESSAGE(t.wait_for([](const std::string& s) { return contains(s, "caflow>"); }, 20s,
+                               &screen),
+                    screen);
+    // "clus" + Tab completes to "cluster"; Enter runs it.
+    REQUIRE(t.run({"send-keys", "-t", "console", "clus", "Tab"}) == 0);
+    CHECK_MESSAGE(t.wait_for([](const std::string& s) { return contains(s, "caflow> cluster"); },
+                             10s, &screen),
+                  screen);
+    REQUIRE(t.run({"send-keys", "-t", "console", "Enter"}) == 0);
+    CHECK_MESSAGE(t.wait_for(
+                      [](const std::string& s) {
+                        return has_row(s, {ps_task, "127\\.0\\.0\\.1:\\d+", "alive"}) &&
+                               has_row(s, {worker1_task, "127\\.0\\.0\\.1:\\d+", "alive"});
+                      },
+                      20s, &screen),
+                  screen);
+    // "var " + Tab completes the only variable's name.
+    REQUIRE(t.run({"send-keys", "-t", "console", "var ", "Tab"}) == 0);
+    CHECK_MESSAGE(
+        t.wait_for([](const std::string& s) { return contains(s, "caflow> var w"); }, 10s, &screen),
+        screen);
+    REQUIRE(t.run({"send-keys", "-t", "console", "Enter"}) == 0);
+    CHECK_MESSAGE(t.wait_for([](const std::string& s) { return contains(s, "{8, 16, 24}"); }, 20s,
+                             &screen),
+                  screen);
+    REQUIRE(t.run({"send-keys", "-t", "console", "quit", "Enter"}) == 0);
+  }
+}
