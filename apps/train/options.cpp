@@ -57,6 +57,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--threads", o->threads, "intra-op threads per task (0: all cores)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-progress", o->progress, "print one line per epoch instead of a live line");
+  app.add_option("--checkpoint-dir", o->checkpoint_dir,
+                 "the chief saves checkpoints here and, when it holds one, resumes from it");
+  app.add_option("--checkpoint-every", o->checkpoint_every,
+                 "steps between checkpoints (0: only at the end)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--keep-checkpoints", o->keep_checkpoints, "newest checkpoints kept")
+      ->check(CLI::Range(1, 1000000));
   app.add_option("--cluster", o->cluster,
                  "an external cluster: JSON, ps=h:p;worker=h:p,h:p or @FILE");
   app.add_option("--job", o->job, "with --cluster: the job of the task this process serves");
@@ -72,6 +79,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   } catch (const CLI::ParseError& e) {
     return errors::invalid_argument(e.what());
   }
+  if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
+    return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
   if (!o->job.empty() && o->cluster.empty())
     return errors::invalid_argument("--job needs --cluster");
   if (!o->job.empty() && o->job != "ps" && o->job != "worker")

@@ -32,6 +32,12 @@ struct train_options {
   uint64_t seed = 1;
   int threads = 0;  // intra-op threads per task; 0: the machine's cores
   bool progress = true;
+  // Checkpoints (the chief's): every `checkpoint_every` of its steps and at the end, into
+  // `checkpoint_dir`, keeping the newest `keep_checkpoints`. On start the chief restores the
+  // newest usable one there and training resumes from its global step.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0;  // 0: only at the end
+  int keep_checkpoints = 5;
   // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.
   std::string cluster;
   std::string job;  // with --cluster: the task this process serves ("" for a client only)

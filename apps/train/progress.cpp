@@ -29,7 +29,7 @@ void progress_line::print(int epoch, int64_t step_in_epoch, float loss, double a
   const double rate = elapsed > 0 ? static_cast<double>(steps_done_ * samples_per_step_) / elapsed : 0;
   const int64_t total = static_cast<int64_t>(epochs_) * steps_per_epoch_;
   const double eta = steps_done_ > 0 ? elapsed / static_cast<double>(steps_done_) *
-                                           static_cast<double>(total - steps_done_)
+                                           static_cast<double>(total - steps_skipped_ - steps_done_)
                                      : 0;
   std::printf("%sepoch %d/%d  step %lld/%lld  loss %.4f  accuracy %.4f  %.0f samples/s  ETA %d:%02d%s",
               live_ ? "\r\033[K" : "", epoch + 1, epochs_, static_cast<long long>(step_in_epoch),

@@ -13,6 +13,9 @@ class progress_line {
 
   // After each of this client's steps; `global_step` counts every replica's updates.
   void step(int epoch, int64_t step_in_epoch, int64_t global_step, float loss, double accuracy);
+  // A resumed run: `steps` were done before this process started. The rate and the ETA count
+  // only the steps this process runs.
+  void skip(int64_t steps) { steps_skipped_ = steps; }
   // Ends the line of an epoch.
   void end_epoch(int epoch, float loss, double accuracy);
 
@@ -22,7 +25,8 @@ class progress_line {
   int epochs_;
   int64_t steps_per_epoch_, samples_per_step_;
   bool live_;
-  int64_t steps_done_ = 0;
+  int64_t steps_done_ = 0;  // by this process
+  int64_t steps_skipped_ = 0;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
 };

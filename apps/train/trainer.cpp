@@ -1,12 +1,15 @@
 #include "apps/train/trainer.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
 
 #include "actors/session.hpp"
 #include "apps/train/progress.hpp"
+#include "graph/train/saver.hpp"
 
 namespace caflow::train_app {
 namespace {
@@ -40,6 +43,35 @@ status_or<double> evaluate(session& sess, const tower& t, const data::dataset& t
   return static_cast<double>(correct) / static_cast<double>(std::max<int64_t>(test.size(), 1));
 }
 
+// The chief's initialization when it checkpoints: the newest usable checkpoint, or fresh
+// values when there is none. Restoring initializes every shared variable (the saver saves all
+// of them), so the other clients, waiting for the shared variables, never start from values
+// the restore is about to replace. Returns the global step to resume from.
+status_or<int64_t> restore_or_initialize(session& sess, const client_graph& g,
+                                         const train::saver& saver, const std::string& dir) {
+  auto restored = saver.restore_latest(sess, dir);
+  if (!restored.ok() && restored.get_status().code() == error_code::not_found) {
+    CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
+    return 0;
+  }
+  if (!restored.ok()) return restored.get_status();
+  for (const status& why : restored->skipped)
+    std::printf("caflow-train: skipped a checkpoint: %s\n", why.message().c_str());
+  std::printf("caflow-train: restored checkpoint %s (global step %lld)\n",
+              restored->index_file.c_str(), static_cast<long long>(restored->step));
+  std::fflush(stdout);
+  return restored->step;
+}
+
+status save_checkpoint(session& sess, const client_graph& g, const train::saver& saver,
+                       const std::string& dir) {
+  CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
+  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, dir, step[0].data<int64_t>()[0]));
+  std::printf("caflow-train: saved checkpoint %s\n", index.c_str());
+  std::fflush(stdout);
+  return {};
+}
+
 }  // namespace
 
 status_or<client_result> run_client(const train_options& o, const client_plan& plan,
@@ -49,12 +81,28 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
   session_options sopts;
   sopts.target = target;
   if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
+  // Only the chief checkpoints: one writer per directory.
+  const bool checkpoints = plan.is_chief() && !o.checkpoint_dir.empty();
+  std::optional<train::saver> saver;
+  if (checkpoints) {
+    saver.emplace(g.root, g.shared_vars, train::saver_options{.keep_last = o.keep_checkpoints});
+    CAFLOW_RETURN_IF_ERROR(g.root.get_status());
+  }
   session sess(g.root, sopts);
 
-  if (plan.is_chief()) {
+  int64_t resumed_global_step = 0;
+  if (checkpoints) {
+    CAFLOW_ASSIGN_OR_RETURN(resumed_global_step,
+                            restore_or_initialize(sess, g, *saver, o.checkpoint_dir));
+  } else if (plan.is_chief()) {
     CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
   } else {
     CAFLOW_RETURN_IF_ERROR(wait_until_initialized(sess, g));
+    // A resumed job: the other clients pick up where the chief's checkpoint left off.
+    if (!o.checkpoint_dir.empty()) {
+      CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
+      resumed_global_step = step[0].data<int64_t>()[0];
+    }
   }
   if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
 
@@ -84,12 +132,32 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
     fetches.push_back(t.loss);
     fetches.push_back(t.correct);
   }
+  // This client's steps already done: the global step counts one per update, and in async mode
+  // every worker's step is an update of its own.
+  const int64_t total_steps = static_cast<int64_t>(o.epochs) * steps_per_epoch;
+  const int64_t updates_per_step = plan.mode == replication::async ? plan.workers : 1;
+  const int64_t done_steps = std::min(total_steps, resumed_global_step / updates_per_step);
+  if (done_steps > 0) {
+    // The same batches as an uninterrupted run: replay the iterators' order.
+    for (auto& it : batchers)
+      for (int64_t i = 0; i < done_steps; ++i) it.next();
+    progress.skip(done_steps);
+    if (print_progress)
+      std::printf("caflow-train: resuming at epoch %lld step %lld (%lld of %lld steps done)\n",
+                static_cast<long long>(done_steps / steps_per_epoch + 1),
+                static_cast<long long>(done_steps % steps_per_epoch),
+                  static_cast<long long>(done_steps), static_cast<long long>(total_steps));
+    std::fflush(stdout);
+  }
+
   const tensor training = tensor::scalar(true);
   client_result result;
+  int64_t saved_at = -1;  // result.steps at the last checkpoint
   const auto start = clock_type::now();
-  for (int epoch = 0; epoch < o.epochs; ++epoch) {
+  for (int epoch = static_cast<int>(done_steps / steps_per_epoch); epoch < o.epochs; ++epoch) {
     double loss_sum = 0, correct_sum = 0;
-    for (int64_t step = 0; step < steps_per_epoch; ++step) {
+    const int64_t first = epoch == done_steps / steps_per_epoch ? done_steps % steps_per_epoch : 0;
+    for (int64_t step = first; step < steps_per_epoch; ++step) {
       session::feed_list feeds;
       for (int64_t t = 0; t < towers; ++t) {
         data::batch b = batchers[static_cast<size_t>(t)].next();
@@ -108,15 +176,22 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
       correct_sum += static_cast<double>(correct) / static_cast<double>(o.batch_size * towers);
       result.last_loss = loss;
       ++result.steps;
+      const auto averaged = static_cast<double>(step + 1 - first);
       if (print_progress)
         progress.step(epoch, step + 1, out[0].data<int64_t>()[0],
-                      static_cast<float>(loss_sum / static_cast<double>(step + 1)),
-                      correct_sum / static_cast<double>(step + 1));
+                      static_cast<float>(loss_sum / averaged), correct_sum / averaged);
+      if (checkpoints && o.checkpoint_every > 0 &&
+          (done_steps + result.steps) % o.checkpoint_every == 0) {
+        CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir));
+        saved_at = result.steps;
+      }
     }
+    const auto averaged = static_cast<double>(std::max<int64_t>(steps_per_epoch - first, 1));
     if (print_progress)
-      progress.end_epoch(epoch, static_cast<float>(loss_sum / static_cast<double>(steps_per_epoch)),
-                         correct_sum / static_cast<double>(steps_per_epoch));
+      progress.end_epoch(epoch, static_cast<float>(loss_sum / averaged), correct_sum / averaged);
   }
+  if (checkpoints && saved_at != result.steps)
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir));
   result.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   result.samples_per_second =
       static_cast<double>(result.steps * o.batch_size * towers) / std::max(result.seconds, 1e-9);

@@ -4,6 +4,7 @@
 #include "graph/ops/base_ops.hpp"
 #include "graph/ops/conv_ops.hpp"
 #include "graph/ops/data_flow_ops.hpp"
+#include "graph/ops/io_ops.hpp"
 #include "graph/ops/math_ops.hpp"
 #include "graph/ops/matmul_ops.hpp"
 #include "graph/ops/nn_ops.hpp"
