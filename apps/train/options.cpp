@@ -56,7 +56,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--seed", o->seed);
   app.add_option("--threads", o->threads, "intra-op threads per task (0: all cores)")
       ->check(CLI::NonNegativeNumber);
-  app.add_flag("!--no-progress", o->progress, "print one line per epoch instead of a live line");
+  app.add_flag("!--no-progress", o->progress,
+               "one line per epoch only (default: a live line on a terminal, else a line every "
+               "~10% of an epoch)");
   app.add_option("--checkpoint-dir", o->checkpoint_dir,
                  "the chief saves checkpoints here and, when it holds one, resumes from it");
   app.add_option("--checkpoint-every", o->checkpoint_every,
@@ -64,6 +66,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
       ->check(CLI::NonNegativeNumber);
   app.add_option("--keep-checkpoints", o->keep_checkpoints, "newest checkpoints kept")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--plot", o->plot,
+                 "FILE.png: the loss and accuracy curves (gnuplot), their data in FILE.csv; "
+                 "evaluates the test set after every epoch");
   app.add_option("--cluster", o->cluster,
                  "an external cluster: JSON, ps=h:p;worker=h:p,h:p or @FILE");
   app.add_option("--job", o->job, "with --cluster: the job of the task this process serves");

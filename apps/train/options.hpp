@@ -38,6 +38,9 @@ struct train_options {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;  // 0: only at the end
   int keep_checkpoints = 5;
+  // The chief's loss and accuracy curves as a PNG (through gnuplot), with their data beside it
+  // as CSV; the chief then also evaluates the test set after every epoch.
+  std::string plot;
   // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.
   std::string cluster;
   std::string job;  // with --cluster: the task this process serves ("" for a client only)

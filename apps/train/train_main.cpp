@@ -17,6 +17,7 @@
 
 #include "apps/train/data.hpp"
 #include "apps/train/embedded_cluster.hpp"
+#include "apps/train/plot.hpp"
 #include "apps/train/trainer.hpp"
 
 using namespace caflow;
@@ -80,6 +81,18 @@ status_or<client_result> run_in_graph(const train_options& o, client_plan plan,
   return run_client(o, plan, *graph, target, shards, data.test, true);
 }
 
+// --plot: the CSV always, the PNG when gnuplot was found (else its error, after the CSV).
+int write_plot(const train_options& o, const client_result& r,
+               const status_or<std::string>& gnuplot) {
+  const std::string csv = csv_path_for(o.plot);
+  if (status st = write_history_csv(r.history, csv); !st.ok()) return fail(st);
+  std::printf("caflow-train: wrote %s\n", csv.c_str());
+  if (!gnuplot.ok()) return fail(gnuplot.get_status());
+  if (status st = plot_history(r.history, *gnuplot, o.plot); !st.ok()) return fail(st);
+  std::printf("caflow-train: wrote %s\n", o.plot.c_str());
+  return 0;
+}
+
 int serve(server& srv) {
   g_serving = &srv;
   std::signal(SIGINT, on_signal);
@@ -104,6 +117,14 @@ int main(int argc, char** argv) {
   }
   cpu_device_options cpu;
   if (o.threads > 0) cpu.intra_op_threads = o.threads;
+  // Checked before training, so a missing gnuplot is known before hours are spent.
+  status_or<std::string> gnuplot = errors::internal("no --plot");
+  if (!o.plot.empty()) {
+    gnuplot = find_gnuplot();
+    if (!gnuplot.ok())
+      std::fprintf(stderr, "caflow-train: %s; training anyway, %s will be written but no PNG\n",
+                   gnuplot.get_status().message().c_str(), csv_path_for(o.plot).c_str());
+  }
 
   // A task of an external cluster.
   std::unique_ptr<server> own;
@@ -172,6 +193,7 @@ int main(int argc, char** argv) {
     }
   }
   if (!result.ok()) return fail(result.get_status());
-  if (result->test_accuracy >= 0) report(o, *result, workers);
-  return 0;
+  if (result->test_accuracy < 0) return 0;  // not the chief
+  report(o, *result, workers);
+  return o.plot.empty() ? 0 : write_plot(o, *result, gnuplot);
 }

@@ -64,11 +64,10 @@ status_or<int64_t> restore_or_initialize(session& sess, const client_graph& g,
 }
 
 status save_checkpoint(session& sess, const client_graph& g, const train::saver& saver,
-                       const std::string& dir) {
+                       const std::string& dir, progress_line& progress) {
   CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
   CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, dir, step[0].data<int64_t>()[0]));
-  std::printf("caflow-train: saved checkpoint %s\n", index.c_str());
-  std::fflush(stdout);
+  progress.note("caflow-train: saved checkpoint " + index);
   return {};
 }
 
@@ -125,8 +124,10 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
   const int64_t replicas = plan.mode == replication::async || plan.mode == replication::sync
                                ? plan.workers
                                : 1;
-  progress_line progress(o.epochs, steps_per_epoch, o.batch_size * towers * replicas,
-                         print_progress && o.progress && ::isatty(1));
+  const progress_style style = !o.progress    ? progress_style::per_epoch
+                              : ::isatty(1) ? progress_style::live
+                                            : progress_style::periodic;
+  progress_line progress(o.epochs, steps_per_epoch, o.batch_size * towers * replicas, style);
   std::vector<output> fetches{g.global_step.ref};
   for (const auto& t : g.towers) {
     fetches.push_back(t.loss);
@@ -152,6 +153,9 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
 
   const tensor training = tensor::scalar(true);
   client_result result;
+  const bool plotting = plan.is_chief() && !o.plot.empty();
+  // At most ~1000 points per curve.
+  history_recorder history(std::max<int64_t>(1, total_steps / 1000));
   int64_t saved_at = -1;  // result.steps at the last checkpoint
   const auto start = clock_type::now();
   for (int epoch = static_cast<int>(done_steps / steps_per_epoch); epoch < o.epochs; ++epoch) {
@@ -177,25 +181,38 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
       result.last_loss = loss;
       ++result.steps;
       const auto averaged = static_cast<double>(step + 1 - first);
+      if (plotting)
+        history.step(done_steps + result.steps, epoch + 1, loss,
+                     static_cast<double>(correct) / static_cast<double>(o.batch_size * towers));
       if (print_progress)
         progress.step(epoch, step + 1, out[0].data<int64_t>()[0],
                       static_cast<float>(loss_sum / averaged), correct_sum / averaged);
       if (checkpoints && o.checkpoint_every > 0 &&
           (done_steps + result.steps) % o.checkpoint_every == 0) {
-        CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir));
+        CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir, progress));
         saved_at = result.steps;
       }
     }
     const auto averaged = static_cast<double>(std::max<int64_t>(steps_per_epoch - first, 1));
+    double test_accuracy = -1;
+    if (plotting) {
+      CAFLOW_ASSIGN_OR_RETURN(test_accuracy, evaluate(sess, g.towers[0], test));
+      history.end_epoch(done_steps + result.steps, epoch + 1, loss_sum / averaged,
+                        correct_sum / averaged, test_accuracy);
+    }
     if (print_progress)
-      progress.end_epoch(epoch, static_cast<float>(loss_sum / averaged), correct_sum / averaged);
+      progress.end_epoch(epoch, static_cast<float>(loss_sum / averaged), correct_sum / averaged,
+                         test_accuracy);
+    result.test_accuracy = test_accuracy;
   }
+  if (plotting) result.history = history.history();
   if (checkpoints && saved_at != result.steps)
-    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir));
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir, progress));
   result.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   result.samples_per_second =
       static_cast<double>(result.steps * o.batch_size * towers) / std::max(result.seconds, 1e-9);
-  if (plan.is_chief()) {
+  // With --plot the last epoch's evaluation is the final one.
+  if (plan.is_chief() && result.test_accuracy < 0) {
     CAFLOW_ASSIGN_OR_RETURN(result.test_accuracy, evaluate(sess, g.towers[0], test));
   }
   return result;

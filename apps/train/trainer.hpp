@@ -4,6 +4,7 @@
 // line, and the chief's evaluation on the test set.
 #include <string>
 
+#include "apps/train/plot.hpp"
 #include "apps/train/replication.hpp"
 #include "graph/data/dataset.hpp"
 
@@ -15,6 +16,7 @@ struct client_result {
   double samples_per_second = 0;  // this client's training samples (all its towers)
   float last_loss = 0;
   double test_accuracy = -1;  // the chief's evaluation; -1 on other clients
+  training_history history;   // the chief's, with --plot
 };
 
 // `shards` holds one training shard per tower of the graph. `target` is "local" or a
