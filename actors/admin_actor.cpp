@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/admin_queries.hpp"
+#include "actors/log.hpp"
 #include "net/cluster_spec.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
@@ -209,6 +210,11 @@ admin_actor::behavior_type admin_behavior(admin_pointer self, admin_options opts
   });
   return {
       [self](cf_admin_atom, admin_query& q) -> caf::result<admin_reply> {
+        if (log_enabled(log_level::debug)) {
+          std::string line;
+          for (const auto& w : q.words) (line += line.empty() ? "" : " ") += w;
+          write_log(log_level::debug, self->state.opts.task, "console: ", line);
+        }
         if (status bad = validate_query(q); !bad.ok()) return to_caf_error(bad);
         auto promise = self->make_response_promise<admin_reply>();
         answer_cluster(self, std::move(q), promise);

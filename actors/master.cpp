@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/graph_optimizer.hpp"
+#include "actors/log.hpp"
 #include "actors/step_stats.hpp"
 #include "graph/device_name.hpp"
 #include "graph/dump.hpp"
@@ -84,6 +85,10 @@ struct master_state {
 };
 
 using master_pointer = master_actor::stateful_pointer<master_state>;
+
+std::string own_task(const master_state& st) {
+  return "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
+}
 
 std::string task_of_device(const std::string& device) {
   auto spec = parse_device_spec(device);
@@ -251,6 +256,9 @@ void finish_step(master_pointer self, int64_t step_id) {
   for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
   if (auto ss = self->state.sessions.find(s.session); ss != self->state.sessions.end())
     ss->second.latency.record(s.started, s.root_cause.ok());
+  if (!s.root_cause.ok())
+    write_log(log_level::info, own_task(self->state), "step ", step_id, " of ", s.session,
+              " failed: ", s.root_cause.to_string());
   self->state.steps.erase(it);
 }
 
@@ -346,6 +354,7 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
   const status why = errors::unavailable("task ", task, " was lost (",
                                          self->home_system().render(dm.reason), ")");
   self->state.lost[task] = why;
+  write_log(log_level::warn, own_task(self->state), why.message());
   std::vector<std::pair<int64_t, size_t>> lost;
   for (auto& [id, s] : self->state.steps)
     for (size_t i = 0; i < s.run->parts.size(); ++i)

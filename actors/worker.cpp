@@ -20,6 +20,7 @@
 
 #include "actors/admin_queries.hpp"
 #include "actors/executor.hpp"
+#include "actors/log.hpp"
 #include "actors/remote_rendezvous.hpp"
 #include "actors/rendezvous_actor.hpp"
 #include "actors/trace_recorder.hpp"
@@ -150,6 +151,7 @@ struct worker_state {
     if (finished->contains(step_id)) return;
     step_record& s = steps[step_id];
     if (!s.aborted.ok()) return;
+    write_log(log_level::debug, task_name, "step ", step_id, " aborted: ", reason.to_string());
     s.aborted = reason;
     // Before the cancellation, whose _Recv callbacks would abort with a plain "cancelled".
     local->abort_step(step_id, reason);
@@ -173,10 +175,9 @@ worker_state::~worker_state() {
   if (!counter->wait_idle(shutdown_patience)) {
     // A kernel ignoring its cancellation still runs: leak what it may touch rather than free
     // it under it.
-    std::fprintf(stderr,
-                 "caflow: the worker of task %s still runs steps %lld s after it was "
-                 "stopped; its device and graphs are leaked\n",
-                 task_name.c_str(), static_cast<long long>(shutdown_patience.count()));
+    write_log(log_level::error, task_name, "the worker still runs steps ",
+              static_cast<long long>(shutdown_patience.count()),
+              " s after it was stopped; its device and graphs are leaked");
     auto* keep = new std::vector<graph_ptr>;
     for (auto& [handle, g] : graphs) keep->push_back(g);
     for (auto& [run_id, r] : runs) keep->push_back(r.graph);

@@ -18,8 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/session.hpp"
+#include "commands.hpp"
 #include "graph/ops/ops.hpp"
 #include "test_util/process.hpp"
+#include "trace_file.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
@@ -61,7 +63,7 @@ struct console_run {
   std::string output;  // stdout and stderr
 };
 
-console_run console(const std::string& address, const std::string& commands) {
+console_run run_console(const std::string& address, const std::string& commands) {
   child_process p({CAFLOW_CONSOLE_BINARY, "--connect", address, "--exec", commands, "--history",
                    ""});
   const int raw = p.wait_exit(60s);
@@ -159,6 +161,59 @@ struct tmux_session {
 
 }  // namespace
 
+TEST_CASE("tables pad every column to its widest cell, with a rule under the header") {
+  admin_table t;
+  t.columns = {"task", "n"};
+  t.rows = {{"/job:ps", "1234"}, {"/job:worker/task:1", "5"}};
+  t.notes = {"one task was slow"};
+  CHECK(console::format_table(t) ==
+        "task                n\n"
+        "------------------  ----\n"
+        "/job:ps             1234\n"
+        "/job:worker/task:1  5\n"
+        "note: one task was slow\n");
+  admin_table empty;
+  empty.columns = {"task", "step"};
+  CHECK(console::format_table(empty) == "task  step\n----  ----\n(none)\n");
+}
+
+TEST_CASE("--exec scripts split on ';' and words on blanks") {
+  CHECK(console::split_commands(" cluster;vars ; ;trace save /tmp/a b.json;") ==
+        std::vector<std::string>{"cluster", "vars", "trace save /tmp/a b.json"});
+  CHECK(console::split_commands("").empty());
+  CHECK(console::split_words("  var   w/kernel ") == std::vector<std::string>{"var", "w/kernel"});
+}
+
+TEST_CASE("Chrome trace JSON: a process per task, a thread per device, times from the first") {
+  std::vector<trace_event> events = {
+      {"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:1/device:CPU:0", "prod", "Mul",
+       "", 5, 1'000'300, 20, -1},
+      {"/job:ps/replica:0/task:0", "/job:ps/replica:0/task:0/device:CPU:0", "send_w", "_Send",
+       "/job:worker/replica:0/task:1/device:CPU:0", 5, 1'000'100, 3, 12},
+  };
+  const auto j = nlohmann::json::parse(console::chrome_trace_json(events));
+  const auto& all = j.at("traceEvents");
+  REQUIRE(all.size() == 6);  // 2 process names, 2 thread names, 2 nodes
+  // Tasks sorted by name: the ps is process 1.
+  CHECK(all[0] == nlohmann::json::parse(
+                      R"({"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"/job:ps/replica:0/task:0"}})"));
+  CHECK(all[1].at("args").at("name") == "/job:worker/replica:0/task:1");
+  CHECK(all[2].at("name") == "thread_name");
+  CHECK(all[2].at("args").at("name") == "/job:ps/replica:0/task:0/device:CPU:0");
+  const auto& prod = all[4];
+  CHECK(prod.at("ph") == "X");
+  CHECK(prod.at("pid") == 2);
+  CHECK(prod.at("tid") == 1);
+  CHECK(prod.at("ts") == 200);  // 1'000'300 - the earliest start, 1'000'100
+  CHECK(prod.at("dur") == 20);
+  CHECK_FALSE(prod.at("args").contains("bytes"));
+  const auto& send = all[5];
+  CHECK(send.at("ts") == 0);
+  CHECK(send.at("args").at("bytes") == 12);
+  CHECK(send.at("args").at("peer") == "/job:worker/replica:0/task:1/device:CPU:0");
+  CHECK(send.at("args").at("step") == 5);
+}
+
 TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") {
   three_servers c;
   REQUIRE(c.ready());
@@ -169,7 +224,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
 
   SUBCASE("--exec: cluster, devices, sessions, graphs, steps, vars, var") {
     // Asked through the ps: every answer covers the whole cluster.
-    auto r = console(c.address(0), "cluster; devices; sessions; graphs; steps; vars; var w");
+    auto r = run_console(c.address(0), "cluster; devices; sessions; graphs; steps; vars; var w");
     MESSAGE(r.output);
     REQUIRE(r.exit_code == 0);
     for (const auto* task : {ps_task, worker0_task, worker1_task}) {
@@ -190,13 +245,13 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
   }
 
   SUBCASE("--exec stops at the first error, naming the command") {
-    auto r = console(c.address(2), "cluster; var nope; steps");
+    auto r = run_console(c.address(2), "cluster; var nope; steps");
     CHECK(r.exit_code == 1);
     CHECK(contains(r.output, "alive"));
     CHECK(contains(r.output, "var nope: "));
     CHECK(contains(r.output, "no variable 'nope' on any task"));
     CHECK_FALSE(contains(r.output, "p50"));  // `steps` never ran
-    auto bad = console(c.address(2), "clusterr");
+    auto bad = run_console(c.address(2), "clusterr");
     CHECK(bad.exit_code == 1);
     CHECK(contains(bad.output, "unknown command 'clusterr'"));
   }
@@ -204,11 +259,11 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
   SUBCASE("trace on, steps, trace save: Chrome trace JSON with events of every task") {
     const auto path = std::filesystem::temp_directory_path() /
                       ("caflow_console_trace_" + std::to_string(::getpid()) + ".json");
-    auto on = console(c.address(1), "trace on");
+    auto on = run_console(c.address(1), "trace on");
     REQUIRE(on.exit_code == 0);
     CHECK(has_row(on.output, {worker1_task, "on"}));
     train(sess, m, 2);
-    auto saved = console(c.address(1), "trace save " + path.string() + "; trace off");
+    auto saved = run_console(c.address(1), "trace save " + path.string() + "; trace off");
     MESSAGE(saved.output);
     REQUIRE(saved.exit_code == 0);
     CHECK(contains(saved.output, "from 3 tasks (3 devices) to " + path.string()));
@@ -263,7 +318,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     // Wait until worker 1's Recv of the dequeued value is listed.
     std::string pending_output, step_id;
     for (int i = 0; i < 100 && step_id.empty(); ++i) {
-      auto r = console(c.address(0), "pending");
+      auto r = run_console(c.address(0), "pending");
       REQUIRE(r.exit_code == 0);
       pending_output = r.output;
       std::smatch match;
@@ -276,7 +331,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     MESSAGE(pending_output);
     REQUIRE(!step_id.empty());
     CHECK(contains(pending_output, ps_task));  // the "from" column: the ps sends it
-    auto aborted = console(c.address(2), "abort " + step_id);
+    auto aborted = run_console(c.address(2), "abort " + step_id);
     MESSAGE(aborted.output);
     CHECK(aborted.exit_code == 0);
     CHECK(has_row(aborted.output, {worker0_task, step_id, "aborted"}));
@@ -284,7 +339,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     auto result = stuck.get();
     CHECK_FALSE(result.ok());
     CHECK(contains(result.get_status().to_string(), "aborted from caflow-console"));
-    auto after = console(c.address(0), "pending; abort " + step_id);
+    auto after = run_console(c.address(0), "pending; abort " + step_id);
     CHECK(after.exit_code == 1);
     CHECK(contains(after.output, "no master runs step " + step_id));
   }
