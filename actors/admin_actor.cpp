@@ -168,6 +168,9 @@ void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std
           [self, g, task, ask](caf::strong_actor_ptr& found) {
             auto peer = caf::actor_cast<admin_actor>(found);
             if (!peer) return answered(self, g, task, errors::unavailable("no admin there"));
+            // A peer that goes away is forgotten at once, so the next question finds it (or
+            // finds it gone) instead of waiting out a timeout on a dead proxy.
+            self->monitor(peer);
             self->state.peer_admins[task] = peer;
             ask(peer);
           },
@@ -207,6 +210,18 @@ admin_actor::behavior_type admin_behavior(admin_pointer self, admin_options opts
   self->state.resolver = spawn_resolver(self->home_system(), 500ms);
   self->attach_functor([resolver = self->state.resolver] {
     caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
+  });
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& peers = self->state.peer_admins;
+    for (auto it = peers.begin(); it != peers.end();) {
+      if (it->second.address() != dm.source) {
+        ++it;
+        continue;
+      }
+      write_log(log_level::info, self->state.opts.task, "the admin of ", it->first, " is gone (",
+                self->home_system().render(dm.reason), ")");
+      it = peers.erase(it);
+    }
   });
   return {
       [self](cf_admin_atom, admin_query& q) -> caf::result<admin_reply> {

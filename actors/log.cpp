@@ -11,8 +11,17 @@
 namespace caflow {
 namespace {
 
-// Written by init_logging at start-up only (see the header); relaxed loads everywhere else.
-std::atomic<int> level{static_cast<int>(log_level::warn)};
+// CAFLOW_LOG_LEVEL as the process starts, so programs that never call init_logging (tests,
+// embedded clusters) honour it too; warn when unset or unreadable (init_logging reports that).
+int level_from_environment() {
+  const char* env = std::getenv("CAFLOW_LOG_LEVEL");
+  if (env == nullptr || *env == '\0') return static_cast<int>(log_level::warn);
+  auto l = parse_log_level(env);
+  return static_cast<int>(l.ok() ? *l : log_level::warn);
+}
+
+// Written at start-up only (here and by init_logging; see the header); relaxed loads elsewhere.
+std::atomic<int> level{level_from_environment()};
 
 char level_letter(log_level l) {
   switch (l) {

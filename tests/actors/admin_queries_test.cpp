@@ -208,7 +208,8 @@ TEST_CASE("log levels: names, the environment variable, the flag first") {
   CHECK(*parse_log_level("debug") == log_level::debug);
   CHECK(*parse_log_level("warning") == log_level::warn);
   check_error(parse_log_level("loud"), "unknown log level 'loud' (error, warn, info or debug)");
-  CHECK(current_log_level() == log_level::warn);  // quiet by default
+  if (std::getenv("CAFLOW_LOG_LEVEL") == nullptr)
+    CHECK(current_log_level() == log_level::warn);  // quiet by default
   ::setenv("CAFLOW_LOG_LEVEL", "info", 1);
   REQUIRE(init_logging("").ok());
   CHECK(current_log_level() == log_level::info);

@@ -4,6 +4,7 @@
 // devices, sessions, partitions, step latency, variables, a stuck Recv, and save a trace with
 // events of every task.
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -342,6 +343,21 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     auto after = run_console(c.address(0), "pending; abort " + step_id);
     CHECK(after.exit_code == 1);
     CHECK(contains(after.output, "no master runs step " + step_id));
+  }
+
+  SUBCASE("a killed task shows as lost; the others still answer") {
+    c.worker1->signal(SIGKILL);
+    c.worker1->wait_exit(10s);
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run_console(c.address(0), "cluster; vars");
+    MESSAGE(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(has_row(r.output, {worker1_task, c.address(2), "lost", "-"}));
+    CHECK(has_row(r.output, {ps_task, c.address(0), "alive"}));
+    CHECK(has_row(r.output, {worker0_task, c.address(1), "alive"}));
+    CHECK(contains(r.output, "note: " + std::string(worker1_task) + " did not answer"));
+    CHECK(has_row(r.output, {ps_task, "w", "float32"}));
+    CHECK(std::chrono::steady_clock::now() - start < 20s);
   }
 
   SUBCASE("interactively in tmux: tab completion and a command's table") {
