@@ -8,14 +8,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "actors/server.hpp"
 #include "actors/session.hpp"
+#include "graph/device_name.hpp"
 #include "graph/checkpoint_file.hpp"
 #include "graph/ops/base_ops.hpp"
 #include "graph/ops/io_ops.hpp"
 #include "graph/ops/state_ops.hpp"
 #include "graph/train/saver.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/process.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
@@ -367,4 +371,76 @@ TEST_CASE("saver: errors without checkpoints or variables") {
   auto bad_keep = scope::new_root();
   train::saver keep0(bad_keep, m.vars, {.keep_last = 0});
   check_error(bad_keep.get_status(), "keep_last must be at least 1, got 0");
+}
+
+TEST_CASE("saver on a cluster: one shard per ps task, slots go with their variable's task") {
+  const auto ports = caflow::testing::free_ports(3);
+  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) + ",127.0.0.1:" +
+                                      std::to_string(ports[1]) +
+                                      ";worker=127.0.0.1:" + std::to_string(ports[2]));
+  REQUIRE(spec.ok());
+  // Each server waits for the others, so all start at once.
+  std::vector<status_or<std::unique_ptr<server>>> servers;
+  for (int i = 0; i < 3; ++i) servers.emplace_back(errors::internal("not started"));
+  std::vector<std::thread> starting;
+  for (int i = 0; i < 3; ++i)
+    starting.emplace_back([&, i] {
+      servers[i] = server::start({.cluster = *spec,
+                                  .job = i < 2 ? "ps" : "worker",
+                                  .task = i < 2 ? i : 0,
+                                  .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
+    });
+  for (auto& t : starting) t.join();
+  for (auto& s : servers) REQUIRE_MESSAGE(s.ok(), s.get_status().to_string());
+
+  temp_dir dir;
+  auto root = scope::new_root();
+  const auto ps = [&](int task) { return root.with_device(full_device_name("ps", task, "CPU", 0)); };
+  auto w = train::create_variable(ps(0), "w", ops::constant(root, std::vector<float>{1, 2}, {2}));
+  auto b = train::create_variable(ps(1), "b", ops::constant(root, std::vector<int32_t>{7}, {1}));
+  // Placed only by colocation, as optimizer slots are.
+  auto w_slot = train::create_variable(root.colocate_with(w.ref), "w_slot",
+                                       ops::constant(root, tensor::scalar(3.0)));
+  train::variable_set vars{w, b, w_slot};
+  auto init = train::global_variables_initializer(root, vars);
+  train::saver saver(root, vars);
+  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+  REQUIRE(saver.num_shards() == 2);
+
+  session sess(root, {.target = (*servers[2])->target()});
+  REQUIRE(sess.run_targets({init}).ok());
+  auto saved = saver.save(sess, dir.path.string(), 5);
+  REQUIRE_MESSAGE(saved.ok(), saved.get_status().to_string());
+
+  auto first = checkpoint::read_tensors(dir.file(checkpoint::shard_file_name(5, 0, 2)));
+  auto second = checkpoint::read_tensors(dir.file(checkpoint::shard_file_name(5, 1, 2)));
+  REQUIRE(first.ok());
+  REQUIRE(second.ok());
+  REQUIRE(first->size() == 2);
+  CHECK(first->at(0).first == "w");
+  check_tensor(first->at(0).second, {2}, std::vector<float>{1, 2});
+  CHECK(first->at(1).first == "w_slot");
+  check_tensor(first->at(1).second, {}, std::vector<double>{3.0});
+  REQUIRE(second->size() == 1);
+  CHECK(second->at(0).first == "b");
+  check_tensor(second->at(0).second, {1}, std::vector<int32_t>{7});
+
+  // A fresh client of the same cluster restores both shards.
+  auto root2 = scope::new_root();
+  auto w2 = train::create_variable(root2.with_device(full_device_name("ps", 0, "CPU", 0)), "w",
+                                   ops::constant(root2, std::vector<float>{0, 0}, {2}));
+  auto b2 = train::create_variable(root2.with_device(full_device_name("ps", 1, "CPU", 0)), "b",
+                                   ops::constant(root2, std::vector<int32_t>{0}, {1}));
+  auto slot2 = train::create_variable(root2.colocate_with(w2.ref), "w_slot",
+                                      ops::constant(root2, tensor::scalar(0.0)));
+  train::saver saver2(root2, train::variable_set{w2, b2, slot2});
+  session sess2(root2, {.target = (*servers[2])->target()});
+  auto restored = saver2.restore_latest(sess2, dir.path.string());
+  REQUIRE_MESSAGE(restored.ok(), restored.get_status().to_string());
+  CHECK(restored->step == 5);
+  auto values = sess2.run({w2.ref, b2.ref, slot2.ref});
+  REQUIRE(values.ok());
+  check_tensor(values->at(0), {2}, std::vector<float>{1, 2});
+  check_tensor(values->at(1), {1}, std::vector<int32_t>{7});
+  check_tensor(values->at(2), {}, std::vector<double>{3.0});
 }
