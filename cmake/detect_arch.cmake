@@ -1,0 +1,31 @@
+# caflow_detect_default_arch(<out-var>): "x86-64-v4" when the compiler accepts it and the
+# building machine runs AVX-512 code (F, BW, CD, DQ and VL, all that v4 adds), else
+# "x86-64-v3". Cross builds cannot run the probe and get v3.
+include(CheckCXXSourceRuns)
+function(caflow_detect_default_arch out)
+  set(CMAKE_REQUIRED_FLAGS "-march=x86-64-v4")
+  set(CMAKE_REQUIRED_QUIET ON)
+  # The probe runs AVX-512 instructions itself, so a CPU (or hypervisor) that reports the flags
+  # but traps on them also falls back.
+  check_cxx_source_runs([=[
+    #include <immintrin.h>
+    int main() {
+      __builtin_cpu_init();
+      if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+          !__builtin_cpu_supports("avx512cd") || !__builtin_cpu_supports("avx512dq") ||
+          !__builtin_cpu_supports("avx512vl"))
+        return 1;
+      volatile float in = 2.0f;
+      __m512 x = _mm512_set1_ps(in);
+      x = _mm512_fmadd_ps(x, x, x);
+      return _mm512_reduce_add_ps(x) == 16.0f * 6.0f ? 0 : 1;
+    }
+  ]=] CAFLOW_HAVE_AVX512)
+  if(CAFLOW_HAVE_AVX512)
+    set(arch "x86-64-v4")
+  else()
+    set(arch "x86-64-v3")
+  endif()
+  message(STATUS "caflow: CAFLOW_ARCH defaults to ${arch}")
+  set(${out} "${arch}" PARENT_SCOPE)
+endfunction()
