@@ -26,22 +26,32 @@ class apply_adam_op final : public op_kernel {
     // The bias corrections of both moments folded into one step size.
     const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
     const T one_minus_beta1 = T(1) - beta1, one_minus_beta2 = T(1) - beta2;
-    const bool nesterov = use_nesterov_;
-    training::apply_update<T, 3>(
-        ctx, {"var", "m", "v"}, 9, {true, true, true}, 12,
-        [&](const training::update_buffers<T, 3>& b, int64_t begin, int64_t end) {
-          const T *var_in = b.in[0], *m_in = b.in[1], *v_in = b.in[2];
-          T *var = b.out[0], *m = b.out[1], *v = b.out[2];
-          for (int64_t i = begin; i < end; ++i) {
-            const T g = grad[i];
-            const T mi = m_in[i] + (g - m_in[i]) * one_minus_beta1;
-            const T vi = v_in[i] + (g * g - v_in[i]) * one_minus_beta2;
-            m[i] = mi;
-            v[i] = vi;
-            const T direction = nesterov ? mi * beta1 + g * one_minus_beta1 : mi;
-            var[i] = var_in[i] - direction * alpha / (std::sqrt(vi) + epsilon);
-          }
-        });
+    auto update = [=]<bool nesterov>(const training::update_buffers<T, 3>& b, int64_t begin,
+                                     int64_t end) {
+      const T *var_in = b.in[0], *m_in = b.in[1], *v_in = b.in[2];
+      T *var = b.out[0], *m = b.out[1], *v = b.out[2];
+      CAFLOW_UPDATE_LOOP
+      for (int64_t i = begin; i < end; ++i) {
+        const T g = grad[i];
+        const T mi = m_in[i] + (g - m_in[i]) * one_minus_beta1;
+        const T vi = v_in[i] + (g * g - v_in[i]) * one_minus_beta2;
+        m[i] = mi;
+        v[i] = vi;
+        const T direction = nesterov ? mi * beta1 + g * one_minus_beta1 : mi;
+        var[i] = var_in[i] - direction * alpha / (std::sqrt(vi) + epsilon);
+      }
+    };
+    auto run = [&](auto&& loop) {
+      training::apply_update<T, 3>(ctx, {"var", "m", "v"}, 9, {true, true, true}, 12, loop);
+    };
+    if (use_nesterov_)
+      run([&](const auto& b, int64_t begin, int64_t end) {
+        update.template operator()<true>(b, begin, end);
+      });
+    else
+      run([&](const auto& b, int64_t begin, int64_t end) {
+        update.template operator()<false>(b, begin, end);
+      });
   }
 
  private:
@@ -58,10 +68,11 @@ class apply_adagrad_op final : public op_kernel {
     T lr;
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 2, "lr", &lr));
     const T* grad = ctx.input(3).data<T>();
-    auto loop = [&]<bool update_slots>(const training::update_buffers<T, 2>& b, int64_t begin,
+    auto loop = [=]<bool update_slots>(const training::update_buffers<T, 2>& b, int64_t begin,
                                        int64_t end) {
       const T *var_in = b.in[0], *accum_in = b.in[1];
       T *var = b.out[0], *accum = b.out[1];
+      CAFLOW_UPDATE_LOOP
       for (int64_t i = begin; i < end; ++i) {
         const T g = grad[i];
         T a = accum_in[i];
@@ -103,9 +114,10 @@ class apply_rms_prop_op final : public op_kernel {
     const T one_minus_rho = T(1) - rho;
     training::apply_update<T, 3>(
         ctx, {"var", "ms", "mom"}, 7, {true, true, true}, 10,
-        [&](const training::update_buffers<T, 3>& b, int64_t begin, int64_t end) {
+        [=](const training::update_buffers<T, 3>& b, int64_t begin, int64_t end) {
           const T *var_in = b.in[0], *ms_in = b.in[1], *mom_in = b.in[2];
           T *var = b.out[0], *ms = b.out[1], *mom = b.out[2];
+          CAFLOW_UPDATE_LOOP
           for (int64_t i = begin; i < end; ++i) {
             const T g = grad[i];
             const T msi = ms_in[i] + (g * g - ms_in[i]) * one_minus_rho;

@@ -31,9 +31,21 @@ status scalar_input(const kernel_context& ctx, int i, const char* name, T* out) 
   return {};
 }
 
+// Marks an update's element loop as free of loop-carried dependences, so that it vectorizes
+// although `out[k]` may equal `in[k]` (which rules out __restrict): element i of every output
+// depends only on element i of the inputs. Loops copy the scalars they use into locals first,
+// since a scalar captured by reference might, for all the compiler knows, alias an output.
+#if defined(__clang__)
+#define CAFLOW_UPDATE_LOOP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define CAFLOW_UPDATE_LOOP _Pragma("GCC ivdep")
+#else
+#define CAFLOW_UPDATE_LOOP
+#endif
+
 // Pointers to the current value of each updated variable (`in`) and to where its new value
-// goes (`out`, equal to `in` when updated in place). Index 0 is the variable, then its slots
-// in input order.
+// goes (`out`, equal to `in` when updated in place, else a buffer overlapping no input). Index
+// 0 is the variable, then its slots in input order.
 template <class T, size_t N>
 struct update_buffers {
   std::array<const T*, N> in{};

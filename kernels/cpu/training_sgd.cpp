@@ -15,9 +15,10 @@ class apply_gradient_descent_op final : public op_kernel {
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 1, "alpha", &alpha));
     const T* delta = ctx.input(2).data<T>();
     training::apply_update<T, 1>(
-        ctx, {"var"}, 2, {true}, 2, [&](const training::update_buffers<T, 1>& b, int64_t begin, int64_t end) {
+        ctx, {"var"}, 2, {true}, 2, [=](const training::update_buffers<T, 1>& b, int64_t begin, int64_t end) {
           const T* var_in = b.in[0];
           T* var = b.out[0];
+          CAFLOW_UPDATE_LOOP
           for (int64_t i = begin; i < end; ++i) var[i] = var_in[i] - alpha * delta[i];
         });
   }
@@ -37,9 +38,10 @@ class apply_momentum_op final : public op_kernel {
     const bool nesterov = use_nesterov_;
     training::apply_update<T, 2>(
         ctx, {"var", "accum"}, 3, {true, true}, 5,
-        [&](const training::update_buffers<T, 2>& b, int64_t begin, int64_t end) {
+        [=](const training::update_buffers<T, 2>& b, int64_t begin, int64_t end) {
           const T *var_in = b.in[0], *accum_in = b.in[1];
           T *var = b.out[0], *accum = b.out[1];
+          CAFLOW_UPDATE_LOOP
           for (int64_t i = begin; i < end; ++i) {
             const T a = accum_in[i] * momentum + grad[i];
             accum[i] = a;
