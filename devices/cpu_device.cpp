@@ -3,6 +3,8 @@
 #include <thread>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "devices/caching_allocator.hpp"
+
 namespace caflow {
 
 struct cpu_device::pools {
@@ -24,8 +26,9 @@ cpu_device::cpu_device(std::string name, const cpu_device_options& opts)
     : device(std::move(name), device_cpu),
       intra_threads_(resolve_threads(opts.intra_op_threads)),
       inter_threads_(resolve_threads(opts.inter_op_threads)) {
-  auto counter = std::make_shared<counting_allocator>("cpu", default_allocator(),
-                                                      opts.memory_limit_bytes);
+  // Counted above the cache: the stats and the limit see the bytes tensors hold.
+  auto counter = std::make_shared<counting_allocator>(
+      "cpu", std::make_shared<caching_allocator>(default_allocator()), opts.memory_limit_bytes);
   counter_ = counter.get();
   alloc_ = std::move(counter);
   pools_ = std::make_unique<pools>(intra_threads_, inter_threads_);

@@ -1,7 +1,8 @@
 #pragma once
-// The CPU device: a counting allocator and two Eigen thread pools, one to run graph nodes
-// concurrently (inter-op) and one for parallelism inside a kernel (intra-op). Two pools, so a
-// kernel waiting on its intra-op work can never starve the scheduler.
+// The CPU device: a counting allocator (over a cache of large blocks, devices/caching_allocator)
+// and two Eigen thread pools, one to run graph nodes concurrently (inter-op) and one for
+// parallelism inside a kernel (intra-op). Two pools, so a kernel waiting on its intra-op work
+// can never starve the scheduler.
 #include <memory>
 
 #include "devices/device.hpp"

@@ -1,0 +1,80 @@
+#include "devices/caching_allocator.hpp"
+
+#include <bit>
+#include <new>
+
+namespace caflow {
+
+caching_allocator::caching_allocator(std::shared_ptr<allocator> base, size_t min_bytes,
+                                     size_t max_cached_bytes)
+    : base_(std::move(base)), min_bytes_(min_bytes), max_cached_bytes_(max_cached_bytes) {
+#if defined(__SANITIZE_ADDRESS__)
+  // A reused block would hide a use after free from AddressSanitizer.
+  max_cached_bytes_ = 0;
+#endif
+}
+
+caching_allocator::~caching_allocator() { release_cached(); }
+
+size_t caching_allocator::size_class(size_t bytes) {
+  if (bytes < 8) return bytes;
+  const size_t quarter = std::bit_floor(bytes) / 4;
+  return (bytes + quarter - 1) / quarter * quarter;
+}
+
+void* caching_allocator::allocate(size_t bytes) {
+  if (bytes < min_bytes_ || max_cached_bytes_ == 0) return base_->allocate(bytes);
+  const size_t cls = size_class(bytes);
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = free_.find(cls); it != free_.end() && !it->second.empty()) {
+      void* p = it->second.back();
+      it->second.pop_back();
+      cached_ -= cls;
+      return p;
+    }
+  }
+  if (void* p = base_->allocate(cls)) return p;
+  // Out of memory: what the cache holds in other sizes may be what is missing.
+  release_cached();
+  return base_->allocate(cls);
+}
+
+void caching_allocator::deallocate(void* p, size_t bytes) {
+  if (bytes < min_bytes_ || max_cached_bytes_ == 0) {
+    base_->deallocate(p, bytes);
+    return;
+  }
+  const size_t cls = size_class(bytes);
+  {
+    std::lock_guard lock(mu_);
+    if (cached_ + cls <= max_cached_bytes_) {
+      try {
+        free_[cls].push_back(p);
+        cached_ += cls;
+        return;
+      } catch (const std::bad_alloc&) {
+        // No room for the list entry: the block goes back instead.
+      }
+    }
+  }
+  base_->deallocate(p, cls);
+}
+
+size_t caching_allocator::cached_bytes() const {
+  std::lock_guard lock(mu_);
+  return cached_;
+}
+
+void caching_allocator::release_cached() {
+  std::unordered_map<size_t, std::vector<void*>> blocks;
+  {
+    std::lock_guard lock(mu_);
+    blocks.swap(free_);
+    cached_ = 0;
+  }
+  for (auto& [cls, list] : blocks)
+    for (void* p : list) base_->deallocate(p, cls);
+}
+
+}  // namespace caflow

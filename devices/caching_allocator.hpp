@@ -1,0 +1,56 @@
+#pragma once
+// Keeps freed large blocks and hands them to later allocations of the same size class instead
+// of returning them to the OS. A training step allocates the same big activations and
+// gradients every step; without the cache each is a fresh mmap whose every 4 KiB page faults
+// (and is zeroed by the kernel) on first touch, about 5% of a CNN step.
+//
+// Small blocks go straight to the base allocator (malloc keeps and reuses those itself).
+// Thread-safe: one mutex around the free lists, taken only for large blocks.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "graph/allocator.hpp"
+
+namespace caflow {
+
+class caching_allocator final : public allocator {
+ public:
+  static constexpr size_t default_min_bytes = size_t{256} << 10;
+  static constexpr size_t default_max_cached_bytes = size_t{1} << 30;
+
+  // Blocks of at least `min_bytes` are cached, at most `max_cached_bytes` of them in all
+  // (a block that would pass the cap goes back to `base`).
+  explicit caching_allocator(std::shared_ptr<allocator> base,
+                             size_t min_bytes = default_min_bytes,
+                             size_t max_cached_bytes = default_max_cached_bytes);
+  ~caching_allocator() override;
+  caching_allocator(const caching_allocator&) = delete;
+  caching_allocator& operator=(const caching_allocator&) = delete;
+
+  const char* name() const override { return "caching"; }
+  void* allocate(size_t bytes) override;
+  void deallocate(void* p, size_t bytes) override;
+
+  // Bytes held in the free lists (not in use by any tensor).
+  size_t cached_bytes() const;
+  // Returns every cached block to the base allocator.
+  void release_cached();
+
+  // The block size a request of `bytes` (>= min_bytes) gets: rounded up to a quarter of its
+  // power of two, so sizes that differ slightly share blocks and at most a fifth of a block
+  // goes unused (and the unused tail, never touched, costs no physical memory).
+  static size_t size_class(size_t bytes);
+
+ private:
+  std::shared_ptr<allocator> base_;
+  size_t min_bytes_, max_cached_bytes_;
+  mutable std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;  // by size class
+  size_t cached_ = 0;
+};
+
+}  // namespace caflow
