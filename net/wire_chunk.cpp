@@ -18,6 +18,15 @@ caf::error refuse(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "edge_chunk: " + why);
 }
 
+// "[3,-1]": dims as announced, before they are known to form a shape. At most max_rank + 1
+// are shown: a forged header may carry many more.
+std::string dims_text(const std::vector<int64_t>& dims) {
+  std::string out = "[";
+  const size_t shown = std::min<size_t>(dims.size(), max_rank + 1);
+  for (size_t i = 0; i < shown; ++i) out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + (shown < dims.size() ? ",...]" : "]");
+}
+
 }  // namespace
 
 std::span<const char> edge_chunk::payload() const {
@@ -95,7 +104,8 @@ status check_chunk(const edge_chunk& c) {
   auto shape = tensor_shape::make(c.dims);
   if (!shape.ok())
     return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
-                                    " announces a bad shape: ", shape.get_status().message());
+                                    " announces a bad shape ", dims_text(c.dims), ": ",
+                                    shape.get_status().message());
   const auto dt = static_cast<dtype>(c.type);
   const auto elements = static_cast<uint64_t>(shape->num_elements());
   const uint64_t element_size = dtype_size(dt);

@@ -5,12 +5,22 @@
 #include <caf/error.hpp>
 #include <caf/sec.hpp>
 #include <caf/serializer.hpp>
+#include <limits>
+#include <span>
+#include <string>
 
 namespace caflow {
 namespace {
 
 caf::error refuse(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "wire_tensor: " + why);
+}
+
+// "[3,-1]": dims as announced, before they are known to form a shape.
+std::string dims_text(std::span<const int64_t> dims) {
+  std::string out = "[";
+  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "," : "") + std::to_string(dims[i]);
+  return out + "]";
 }
 
 }  // namespace
@@ -40,18 +50,27 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   int64_t dims[max_rank];
   for (int i = 0; i < rank; ++i)
     if (auto err = f(dims[i])) return err;
-  auto shape = tensor_shape::make(std::span<const int64_t>(dims, rank));
-  if (!shape.ok()) return refuse(shape.get_status().message());
+  const std::span<const int64_t> announced(dims, rank);
+  auto shape = tensor_shape::make(announced);
+  if (!shape.ok())
+    return refuse("header announces " + std::string(dtype_name(static_cast<dtype>(type))) +
+                  dims_text(announced) + ": " + shape.get_status().message());
   uint64_t bytes = 0;
   if (auto err = f(bytes)) return err;
   const auto dt = static_cast<dtype>(type);
   const auto elements = static_cast<uint64_t>(shape->num_elements());
-  if (elements > max_wire_tensor_bytes || bytes != elements * dtype_size(dt))
+  const uint64_t element_size = dtype_size(dt);
+  // Checked in this order so that elements x element_size cannot overflow.
+  if (elements > max_wire_tensor_bytes / element_size) {
+    const bool overflows = elements > std::numeric_limits<uint64_t>::max() / element_size;
+    return refuse("header announces " + std::string(dtype_name(dt)) + shape->to_string() + ", " +
+                  (overflows ? std::string("more than 2^64") : std::to_string(elements * element_size)) +
+                  " bytes: these exceed the per-message limit of " +
+                  std::to_string(max_wire_tensor_bytes) + " bytes");
+  }
+  if (bytes != elements * element_size)
     return refuse("header of " + std::string(dtype_name(dt)) + shape->to_string() + " announces " +
-                  std::to_string(bytes) + " bytes");
-  if (bytes > max_wire_tensor_bytes)
-    return refuse(std::to_string(bytes) + " bytes exceed the per-message limit of " +
-                  std::to_string(max_wire_tensor_bytes));
+                  std::to_string(bytes) + " bytes, not " + std::to_string(elements * element_size));
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
     return refuse("message holds " + std::to_string(bin->remaining()) + " of " +
                   std::to_string(bytes) + " announced bytes");
