@@ -4,6 +4,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/chunked_values.hpp"
 #include "actors/graph_optimizer.hpp"
 #include "actors/log.hpp"
 #include "actors/step_stats.hpp"
@@ -54,9 +55,16 @@ struct master_session {
   step_stats latency;  // recent steps, for the console's `steps`
 };
 
+// Who asked for a step: the promise to answer, and, for a client in another process, where its
+// big fetches go ahead of the answer in chunks.
+struct step_client {
+  caf::typed_response_promise<run_step_reply> promise;
+  caf::strong_actor_ptr remote;  // null when the client shares this process
+};
+
 struct in_flight_step {
   std::shared_ptr<prepared_run> run;
-  caf::typed_response_promise<run_step_reply> promise;
+  step_client client;
   std::vector<bool> replied;  // per partition
   size_t pending = 0;
   std::vector<wire_tensor> fetches;
@@ -76,6 +84,9 @@ struct master_state {
   // its timeout, so plans that need one fail at once instead.
   std::map<std::string, status> lost;
   std::map<int64_t, in_flight_step> steps;
+  // Big feeds from clients (by their transfer id) and fetches from workers (by step id) that
+  // came in chunks ahead of their message.
+  chunked_arrivals arrivals;
   partition_optimizer optimizer;
   int64_t next_session = 1;
   // Step ids are drawn at random: workers may serve several masters (between-graph replication)
@@ -249,10 +260,21 @@ void finish_step(master_pointer self, int64_t step_id) {
       s.run->reported = true;
     }
     reply.fetches = std::move(s.fetches);
-    s.promise.deliver(std::move(reply));
+    if (s.client.remote) {
+      reply.transfer = step_id;
+      for (size_t i = 0; i < reply.fetches.size(); ++i) {
+        if (!travels_in_chunks(reply.fetches[i].value)) continue;
+        send_chunks(self, caf::actor_cast<caf::actor>(s.client.remote), step_id,
+                    chunk_key("fetch", i), reply.fetches[i].value);
+        reply.fetches[i] = wire_tensor{};
+        reply.chunked_fetches.push_back(static_cast<int32_t>(i));
+      }
+    }
+    s.client.promise.deliver(std::move(reply));
   } else {
-    s.promise.deliver(to_caf_error(s.root_cause));
+    s.client.promise.deliver(to_caf_error(s.root_cause));
   }
+  self->state.arrivals.forget(step_id);
   for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
   if (auto ss = self->state.sessions.find(s.session); ss != self->state.sessions.end())
     ss->second.latency.record(s.started, s.root_cause.ok());
@@ -283,31 +305,48 @@ void partition_done(master_pointer self, int64_t step_id, size_t part) {
 }
 
 void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
-                caf::typed_response_promise<run_step_reply> promise) {
+                step_client client) {
   if (!run->failed.ok()) {
-    promise.deliver(to_caf_error(run->failed));
+    client.promise.deliver(to_caf_error(run->failed));
     return;
   }
   int64_t step_id = 0;
   do {
     step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
   } while (step_id == 0 || self->state.steps.count(step_id));
-  in_flight_step s{run, promise, std::vector<bool>(run->parts.size()), run->parts.size(),
+  in_flight_step s{run, std::move(client), std::vector<bool>(run->parts.size()), run->parts.size(),
                    std::vector<wire_tensor>(run->num_fetches), status{}, false, req.session,
                    std::chrono::steady_clock::now()};
   self->state.steps.emplace(step_id, std::move(s));
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
-                        static_cast<int32_t>(run->num_fetches)};
-    for (int64_t a : p.arg_indices) r.args[a] = req.feeds[a];
+                        static_cast<int32_t>(run->num_fetches), {}};
+    const bool remote = in_other_process(caf::actor_cast<caf::strong_actor_ptr>(p.worker), self);
+    for (int64_t a : p.arg_indices) {
+      if (remote && travels_in_chunks(req.feeds[a].value)) {
+        // Ahead of the request, from this actor to the same worker: they arrive in order.
+        send_chunks(self, p.worker, step_id,
+                    chunk_key("arg", static_cast<size_t>(a)), req.feeds[a].value);
+        r.chunked_args.push_back(static_cast<int32_t>(a));
+      } else {
+        r.args[a] = req.feeds[a];
+      }
+    }
     self->request(p.worker, self->state.opts.step_timeout, cf_run_graph_atom::value, std::move(r))
         .then(
-            [=](run_graph_reply& reply) {
+            [=, task = p.task](run_graph_reply& reply) {
               auto it = self->state.steps.find(step_id);
               if (it == self->state.steps.end()) return;
               for (size_t k = 0; k < reply.rets.size() && k < it->second.fetches.size(); ++k)
                 if (reply.rets[k].value.initialized()) it->second.fetches[k] = reply.rets[k];
+              for (int32_t k : reply.chunked_rets) {
+                auto arrived = self->state.arrivals.claim(step_id, chunk_key("ret", k));
+                if (!arrived.ok())
+                  step_failed(self, step_id, arrived.get_status().with_context("task " + task));
+                else if (static_cast<size_t>(k) < it->second.fetches.size())
+                  it->second.fetches[k] = wire_tensor{std::move(arrived).value()};
+              }
               partition_done(self, step_id, i);
             },
             [=, task = p.task](caf::error& e) {
@@ -319,6 +358,29 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
               partition_done(self, step_id, i);
             });
   }
+}
+
+// Puts the feeds that came ahead in chunks into `req`.
+status claim_chunked_feeds(chunked_arrivals& arrivals, run_step_request& req) {
+  status result;
+  for (int32_t i : req.chunked_feeds) {
+    if (i < 0 || static_cast<size_t>(i) >= req.feeds.size()) {
+      result = errors::invalid_argument("feed #", i, " came in chunks but the step has ",
+                                        req.feeds.size(), " feeds");
+      break;
+    }
+    auto arrived = arrivals.claim(req.transfer, chunk_key("feed", static_cast<size_t>(i)));
+    if (!arrived.ok()) {
+      result = arrived.get_status().with_context(
+          "feed '" + (static_cast<size_t>(i) < req.feed_names.size() ? req.feed_names[i] : "?") +
+          "'");
+      break;
+    }
+    req.feeds[i] = wire_tensor{std::move(arrived).value()};
+  }
+  if (!req.chunked_feeds.empty()) arrivals.forget(req.transfer);
+  req.chunked_feeds.clear();
+  return result;
 }
 
 status check_feeds(const prepared_run& run, const run_step_request& req) {
@@ -374,19 +436,19 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
 }
 
 void handle_step(master_pointer self, run_step_request req,
-                 caf::typed_response_promise<run_step_reply> promise, bool may_resolve);
+                 step_client client, bool may_resolve);
 
 // Looks lost tasks up again (a restarted task listens on the same address), then retries the
 // step once. A task found again has a new worker: monitored, and its old partitions forgotten.
 void resolve_lost_then_retry(master_pointer self, run_step_request req,
-                             caf::typed_response_promise<run_step_reply> promise,
+                             step_client client,
                              status why) {
   auto& st = self->state;
   std::vector<std::string> tasks;
   for (const auto& [task, reason] : st.lost)
     if (st.opts.addresses.count(task)) tasks.push_back(task);
   if (tasks.empty() || !st.opts.resolver) {
-    promise.deliver(to_caf_error(why));
+    client.promise.deliver(to_caf_error(why));
     return;
   }
   auto pending = std::make_shared<size_t>(tasks.size());
@@ -394,7 +456,7 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
   for (const auto& task : tasks) {
     auto hp = split_host_port(st.opts.addresses.at(task));
     if (!hp.ok()) {
-      promise.deliver(to_caf_error(hp.get_status()));
+      client.promise.deliver(to_caf_error(hp.get_status()));
       return;
     }
     self->request(st.opts.resolver, st.opts.rpc_timeout, cf_resolve_atom::value, hp->host, hp->port,
@@ -409,19 +471,19 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
                 self->state.incarnations.erase(task);  // learned anew when registering
                 self->monitor(worker);
               }
-              if (--*pending == 0) handle_step(self, std::move(*shared_req), promise, false);
+              if (--*pending == 0) handle_step(self, std::move(*shared_req), client, false);
             },
             [=](caf::error&) {
-              if (--*pending == 0) handle_step(self, std::move(*shared_req), promise, false);
+              if (--*pending == 0) handle_step(self, std::move(*shared_req), client, false);
             });
   }
 }
 
 void handle_step(master_pointer self, run_step_request req,
-                 caf::typed_response_promise<run_step_reply> promise, bool may_resolve) {
+                 step_client client, bool may_resolve) {
   auto it = self->state.sessions.find(req.session);
   if (it == self->state.sessions.end()) {
-    promise.deliver(to_caf_error(errors::not_found("no session '", req.session, "'")));
+    client.promise.deliver(to_caf_error(errors::not_found("no session '", req.session, "'")));
     return;
   }
   master_session& s = it->second;
@@ -436,9 +498,9 @@ void handle_step(master_pointer self, run_step_request req,
     auto run = plan(self->state, s, req);
     if (!run.ok()) {
       if (may_resolve && !self->state.lost.empty())
-        resolve_lost_then_retry(self, std::move(req), promise, run.get_status());
+        resolve_lost_then_retry(self, std::move(req), client, run.get_status());
       else
-        promise.deliver(to_caf_error(run.get_status()));
+        client.promise.deliver(to_caf_error(run.get_status()));
       return;
     }
     cached = s.cache.emplace(key, *run).first;
@@ -447,14 +509,14 @@ void handle_step(master_pointer self, run_step_request req,
   auto run = cached->second;
   if (run->failed.ok())
     if (status st = check_feeds(*run, req); !st.ok()) {
-      promise.deliver(to_caf_error(st));
+      client.promise.deliver(to_caf_error(st));
       return;
     }
   if (run->ready || !run->failed.ok()) {
-    start_step(self, run, std::move(req), promise);
+    start_step(self, run, std::move(req), client);
   } else {
     run->waiting.push_back([=, req = std::move(req)]() mutable {
-      start_step(self, run, std::move(req), promise);
+      start_step(self, run, std::move(req), client);
     });
   }
 }
@@ -504,9 +566,19 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         return true;
       },
       [=](cf_step_atom, run_step_request& req) -> caf::result<run_step_reply> {
+        caf::strong_actor_ptr reply_to = reply_destination(self);
         auto promise = self->make_response_promise<run_step_reply>();
-        handle_step(self, std::move(req), promise, true);
+        step_client client{promise, in_other_process(reply_to, self) ? reply_to : nullptr};
+        if (status st = claim_chunked_feeds(self->state.arrivals, req); !st.ok()) {
+          promise.deliver(to_caf_error(st));
+          return promise;
+        }
+        handle_step(self, std::move(req), std::move(client), true);
         return promise;
+      },
+      [=](cf_chunk_atom, const edge_chunk& c) {
+        // A refused transfer is reported when its message claims the value.
+        (void)self->state.arrivals.take(c);
       },
       [=](cf_close_atom, const std::string& session) -> caf::result<bool> {
         auto it = self->state.sessions.find(session);

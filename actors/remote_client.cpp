@@ -2,7 +2,9 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <random>
 
+#include "actors/chunked_values.hpp"
 #include "graph/serialization.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
@@ -38,6 +40,7 @@ struct remote_client::impl {
   std::string session;  // the master's handle, once created
   std::chrono::milliseconds step_timeout{60000};
   session_config config;
+  std::mt19937_64 transfer_ids{std::random_device{}()};
 
   ~impl() {
     if (!session.empty()) caf::anon_send(master, cf_close_atom::value, session);
@@ -55,6 +58,37 @@ struct remote_client::impl {
     return result;
   }
 };
+
+namespace {
+
+// The fetches `reply` lists as sent ahead in chunks, from `self`'s mailbox into the reply.
+status receive_chunked_fetches(caf::scoped_actor& self, run_step_reply& reply) {
+  if (reply.chunked_fetches.empty()) return {};
+  chunked_arrivals arrivals;
+  const auto settled = [&] {
+    for (int32_t i : reply.chunked_fetches)
+      if (!arrivals.settled(reply.transfer, chunk_key("fetch", static_cast<size_t>(i))))
+        return false;
+    return true;
+  };
+  bool timed_out = false;
+  // They are in the mailbox already (sent before the reply); the timeout only guards against
+  // a master that announced chunks it never sent.
+  while (!settled() && !timed_out)
+    self->receive([&](cf_chunk_atom, const edge_chunk& c) { (void)arrivals.take(c); },
+                  caf::after(std::chrono::seconds(10)) >> [&] { timed_out = true; });
+  for (int32_t i : reply.chunked_fetches) {
+    if (i < 0 || static_cast<size_t>(i) >= reply.fetches.size())
+      return errors::internal("the master sent fetch #", i, " in chunks, but the step has ",
+                              reply.fetches.size(), " fetches");
+    CAFLOW_ASSIGN_OR_RETURN(tensor t,
+                            arrivals.claim(reply.transfer, chunk_key("fetch", static_cast<size_t>(i))));
+    reply.fetches[i] = wire_tensor{std::move(t)};
+  }
+  return {};
+}
+
+}  // namespace
 
 remote_client::remote_client(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 remote_client::~remote_client() = default;
@@ -86,22 +120,35 @@ status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     run_step_reply* prepared) {
   if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
-  run_step_request req{impl_->session, {}, {}, fetches, targets};
-  for (const auto& [name, t] : feeds) {
+  // One actor for the whole exchange: big feeds go ahead of the request from it, and big
+  // fetches arrive in its mailbox ahead of the reply.
+  caf::scoped_actor self{impl_->sys};
+  run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
+  req.transfer = static_cast<int64_t>(impl_->transfer_ids() >> 1);
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const auto& [name, t] = feeds[i];
     req.feed_names.push_back(name);
-    req.feeds.push_back(wire_tensor{t});
+    if (travels_in_chunks(t)) {
+      send_chunks(self.ptr(), impl_->master, req.transfer, chunk_key("feed", i), t);
+      req.chunked_feeds.push_back(static_cast<int32_t>(i));
+      req.feeds.emplace_back();
+    } else {
+      req.feeds.push_back(wire_tensor{t});
+    }
   }
+  run_step_reply reply;
+  status result;
+  self->request(impl_->master, impl_->step_timeout, cf_step_atom::value, std::move(req))
+      .receive([&](run_step_reply& r) { reply = std::move(r); },
+               [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
+  CAFLOW_RETURN_IF_ERROR(result);
+  CAFLOW_RETURN_IF_ERROR(receive_chunked_fetches(self, reply));
   std::vector<tensor> out;
-  CAFLOW_RETURN_IF_ERROR(impl_->call(
-      impl_->step_timeout,
-      [&](run_step_reply& reply) {
-        for (auto& w : reply.fetches) out.push_back(std::move(w.value));
-        if (prepared && (!reply.optimization.empty() || !reply.placement.empty())) {
-          reply.fetches.clear();
-          *prepared = std::move(reply);
-        }
-      },
-      cf_step_atom::value, std::move(req)));
+  for (auto& w : reply.fetches) out.push_back(std::move(w.value));
+  if (prepared && (!reply.optimization.empty() || !reply.placement.empty())) {
+    reply.fetches.clear();
+    *prepared = std::move(reply);
+  }
   return out;
 }
 

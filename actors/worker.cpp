@@ -19,6 +19,7 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/admin_queries.hpp"
+#include "actors/chunked_values.hpp"
 #include "actors/executor.hpp"
 #include "actors/log.hpp"
 #include "actors/remote_rendezvous.hpp"
@@ -78,7 +79,7 @@ struct pending_run {
   graph_ptr graph;  // keeps the executor alive until the run is over
   std::shared_ptr<run_frame> run;
   caf::typed_response_promise<run_graph_reply> promise;
-  bool remote_requester = false;  // its reply crosses a process boundary as one message
+  caf::strong_actor_ptr reply_to;  // in another process: big fetches go ahead in chunks
 };
 
 struct step_record {
@@ -133,6 +134,7 @@ struct worker_state {
   std::unordered_map<std::string, graph_ptr> graphs;         // by handle
   std::unordered_map<int64_t, step_record> steps;
   std::unordered_map<uint64_t, pending_run> runs;
+  chunked_arrivals chunked_args;  // big feeds from masters in other processes, by step
   // Steps cleaned up here: late values for them are dropped, late work refused.
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
   uint64_t next_graph = 1;
@@ -305,7 +307,8 @@ status check_bindings(const registered_graph& g, const bind_request& req) {
   return {};
 }
 
-status check_run(const worker_state& st, const registered_graph& g, const run_graph_request& req) {
+status check_run(const worker_state& st, const registered_graph& g, const run_graph_request& req,
+                 const std::vector<tensor>& args) {
   if (st.finished->contains(req.step_id))
     return errors::failed_precondition("step ", req.step_id, " is already over on task ",
                                        st.task_name, ": a master must not reuse step ids");
@@ -316,7 +319,7 @@ status check_run(const worker_state& st, const registered_graph& g, const run_gr
     return errors::invalid_argument("graph '", g.handle, "' writes ", g.rets_needed,
                                     " fetches but step ", req.step_id, " asks for ", req.num_rets);
   for (int64_t index : g.arg_indices)
-    if (index >= static_cast<int64_t>(req.args.size()) || !req.args[index].value.initialized())
+    if (index >= static_cast<int64_t>(args.size()) || !args[index].initialized())
       return errors::invalid_argument("graph '", g.handle, "' needs feed #", index, ", which step ",
                                       req.step_id, " does not carry");
   return {};
@@ -345,6 +348,7 @@ void finish_step(worker_pointer self, int64_t step_id) {
   }
   // Marked before the rendezvous actors hear of it, so that they drop the step's late values.
   st.finished->add(step_id);
+  st.chunked_args.forget(step_id);
   st.local->cleanup_step(step_id);
   if (graphs.empty()) {  // no run here (refused or never sent): any edge may hold a value
     for (auto& [key, e] : st.endpoints) caf::anon_send(e.actor, cf_cleanup_atom::value, step_id);
@@ -365,26 +369,35 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
     return to_caf_error(errors::not_found("no graph '", req.graph_handle,
                                           "' is registered on task ", st.task_name));
   const graph_ptr& g = found->second;
-  if (status bad = check_run(st, *g, req); !bad.ok()) return to_caf_error(bad);
+  std::vector<tensor> args;
+  args.reserve(req.args.size());
+  for (const wire_tensor& a : req.args) args.push_back(a.value);
+  for (int32_t i : req.chunked_args) {
+    auto arrived = st.chunked_args.claim(req.step_id, chunk_key("arg", static_cast<size_t>(i)));
+    if (!arrived.ok()) return to_caf_error(arrived.get_status().with_context("task " + st.task_name));
+    if (i < 0 || static_cast<size_t>(i) >= args.size())
+      return to_caf_error(errors::invalid_argument("feed #", i, " of step ", req.step_id,
+                                                   " came in chunks but the step has ",
+                                                   args.size(), " feeds"));
+    args[static_cast<size_t>(i)] = std::move(arrived).value();
+  }
+  if (status bad = check_run(st, *g, req, args); !bad.ok()) return to_caf_error(bad);
   step_record& s = st.steps[req.step_id];
   s.graphs.push_back(g);
   if (!s.aborted.ok()) return to_caf_error(s.aborted);
 
   auto run = std::make_shared<run_frame>();
-  run->frame.args.reserve(req.args.size());
-  for (const wire_tensor& a : req.args) run->frame.args.push_back(a.value);
+  run->frame.args = std::move(args);
   run->frame.rets.resize(static_cast<size_t>(req.num_rets));
   run->cancel = s.cancel;
   run->rdv = g->rdv;
   const uint64_t run_id = st.next_run++;
   // Where the reply goes (the last forwarding stage, else the sender): another process?
   // Read before make_response_promise, which moves the sender out of the request.
-  const caf::mailbox_element* request = self->current_mailbox_element();
-  caf::strong_actor_ptr reply_to;
-  if (request) reply_to = request->stages.empty() ? request->sender : request->stages.back();
-  const bool remote = reply_to && reply_to->node() != self->node();
+  caf::strong_actor_ptr reply_to = reply_destination(self);
+  if (!in_other_process(reply_to, self)) reply_to = nullptr;
   auto promise = self->make_response_promise<run_graph_reply>();
-  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, remote});
+  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
   ++s.running;
   ++g->running;
   st.counter->start();
@@ -409,24 +422,22 @@ void run_done(worker_pointer self, uint64_t run_id) {
   st.runs.erase(it);
   step_record& s = st.steps.at(r.step_id);
   const status& result = r.run->result;
-  status too_big;
-  if (result.ok() && r.remote_requester)
-    for (size_t i = 0; i < r.run->frame.rets.size() && too_big.ok(); ++i) {
-      const tensor& t = r.run->frame.rets[i];
-      if (t.initialized() && t.byte_size() > max_wire_tensor_bytes)
-        too_big = errors::unimplemented(
-            "task ", st.task_name, ": fetch #", i, " is ", dtype_name(t.type()),
-            t.shape().to_string(), " (", t.byte_size(), " bytes), over the ",
-            max_wire_tensor_bytes, "-byte limit of one message to another process; fetches are "
-            "not sent in chunks yet (only cut edges are): fetch a slice or a reduction");
-    }
-  if (result.ok() && too_big.ok()) {
+  if (result.ok()) {
     run_graph_reply reply;
     reply.rets.reserve(r.run->frame.rets.size());
-    for (tensor& t : r.run->frame.rets) reply.rets.push_back(wire_tensor{std::move(t)});
+    for (size_t i = 0; i < r.run->frame.rets.size(); ++i) {
+      tensor& t = r.run->frame.rets[i];
+      if (r.reply_to && travels_in_chunks(t)) {
+        // Ahead of the reply, which the same actor sends the same way: they arrive in order.
+        send_chunks(self, caf::actor_cast<master_actor>(r.reply_to), r.step_id,
+                    chunk_key("ret", i), t);
+        reply.chunked_rets.push_back(static_cast<int32_t>(i));
+        reply.rets.emplace_back();
+      } else {
+        reply.rets.push_back(wire_tensor{std::move(t)});
+      }
+    }
     r.promise.deliver(std::move(reply));
-  } else if (!too_big.ok()) {
-    r.promise.deliver(to_caf_error(too_big));
   } else if (!s.aborted.ok()) {
     // Woken by the abort: the root cause says more than this task's echo of it.
     r.promise.deliver(to_caf_error(s.aborted));
@@ -490,6 +501,12 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
       },
       [self](cf_run_graph_atom, const run_graph_request& req) -> caf::result<run_graph_reply> {
         return start_run(self, req);
+      },
+      [self](cf_chunk_atom, const edge_chunk& c) {
+        auto& st = self->state;
+        if (st.finished->contains(c.step_id)) return;
+        // A refused transfer fails the step when its run claims the value.
+        (void)st.chunked_args.take(c);
       },
       [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
         self->state.abort_here(step_id, status_from_text(reason));

@@ -111,7 +111,7 @@ int main() {
         .receive([&](std::string& h) { handle = h; },
                  [&](caf::error& e) { bench::check(false, to_status(e).to_string().c_str()); });
     auto step = [&](const std::string& fetch, float expected) {
-      run_step_request req{handle, {"x"}, {wire_tensor{tensor::scalar(3.0f)}}, {fetch}, {}};
+      run_step_request req{handle, {"x"}, {wire_tensor{tensor::scalar(3.0f)}}, {fetch}, {}, 0, {}};
       bool ok = false;
       self->request(master, patience, cf_step_atom::value, std::move(req))
           .receive(

@@ -64,10 +64,14 @@ struct run_graph_request {
   int64_t step_id = 0;
   std::vector<wire_tensor> args;          // the partition's _Arg values, by index
   int32_t num_rets = 0;                   // how many _Retval values to return
+  // Indices of `args` left empty here because they came ahead in chunks ("arg:<i>", this step;
+  // actors/chunked_values.hpp).
+  std::vector<int32_t> chunked_args;
 };
 
 struct run_graph_reply {
   std::vector<wire_tensor> rets;          // the partition's _Retval values, by index
+  std::vector<int32_t> chunked_rets;      // sent ahead in chunks ("ret:<i>", this step)
 };
 
 // A _Send's tensor, pushed to the rendezvous actor of its edge.
@@ -84,6 +88,9 @@ struct run_step_request {
   std::vector<wire_tensor> feeds;
   std::vector<std::string> fetches;     // tensor names
   std::vector<std::string> targets;     // node names
+  // Feeds left empty here because they came ahead in chunks ("feed:<i>", transfer `transfer`).
+  int64_t transfer = 0;
+  std::vector<int32_t> chunked_feeds;
 };
 
 // What a client asks of its session on the master (session_options' share of it).
@@ -98,6 +105,8 @@ struct session_config {
 
 struct run_step_reply {
   std::vector<wire_tensor> fetches;
+  int64_t transfer = 0;                 // of the fetches sent ahead in chunks ("fetch:<i>")
+  std::vector<int32_t> chunked_fetches;
   // Filled by the step that prepared its run signature (the first one), empty afterwards: what
   // the graph passes did to the partitions, and, when the session logs placement, the table.
   int64_t nodes_removed = 0;
@@ -109,11 +118,12 @@ struct run_step_reply {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_step_request& x) {
   return f(caf::meta::type_name("run_step_request"), x.session, x.feed_names, x.feeds, x.fetches,
-           x.targets);
+           x.targets, x.transfer, x.chunked_feeds);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_step_reply& x) {
-  return f(caf::meta::type_name("run_step_reply"), x.fetches, x.nodes_removed, x.nodes_folded,
+  return f(caf::meta::type_name("run_step_reply"), x.fetches, x.transfer, x.chunked_fetches,
+           x.nodes_removed, x.nodes_folded,
            x.optimization, x.placement);
 }
 template <class Inspector>
@@ -139,11 +149,11 @@ typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {
   return f(caf::meta::type_name("run_graph_request"), x.graph_handle, x.step_id, x.args,
-           x.num_rets);
+           x.num_rets, x.chunked_args);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
-  return f(caf::meta::type_name("run_graph_reply"), x.rets);
+  return f(caf::meta::type_name("run_graph_reply"), x.rets, x.chunked_rets);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, edge_value& x) {
@@ -157,6 +167,7 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_run_graph_atom, run_graph_request>::with<run_graph_reply>,
     caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
     caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
+    caf::reacts_to<cf_chunk_atom, edge_chunk>,             // a big feed, ahead of its run
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>>;  // for the admin
 
@@ -166,6 +177,7 @@ using master_actor = caf::typed_actor<
     caf::replies_to<cf_create_atom, std::string, session_config>::with<std::string>,  // -> handle
     caf::replies_to<cf_extend_atom, std::string, std::string>::with<bool>, // handle, more nodes
     caf::replies_to<cf_step_atom, run_step_request>::with<run_step_reply>,
+    caf::reacts_to<cf_chunk_atom, edge_chunk>,  // a big feed or fetch, ahead of its message
     caf::replies_to<cf_close_atom, std::string>::with<bool>,               // handle
     caf::replies_to<cf_inspect_atom>::with<master_snapshot>,               // for the admin
     caf::replies_to<cf_kill_step_atom, int64_t, std::string>::with<bool>>; // step, reason

@@ -61,7 +61,7 @@ struct in_process_cluster {
                                      const std::vector<std::pair<output, tensor>>& feeds,
                                      const std::vector<output>& fetches,
                                      const std::vector<std::string>& targets = {}) {
-    run_step_request req{session, {}, {}, {}, targets};
+    run_step_request req{session, {}, {}, {}, targets, 0, {}};
     for (const auto& [o, t] : feeds) {
       req.feed_names.push_back(o.name());
       req.feeds.push_back(wire_tensor{t});

@@ -11,48 +11,16 @@
 #include "graph/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
+#include "test_util/three_process_cluster.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 using caflow::testing::child_process;
+using caflow::testing::remote;
+using caflow::testing::three_process_cluster;
 
-namespace {
-
-struct three_process_cluster {
-  std::vector<int> ports = caflow::testing::free_ports(3);
-  std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
-                     std::to_string(ports[1]) + ",127.0.0.1:" + std::to_string(ports[2]);
-  std::unique_ptr<child_process> ps0 = start("ps", 0);
-  std::unique_ptr<child_process> worker0 = start("worker", 0);
-  std::unique_ptr<child_process> worker1 = start("worker", 1);
-
-  std::unique_ptr<child_process> start(const std::string& job, int task) {
-    return std::make_unique<child_process>(std::vector<std::string>{
-        CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
-        "--intra-op-threads", "1", "--inter-op-threads", "1", "--peer-wait-ms", "15000"});
-  }
-  bool ready() {
-    for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
-      if (!p->wait_for_output("serving at", 20s)) {
-        MESSAGE("server output: ", p->output());
-        return false;
-      }
-    return true;
-  }
-  std::string target() const { return "caflow://127.0.0.1:" + std::to_string(ports[1]); }
-};
-
-session_options remote(const std::string& target) {
-  session_options o;
-  o.target = target;
-  o.connect_timeout = 10s;
-  o.operation_timeout = 30s;
-  return o;
-}
-
-}  // namespace
 
 TEST_CASE("a graph spanning the ps and both workers computes the hand-checked values") {
   three_process_cluster c;

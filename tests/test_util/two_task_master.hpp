@@ -122,7 +122,7 @@ struct hand_master {
   }
   auto run_request(int task, const std::string& handle, int64_t step_id, std::vector<tensor> feeds,
                    size_t num_fetches) {
-    run_graph_request req{handle, step_id, {}, static_cast<int32_t>(num_fetches)};
+    run_graph_request req{handle, step_id, {}, static_cast<int32_t>(num_fetches), {}};
     for (tensor& t : feeds) req.args.push_back(wire_tensor{std::move(t)});
     return self->request(workers[task], wait, cf_run_graph_atom::value, std::move(req));
   }
