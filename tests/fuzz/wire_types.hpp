@@ -3,6 +3,7 @@
 // fuzz target does to it and a small honest value of it for the seed corpus. wire_fuzz.cpp
 // refuses to start when add_wire_types registers a "caflow::" type missing here.
 #include <caf/all.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
@@ -33,12 +34,28 @@ std::vector<char> encode(caf::actor_system& sys, T& value) {
   return buf;
 }
 
+// CAF 0.17 never returns from writing an infinite double (detail::pack754 halves infinity
+// until it drops below 2), although it reads one from a peer's bits. Our processes never
+// write infinities into these doubles, so values read with one are not written back; the
+// input that found it is corpus/wire/crash-master_snapshot-infinite-double.
+template <class T>
+bool writes_infinity(const T&) {
+  return false;
+}
+inline bool writes_infinity(const master_snapshot& x) {
+  for (const auto& s : x.sessions)
+    for (double d : {s.latency.p50_us, s.latency.p99_us, s.latency.steps_per_s})
+      if (std::isinf(d)) return true;
+  return false;
+}
+
 template <class T>
 bool round_trip(caf::actor_system& sys, std::span<const char> bytes) {
   T value;
   caf::binary_deserializer source{sys, bytes.data(), bytes.size()};
   if (source(value)) return false;
   (void)caf::deep_to_string(value);  // the logging inspectors see forged values too
+  if (writes_infinity(value)) return true;
   auto again = encode(sys, value);
   T back;
   caf::binary_deserializer reread{sys, again};

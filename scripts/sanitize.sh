@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the test suite under the sanitizer presets of CMakePresets.json:
+#
+#   scripts/sanitize.sh [asan|tsan|all] [CTEST ARGS...]        (default: all)
+#
+#   asan  AddressSanitizer + UndefinedBehaviorSanitizer (preset asan, build dir build/asan)
+#   tsan  ThreadSanitizer (preset tsan, build dir build/tsan)
+#
+# Each preset is configured once (RelWithDebInfo, CAFLOW_SANITIZE set, tests on, benchmarks
+# and the GPU device off), built, and its tests run with ctest. Extra arguments go to ctest;
+# when they select tests (-R/-E/-L...), only the executables of the selected tests are built,
+# so one test can be checked without building the whole suite:
+#
+#   scripts/sanitize.sh asan -R net_wire_tensor_test
+#
+# Any sanitizer report fails the test (halt_on_error), with a symbolized stack in its output.
+# Environment: JOBS (build parallelism, default nproc), CAFLOW_SANITIZE_BUILD_ROOT (where the
+# build dirs go, default build/). A full run builds the library and every test twice, with
+# instrumentation: expect it to take several times a release build.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+which=${1:-all}
+(($#)) && shift
+case "$which" in
+  asan | tsan) presets=("$which") ;;
+  all) presets=(asan tsan) ;;
+  *) echo "usage: scripts/sanitize.sh [asan|tsan|all] [CTEST ARGS...]" >&2; exit 2 ;;
+esac
+jobs=${JOBS:-$(nproc)}
+build_root=${CAFLOW_SANITIZE_BUILD_ROOT:-$root/build}
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1:check_initialization_order=1:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+# The executables of the tests that `ctest $@` selects, as build targets; empty for all.
+selected_targets() {
+  local dir=$1
+  shift
+  (($#)) || return 0
+  ctest --test-dir "$dir" --show-only=json-v1 "$@" | python3 -c '
+import json, os, sys
+targets = set()
+for test in json.load(sys.stdin).get("tests", []):
+    command = test.get("command") or []
+    if command:
+        targets.add(os.path.basename(command[0]))
+print(" ".join(sorted(targets)))'
+}
+
+status=0
+for preset in "${presets[@]}"; do
+  dir=$build_root/$preset
+  echo "== $preset ($dir)"
+  if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake --preset "$preset" -B "$dir" -DCAFLOW_BUILD_TESTS=ON -DCAFLOW_BUILD_BENCH=OFF \
+      -DCAFLOW_CUDA=OFF >/dev/null
+  fi
+  targets=$(selected_targets "$dir" "$@")
+  known=()
+  for t in $targets; do
+    # Tests run through cmake, bash or an app are built with everything else.
+    if ninja -C "$dir" -t targets all 2>/dev/null | grep -q "^$t:"; then known+=("$t"); else known=(); break; fi
+  done
+  if ((${#known[@]})); then
+    cmake --build "$dir" -j "$jobs" --target "${known[@]}"
+  else
+    cmake --build "$dir" -j "$jobs"
+  fi
+  ctest --test-dir "$dir" --output-on-failure "$@" || status=1
+done
+exit $status
