@@ -22,6 +22,7 @@
 #include "commands.hpp"
 #include "graph/ops/ops.hpp"
 #include "test_util/process.hpp"
+#include "test_util/three_process_cluster.hpp"
 #include "trace_file.hpp"
 
 using namespace caflow;
@@ -34,29 +35,11 @@ const char* const ps_task = "/job:ps/replica:0/task:0";
 const char* const worker0_task = "/job:worker/replica:0/task:0";
 const char* const worker1_task = "/job:worker/replica:0/task:1";
 
-struct three_servers {
-  std::vector<int> ports = caflow::testing::free_ports(3);
-  std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
-                     std::to_string(ports[1]) + ",127.0.0.1:" + std::to_string(ports[2]);
-  std::unique_ptr<child_process> ps0 = start("ps", 0);
-  std::unique_ptr<child_process> worker0 = start("worker", 0);
-  std::unique_ptr<child_process> worker1 = start("worker", 1);
-
-  std::unique_ptr<child_process> start(const std::string& job, int task) {
-    return std::make_unique<child_process>(std::vector<std::string>{
-        CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
-        "--intra-op-threads", "1", "--inter-op-threads", "2", "--peer-wait-ms", "20000",
-        "--log-level", "info"});
-  }
-  bool ready() {
-    for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
-      if (!p->wait_for_output("serving at", 30s)) {
-        MESSAGE("server output: ", p->output());
-        return false;
-      }
-    return true;
-  }
-  std::string address(int i) const { return "127.0.0.1:" + std::to_string(ports[i]); }
+// Servers that log at info level, with a second inter-op thread so a step stuck on a _Recv
+// (the `pending` case) leaves one free.
+struct three_servers : caflow::testing::three_process_cluster {
+  three_servers()
+      : three_process_cluster({"--inter-op-threads", "2", "--log-level", "info"}) {}
 };
 
 struct console_run {

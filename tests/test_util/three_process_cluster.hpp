@@ -15,6 +15,10 @@ namespace caflow::testing {
 using namespace std::chrono_literals;
 
 struct three_process_cluster {
+  // `extra` goes on every server's command line after the defaults (a later flag wins).
+  explicit three_process_cluster(std::vector<std::string> extra = {}) : extra(std::move(extra)) {}
+
+  std::vector<std::string> extra;
   std::vector<int> ports = caflow::testing::free_ports(3);
   std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
                      std::to_string(ports[1]) + ",127.0.0.1:" + std::to_string(ports[2]);
@@ -23,19 +27,23 @@ struct three_process_cluster {
   std::unique_ptr<child_process> worker1 = start("worker", 1);
 
   std::unique_ptr<child_process> start(const std::string& job, int task) {
-    return std::make_unique<child_process>(std::vector<std::string>{
-        CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task", std::to_string(task),
-        "--intra-op-threads", "1", "--inter-op-threads", "1", "--peer-wait-ms", "15000"});
+    std::vector<std::string> argv{CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job,
+                                  "--task", std::to_string(task), "--intra-op-threads", "1",
+                                  "--inter-op-threads", "1", "--peer-wait-ms", "20000"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return std::make_unique<child_process>(argv);
   }
   bool ready() {
     for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
-      if (!p->wait_for_output("serving at", 20s)) {
+      if (!p->wait_for_output("serving at", 30s)) {
         MESSAGE("server output: ", p->output());
         return false;
       }
     return true;
   }
-  std::string target() const { return "caflow://127.0.0.1:" + std::to_string(ports[1]); }
+  std::string address(int i) const { return "127.0.0.1:" + std::to_string(ports[i]); }
+  // Worker 0's master.
+  std::string target() const { return "caflow://" + address(1); }
 };
 
 inline session_options remote(const std::string& target) {
