@@ -7,12 +7,9 @@ namespace caflow {
 
 caching_allocator::caching_allocator(std::shared_ptr<allocator> base, size_t min_bytes,
                                      size_t max_cached_bytes)
-    : base_(std::move(base)), min_bytes_(min_bytes), max_cached_bytes_(max_cached_bytes) {
-#if defined(__SANITIZE_ADDRESS__)
-  // A reused block would hide a use after free from AddressSanitizer.
-  max_cached_bytes_ = 0;
-#endif
-}
+    : base_(std::move(base)),
+      min_bytes_(min_bytes),
+      max_cached_bytes_(caches ? max_cached_bytes : 0) {}
 
 caching_allocator::~caching_allocator() { release_cached(); }
 

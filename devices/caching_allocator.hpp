@@ -15,10 +15,25 @@
 
 #include "graph/allocator.hpp"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CAFLOW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CAFLOW_ASAN 1
+#endif
+#endif
+
 namespace caflow {
 
 class caching_allocator final : public allocator {
  public:
+  // False under AddressSanitizer, where every block goes straight back to the base: a reused
+  // block would hide a use after free of a tensor.
+#if defined(CAFLOW_ASAN)
+  static constexpr bool caches = false;
+#else
+  static constexpr bool caches = true;
+#endif
   static constexpr size_t default_min_bytes = size_t{256} << 10;
   static constexpr size_t default_max_cached_bytes = size_t{1} << 30;
 
