@@ -150,9 +150,17 @@ caf::error inspect(caf::deserializer& f, edge_chunk& x) {
   x.size = n;
   x.source = chunk_sinks::global().claim(x, n);
   x.in_place = x.source.initialized();
-  if (x.in_place) return f.apply_raw(n, static_cast<char*>(x.source.raw_data()) + x.offset);
-  x.bytes.resize(static_cast<size_t>(n));
-  return n > 0 ? f.apply_raw(n, x.bytes.data()) : caf::none;
+  char* into = nullptr;
+  if (x.in_place) {
+    into = static_cast<char*>(x.source.raw_data()) + x.offset;
+  } else {
+    x.bytes.resize(static_cast<size_t>(n));
+    into = x.bytes.data();
+  }
+  if (n == 0) return caf::none;
+  if (auto err = f.apply_raw(n, into)) return err;
+  return x.type == static_cast<uint8_t>(dtype::boolean) ? check_bools("edge_chunk: ", into, n)
+                                                         : caf::none;
 }
 
 }  // namespace caflow

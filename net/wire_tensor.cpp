@@ -77,7 +77,26 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   auto t = tensor::allocate(default_allocator(), dt, *shape);
   if (!t.ok()) return refuse(t.get_status().message());
   x.value = std::move(t).value();
-  return bytes > 0 ? f.apply_raw(bytes, x.value.raw_data()) : caf::none;
+  if (bytes == 0) return caf::none;
+  if (auto err = f.apply_raw(bytes, x.value.raw_data())) return err;
+  if (dt == dtype::boolean) {
+    if (auto err = check_bools("wire_tensor: ", x.value.raw_data(), bytes)) {
+      x.value = tensor{};
+      return err;
+    }
+  }
+  return caf::none;
+}
+
+caf::error check_bools(const char* what, const void* data, uint64_t bytes) {
+  // Any byte but 0 or 1 is not a bool: a kernel reading one has undefined behaviour.
+  const auto* p = static_cast<const uint8_t*>(data);
+  for (uint64_t i = 0; i < bytes; ++i)
+    if (p[i] > 1)
+      return caf::make_error(caf::sec::invalid_argument,
+                             std::string(what) + "bool tensor holds byte value " +
+                                 std::to_string(p[i]) + " at element " + std::to_string(i));
+  return caf::none;
 }
 
 }  // namespace caflow

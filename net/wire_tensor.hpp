@@ -3,7 +3,7 @@
 // dims, byte count) and then its bytes in one bulk copy (`apply_raw`), never element by element.
 // On arrival the header is checked before anything is allocated: a valid dtype, a valid shape,
 // a byte count equal to elements x element size, no more than `max_wire_tensor_bytes` and no
-// more than the bytes actually left in the message. Inside a process a CAF message shares the
+// more than the bytes actually left in the message; a bool tensor's bytes must be 0 or 1. Inside a process a CAF message shares the
 // tensor handle, so nothing is copied there.
 #include <cstdint>
 
@@ -21,6 +21,10 @@ inline constexpr uint64_t max_wire_tensor_bytes = 32ull << 20;
 struct wire_tensor {
   tensor value;
 };
+
+// Refuses `bytes` bytes at `data` as a bool tensor's unless each is 0 or 1; the error starts
+// with `what`. Shared with the chunks of a bool tensor (wire_chunk.hpp).
+caf::error check_bools(const char* what, const void* data, uint64_t bytes);
 
 caf::error inspect(caf::serializer& f, wire_tensor& x);
 caf::error inspect(caf::deserializer& f, wire_tensor& x);

@@ -191,3 +191,35 @@ TEST_CASE("an archive announcing an absurd tensor allocates nothing for it") {
                        "shape dimension -4 is negative");
   CHECK(alloc->calls == 0);
 }
+
+TEST_CASE("a bool tensor whose bytes are not all 0 or 1 is refused, whole or in chunks") {
+  // Reading such a byte as bool is undefined behaviour in every kernel that would see it.
+  const auto forged_bools = [](auto value, std::vector<char> honest) {
+    const auto at = std::find(honest.rbegin(), honest.rend(), char{1});  // the last `true`
+    REQUIRE(at != honest.rend());
+    *at = 7;
+    decltype(value) back;
+    caf::binary_deserializer source{nullptr, honest};
+    auto err = source(back);
+    REQUIRE(err);
+    return caf::to_string(err);
+  };
+  wire_tensor whole{tensor::from_vector<bool>({false, true, false})};
+  std::vector<char> buf;
+  caf::binary_serializer sink{nullptr, buf};
+  REQUIRE_FALSE(sink(whole));
+  auto text = forged_bools(wire_tensor{}, buf);
+  CHECK_MESSAGE(text.find("wire_tensor: bool tensor holds byte value 7 at element 1") !=
+                    std::string::npos,
+                text);
+
+  auto chunks = make_chunks(2, "k", tensor::from_vector<bool>({true, false, true, false}), 2);
+  REQUIRE(chunks.size() == 2);
+  std::vector<char> chunk_buf;
+  caf::binary_serializer chunk_sink{nullptr, chunk_buf};
+  REQUIRE_FALSE(chunk_sink(chunks[1]));
+  text = forged_bools(edge_chunk{}, chunk_buf);
+  CHECK_MESSAGE(text.find("edge_chunk: bool tensor holds byte value 7 at element 0") !=
+                    std::string::npos,
+                text);
+}
