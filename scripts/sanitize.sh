@@ -34,19 +34,21 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1:check_ini
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 
-# The executables of the tests that `ctest $@` selects, as build targets; empty for all.
+# The build targets of the tests that `ctest $@` selects (a test is named for its executable,
+# fuzz_<name>_corpus for fuzz_<name>); empty, meaning everything, when there are no arguments
+# or some selected test runs something else (a script, an app, a CMake project).
 selected_targets() {
-  local dir=$1
+  local dir=$1 name target targets=()
   shift
   (($#)) || return 0
-  ctest --test-dir "$dir" --show-only=json-v1 "$@" | python3 -c '
-import json, os, sys
-targets = set()
-for test in json.load(sys.stdin).get("tests", []):
-    command = test.get("command") or []
-    if command:
-        targets.add(os.path.basename(command[0]))
-print(" ".join(sorted(targets)))'
+  local known
+  known=$(ninja -C "$dir" -t targets all 2>/dev/null | sed -n 's/^\([^:]*\):.*/\1/p')
+  while read -r name; do
+    target=${name%_corpus}
+    grep -qx "$target" <<<"$known" || return 0
+    targets+=("$target")
+  done < <(ctest --test-dir "$dir" -N "$@" | sed -n 's/^ *Test *#[0-9]*: *//p')
+  echo "${targets[*]}"
 }
 
 status=0
@@ -58,13 +60,9 @@ for preset in "${presets[@]}"; do
       -DCAFLOW_CUDA=OFF >/dev/null
   fi
   targets=$(selected_targets "$dir" "$@")
-  known=()
-  for t in $targets; do
-    # Tests run through cmake, bash or an app are built with everything else.
-    if ninja -C "$dir" -t targets all 2>/dev/null | grep -q "^$t:"; then known+=("$t"); else known=(); break; fi
-  done
-  if ((${#known[@]})); then
-    cmake --build "$dir" -j "$jobs" --target "${known[@]}"
+  if [ -n "$targets" ]; then
+    # shellcheck disable=SC2086  # one word per target
+    cmake --build "$dir" -j "$jobs" --target $targets
   else
     cmake --build "$dir" -j "$jobs"
   fi
