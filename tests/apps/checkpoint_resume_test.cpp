@@ -11,21 +11,15 @@
 #include <regex>
 
 #include "test_util/process.hpp"
+#include "test_util/train_app.hpp"
 
 using namespace std::chrono_literals;
 using caflow::testing::child_process;
+using caflow::testing::exit_code;
+using caflow::testing::have_fashion_mnist;
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const data_dir = "/usr/share/datasets/fashion-mnist";
-
-bool have_data() {
-  if (fs::exists(std::string(data_dir) + "/train-images-idx3-ubyte.gz")) return true;
-  MESSAGE("skipped: Fashion-MNIST is not installed (scripts/setup.sh installs "
-          "dataset-fashion-mnist)");
-  return false;
-}
 
 // 10000 training images in batches of 50: 200 steps per epoch, 2000 in all (a few seconds, so
 // the kill lands mid-run); a checkpoint every 20 steps.
@@ -33,11 +27,6 @@ std::vector<std::string> train_args(const std::string& dir) {
   return {CAFLOW_TRAIN_BINARY, "--mode", "local", "--epochs", "10", "--train-limit", "10000",
           "--test-limit", "500", "--batch-size", "50", "--threads", "1", "--no-progress",
           "--checkpoint-dir", dir, "--checkpoint-every", "20"};
-}
-
-int exit_code(child_process& p, std::chrono::milliseconds timeout) {
-  const int raw = p.wait_exit(timeout);
-  return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 // The global step of "restored checkpoint <dir>/ckpt-<S>.index (global step S)", or -1.
@@ -70,7 +59,7 @@ struct temp_dir {
 }  // namespace
 
 TEST_CASE("caflow-train resumes from its checkpoint after a SIGKILL, and skips a corrupt one") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   temp_dir dir;
   const std::string ckpt = dir.path.string();
 

@@ -9,20 +9,14 @@
 #include <regex>
 
 #include "test_util/process.hpp"
+#include "test_util/train_app.hpp"
 
 using namespace std::chrono_literals;
 using caflow::testing::child_process;
+using caflow::testing::exit_code;
+using caflow::testing::have_fashion_mnist;
 
 namespace {
-
-const char* const data_dir = "/usr/share/datasets/fashion-mnist";
-
-bool have_data() {
-  if (std::filesystem::exists(std::string(data_dir) + "/train-images-idx3-ubyte.gz")) return true;
-  MESSAGE("skipped: Fashion-MNIST is not installed (scripts/setup.sh installs "
-          "dataset-fashion-mnist)");
-  return false;
-}
 
 // Small and quick: the first 3000 training and 1000 test images, one epoch.
 std::vector<std::string> train_args(std::vector<std::string> extra) {
@@ -31,12 +25,6 @@ std::vector<std::string> train_args(std::vector<std::string> extra) {
                                 "--no-progress", "--learning-rate", "0.002"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-// The exit code, or -1 when the process did not exit by itself in time.
-int exit_code(child_process& p, std::chrono::milliseconds timeout) {
-  const int raw = p.wait_exit(timeout);
-  return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 double accuracy_in(const std::string& output) {
@@ -97,7 +85,7 @@ void check_workers(std::vector<child_process*> workers) {
 }  // namespace
 
 TEST_CASE("local mode trains the MLP well above chance") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   child_process p(train_args({"--mode", "local"}));
   REQUIRE(exit_code(p, 180s) == 0);
   MESSAGE(p.output());
@@ -105,7 +93,7 @@ TEST_CASE("local mode trains the MLP well above chance") {
 }
 
 TEST_CASE("between-graph synchronous replicas: ps and two workers as processes") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   cluster c(2);
   c.trainer("ps", 0, {});
   auto& w0 = c.trainer("worker", 0, {"--mode", "sync"});
@@ -114,7 +102,7 @@ TEST_CASE("between-graph synchronous replicas: ps and two workers as processes")
 }
 
 TEST_CASE("synchronous replicas with a backup worker: 2 of 3 gradients per update") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   cluster c(3);
   c.trainer("ps", 0, {});
   std::vector<std::string> mode{"--mode", "sync", "--replicas-to-aggregate", "2",
@@ -126,7 +114,7 @@ TEST_CASE("synchronous replicas with a backup worker: 2 of 3 gradients per updat
 }
 
 TEST_CASE("between-graph asynchronous updates") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   cluster c(2);
   c.trainer("ps", 0, {});
   auto& w0 = c.trainer("worker", 0, {"--mode", "async"});
@@ -135,7 +123,7 @@ TEST_CASE("between-graph asynchronous updates") {
 }
 
 TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   cluster c(2);
   REQUIRE(c.serve_all());
   auto& client = c.start(train_args({"--mode", "in-graph", "--cluster", c.spec}));
@@ -143,7 +131,7 @@ TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") 
 }
 
 TEST_CASE("model parallelism: the MLP's layers split over two caflow-server workers") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   cluster c(2);
   REQUIRE(c.serve_all());
   auto& client = c.start(train_args({"--mode", "model-parallel", "--cluster", c.spec}));
@@ -151,7 +139,7 @@ TEST_CASE("model parallelism: the MLP's layers split over two caflow-server work
 }
 
 TEST_CASE("the default embedded cluster trains in one process") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   child_process p(train_args({}));
   const int rc = exit_code(p, 180s);
   MESSAGE(p.output());

@@ -12,21 +12,15 @@
 #include <sstream>
 
 #include "test_util/process.hpp"
+#include "test_util/train_app.hpp"
 
 using namespace std::chrono_literals;
 using caflow::testing::child_process;
+using caflow::testing::exit_code;
+using caflow::testing::have_fashion_mnist;
 namespace fs = std::filesystem;
 
 namespace {
-
-const char* const data_dir = "/usr/share/datasets/fashion-mnist";
-
-bool have_data() {
-  if (fs::exists(std::string(data_dir) + "/train-images-idx3-ubyte.gz")) return true;
-  MESSAGE("skipped: Fashion-MNIST is not installed (scripts/setup.sh installs "
-          "dataset-fashion-mnist)");
-  return false;
-}
 
 // 1000 images in batches of 50: 20 steps per epoch, 40 in all, so one point per step.
 std::vector<std::string> train_args(std::vector<std::string> extra) {
@@ -35,11 +29,6 @@ std::vector<std::string> train_args(std::vector<std::string> extra) {
                                 "--batch-size", "50", "--threads", "1"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-int exit_code(child_process& p, std::chrono::milliseconds timeout) {
-  const int raw = p.wait_exit(timeout);
-  return raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
 struct temp_dir {
@@ -115,7 +104,7 @@ void check_csv(const fs::path& csv) {
 }  // namespace
 
 TEST_CASE("caflow-train on a pipe prints a plain line every ~10% of an epoch and writes --plot") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   temp_dir dir;
   const fs::path png = dir.path / "curves.png";
   child_process p(train_args({"--plot", png.string()}));
@@ -148,7 +137,7 @@ TEST_CASE("caflow-train on a pipe prints a plain line every ~10% of an epoch and
 }
 
 TEST_CASE("--no-progress prints one line per epoch") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   child_process p(train_args({"--no-progress"}));
   REQUIRE(exit_code(p, 120s) == 0);
   CHECK(p.output().find("epoch 1/2  step 20/20") != std::string::npos);
@@ -157,7 +146,7 @@ TEST_CASE("--no-progress prints one line per epoch") {
 }
 
 TEST_CASE("--plot without gnuplot: a clear error, the CSV still written, exit status 1") {
-  if (!have_data()) return;
+  if (!have_fashion_mnist()) return;
   temp_dir dir;
   const fs::path png = dir.path / "curves.png";
   // PATH is inherited by the child: point it at an empty directory for this one start.
