@@ -1,6 +1,7 @@
 // Bytes from a peer, read into every wire message type (see wire_types.hpp): the first byte
 // picks the type, or a whole caf::message as BASP reads one (type names and all), with the
 // types of a process of the cluster. A value that is read must write and read back.
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,10 +47,14 @@ void read_message(caf::actor_system& sys, std::span<const char> bytes) {
   caf::binary_deserializer source{sys, bytes.data(), bytes.size()};
   if (source(msg)) return;
   (void)caf::to_string(msg);
-  for (size_t i = 0; i < msg.size(); ++i)
+  // Not written back when CAF 0.17 could not write it (see writes_infinity).
+  for (size_t i = 0; i < msg.size(); ++i) {
     if (msg.match_element<caflow::master_snapshot>(i) &&
         caflow::fuzz::writes_infinity(msg.get_as<caflow::master_snapshot>(i)))
       return;
+    if (msg.match_element<float>(i) && std::isinf(msg.get_as<float>(i))) return;
+    if (msg.match_element<double>(i) && std::isinf(msg.get_as<double>(i))) return;
+  }
   auto again = caflow::fuzz::encode(sys, msg);
   caf::message back;
   caf::binary_deserializer reread{sys, again};

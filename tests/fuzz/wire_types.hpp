@@ -34,10 +34,10 @@ std::vector<char> encode(caf::actor_system& sys, T& value) {
   return buf;
 }
 
-// CAF 0.17 never returns from writing an infinite double (detail::pack754 halves infinity
-// until it drops below 2), although it reads one from a peer's bits. Our processes never
-// write infinities into these doubles, so values read with one are not written back; the
-// input that found it is corpus/wire/crash-master_snapshot-infinite-double.
+// CAF 0.17 never returns from writing an infinite float or double (detail::pack754 halves
+// infinity until it drops below 2), although it reads one from a peer's bits. Our processes
+// never write infinities, so values read with one are not written back; the inputs that found
+// it are corpus/wire/crash-*-infinite-*.
 template <class T>
 bool writes_infinity(const T&) {
   return false;
