@@ -14,8 +14,8 @@ namespace caflow {
 namespace {
 
 struct client_config : caf::actor_system_config {
-  client_config() {
-    configure_network(*this, failure_detection{});
+  explicit client_config(const transport_security& security) {
+    configure_network(*this, failure_detection{}, security);
     set("scheduler.max-threads", 2);
   }
 };
@@ -33,6 +33,8 @@ status_or<host_port> parse_target(const std::string& target) {
 }  // namespace
 
 struct remote_client::impl {
+  explicit impl(const transport_security& security) : cfg(security) {}
+
   client_config cfg;
   caf::actor_system sys{cfg};
   master_actor master;
@@ -95,9 +97,11 @@ remote_client::~remote_client() = default;
 
 status_or<std::unique_ptr<remote_client>> remote_client::connect(
     const std::string& target, std::chrono::milliseconds patience,
-    std::chrono::milliseconds step_timeout, session_config config) {
+    std::chrono::milliseconds step_timeout, session_config config,
+    const transport_security& security) {
   CAFLOW_ASSIGN_OR_RETURN(host_port where, parse_target(target));
-  auto i = std::make_unique<impl>();
+  CAFLOW_RETURN_IF_ERROR(validate(security));
+  auto i = std::make_unique<impl>(security);
   i->target = target;
   i->step_timeout = step_timeout;
   i->config = std::move(config);

@@ -9,16 +9,18 @@
 
 #include "graph/graph_def.hpp"
 #include "net/protocol.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow {
 
 class remote_client {
  public:
-  // Errors name the target (malformed, unreachable, no master there).
-  static status_or<std::unique_ptr<remote_client>> connect(const std::string& target,
-                                                           std::chrono::milliseconds patience,
-                                                           std::chrono::milliseconds step_timeout,
-                                                           session_config config = {});
+  // Errors name the target (malformed, unreachable, no master there, unreadable TLS files);
+  // a cluster that refuses `security` (certificate, cluster id) is reported as unreachable.
+  static status_or<std::unique_ptr<remote_client>> connect(
+      const std::string& target, std::chrono::milliseconds patience,
+      std::chrono::milliseconds step_timeout, session_config config = {},
+      const transport_security& security = {});
   ~remote_client();
 
   // Sends nodes to the master: creates the master-side session on first use.

@@ -20,7 +20,7 @@ std::string task_name_of(const std::string& job, int task) {
 
 struct server_config : caf::actor_system_config {
   explicit server_config(const server_options& opts) {
-    configure_network(*this, opts.failures);
+    configure_network(*this, opts.failures, opts.security);
     if (opts.scheduler_threads > 0) set("scheduler.max-threads", opts.scheduler_threads);
   }
 };
@@ -90,6 +90,7 @@ server::server(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 server::~server() { stop(); }
 
 status_or<std::unique_ptr<server>> server::start(const server_options& opts) {
+  CAFLOW_RETURN_IF_ERROR(validate(opts.security));
   CAFLOW_ASSIGN_OR_RETURN(std::string address, opts.cluster.task_address(opts.job, opts.task));
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
   auto i = std::make_unique<impl>(opts);

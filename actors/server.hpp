@@ -14,6 +14,7 @@
 #include "net/cluster_spec.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow {
 
@@ -26,6 +27,8 @@ struct server_options {
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
   std::chrono::milliseconds step_timeout{60000};
   int scheduler_threads = 0;  // 0: CAF's default
+  // TLS and the cluster id; every task and client of the cluster needs the same CA and id.
+  transport_security security{};
 };
 
 class server;
@@ -34,7 +37,8 @@ status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options&
 
 class server {
  public:
-  // Errors name the task and what failed (bad job/task, port in use, a peer not reachable).
+  // Errors name the task and what failed (bad job/task, unreadable TLS files, port in use, a
+  // peer not reachable).
   static status_or<std::unique_ptr<server>> start(const server_options& opts);
   ~server();
   server(const server&) = delete;

@@ -145,7 +145,7 @@ class session::impl {
                                                             opts_.operation_timeout.count() > 0
                                                                 ? opts_.operation_timeout
                                                                 : std::chrono::hours(24),
-                                                            std::move(config)));
+                                                            std::move(config), opts_.security));
     return {};
   }
 

@@ -20,6 +20,7 @@
 #include "devices/cpu_device.hpp"
 #include "graph/passes/pass.hpp"
 #include "graph/scope.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow {
 
@@ -42,6 +43,8 @@ struct session_options {
   // Print, once per run signature, a table of where every node runs (node, op, device) to
   // stderr (TF's log_device_placement, as one table instead of a line per node).
   bool log_device_placement = false;
+  // A remote target's TLS certificates and cluster id (the cluster's, or it refuses us).
+  transport_security security{};
 };
 
 struct session_stats {

@@ -24,7 +24,9 @@ int usage(const char* why) {
                "caflow-server: %s\n"
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
                "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
-               "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n",
+               "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
+               "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
+               "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n",
                why);
   return 2;
 }
@@ -58,6 +60,14 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
     } else if (flag == "--log-level") {
       *log_level = value;
+    } else if (flag == "--tls-cert") {
+      opts.security.cert = value;
+    } else if (flag == "--tls-key") {
+      opts.security.key = value;
+    } else if (flag == "--tls-ca") {
+      opts.security.ca = value;
+    } else if (flag == "--cluster-id") {
+      opts.security.cluster_id = value;
     } else if (flag == "--peer-wait-ms") {
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       opts.peer_patience = std::chrono::milliseconds(ms);
@@ -76,6 +86,7 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
     CAFLOW_ASSIGN_OR_RETURN(opts.cluster, cluster_spec::from_flag(cluster));
   }
   if (opts.job.empty()) return errors::invalid_argument("--job is required");
+  CAFLOW_RETURN_IF_ERROR(validate(opts.security));
   return opts;
 }
 

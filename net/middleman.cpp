@@ -1,5 +1,7 @@
 #include "net/middleman.hpp"
 
+#include <algorithm>
+#include <set>
 #include <thread>
 
 #include <caf/actor_registry.hpp>
@@ -7,14 +9,26 @@
 #include <caf/all.hpp>
 #include <caf/io/basp_broker.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
+#include <caf/openssl/manager.hpp>
 
 #include "net/errors.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
 
-void configure_network(caf::actor_system_config& cfg, const failure_detection& fd) {
+void configure_network(caf::actor_system_config& cfg, const failure_detection& fd,
+                       const transport_security& sec) {
   cfg.load<caf::io::middleman>();
+  // BASP's handshake drops a peer whose list shares no identifier with ours.
+  cfg.set("middleman.app-identifiers", caf::config_value::list{caf::config_value{sec.cluster_id}});
+  if (sec.tls()) {
+    cfg.load<caf::openssl::manager>();
+    // A CA file makes CAF's session verify the peer and fail a handshake without a certificate.
+    cfg.openssl_certificate = sec.cert;
+    cfg.openssl_key = sec.key;
+    cfg.openssl_cafile = sec.ca;
+  }
   add_wire_types(cfg);
   // Both keys are timespans; a plain integer would be ignored (see docs/caf_0.17_notes.md).
   cfg.set("middleman.heartbeat-interval", caf::timespan{fd.heartbeat_interval});
@@ -25,12 +39,28 @@ void configure_network(caf::actor_system_config& cfg, const failure_detection& f
   cfg.set("scheduler.policy", caf::atom("sharing"));
 }
 
+namespace {
+
+// The actor that opens ports and connects: caf::openssl's when loaded, so that no plain TCP
+// port exists in a TLS process. Both speak the io::middleman_actor protocol over one BASP.
+caf::io::middleman_actor connection_manager(caf::actor_system& sys) {
+  return sys.has_openssl_manager() ? sys.openssl_manager().actor_handle()
+                                   : sys.middleman().actor_handle();
+}
+
+}  // namespace
+
 status_or<uint16_t> open_task_port(caf::actor_system& sys, const host_port& where) {
-  auto port = sys.middleman().open(where.port, where.host.c_str(), true);
-  if (!port)
-    return errors::unavailable("cannot open ", where.host, ":", where.port, ": ",
-                               sys.render(port.error()));
-  return *port;
+  caf::scoped_actor self{sys, true};
+  status_or<uint16_t> result = errors::internal("no answer");
+  self->request(connection_manager(sys), std::chrono::seconds(30), caf::open_atom::value,
+                where.port, where.host, true)
+      .receive([&](uint16_t port) { result = port; },
+               [&](caf::error& e) {
+                 result = errors::unavailable("cannot open ", where.host, ":", where.port, ": ",
+                                              sys.render(e));
+               });
+  return result;
 }
 
 void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::strong_actor_ptr& actor) {
@@ -62,16 +92,35 @@ caf::strong_actor_ptr lookup_with_timeout(caf::actor_system& sys, caf::atom_valu
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
                                                   std::chrono::milliseconds patience) {
+  using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + patience;
+  const auto manager = connection_manager(sys);
   std::string last_error;
   for (;;) {
-    auto node = sys.middleman().connect(where.host, where.port);
+    // middleman::connect waits forever for a handshake; a peer that accepts the connection
+    // and then never answers (frozen, or dropping us for our certificate or cluster id) would
+    // hang the caller. So each attempt gets its own bound.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    const auto attempt = std::clamp<std::chrono::milliseconds>(left, 1000ms, 5000ms);
+    caf::node_id node;
+    {
+      caf::scoped_actor self{sys, true};
+      self->request(manager, attempt, caf::connect_atom::value, where.host, where.port)
+          .receive([&](caf::node_id& n, caf::strong_actor_ptr&, std::set<std::string>&) {
+                     node = std::move(n);
+                   },
+                   [&](caf::error& e) {
+                     last_error = e == caf::sec::request_timeout
+                                      ? "no handshake within " + std::to_string(attempt.count()) +
+                                            " ms (another cluster id, a refused certificate or "
+                                            "a frozen task?)"
+                                      : sys.render(e);
+                   });
+    }
     if (node) {
-      if (auto found = lookup_with_timeout(sys, role, *node, std::chrono::milliseconds(1000)))
-        return found;
+      if (auto found = lookup_with_timeout(sys, role, node, 1000ms)) return found;
       last_error = "no '" + caf::to_string(role) + "' there yet";
-    } else {
-      last_error = sys.render(node.error());
     }
     if (std::chrono::steady_clock::now() >= deadline)
       return errors::unavailable("cannot reach ", caf::to_string(role), " at ", where.host, ":",

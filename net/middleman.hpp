@@ -1,6 +1,8 @@
 #pragma once
 // The only code that touches CAF's middleman. A task opens one port and names its roles there
 // (worker, master); peers and clients connect once per task and look the roles up by name.
+// With TLS (transport_security) the same happens through caf::openssl's manager: every
+// connection of the process, in and out, is then TLS with mutual certificate authentication.
 #include <chrono>
 #include <cstdint>
 
@@ -11,6 +13,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "net/cluster_spec.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow {
 
@@ -23,15 +26,19 @@ struct failure_detection {
   std::chrono::milliseconds timeout{1000};
 };
 
-// Loads the middleman, announces every wire type and sets heartbeats on a config.
-void configure_network(caf::actor_system_config& cfg, const failure_detection& fd);
+// Loads the middleman (and caf::openssl's manager when `sec.tls()`), announces every wire type,
+// sets heartbeats and the cluster id on a config. REQUIRES validate(sec) to have passed.
+void configure_network(caf::actor_system_config& cfg, const failure_detection& fd,
+                       const transport_security& sec = {});
 
 // Opens `where` (port 0: any free port) and returns the bound port.
 status_or<uint16_t> open_task_port(caf::actor_system& sys, const host_port& where);
 // Names `actor` as `role` on this process's port.
 void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::strong_actor_ptr& actor);
 // Connects to a task and looks its `role` up, retrying until `patience` has passed (peers of a
-// starting cluster come up in any order). Errors name the address and the role.
+// starting cluster come up in any order). Never blocks much longer than `patience`, even on a
+// peer that accepts and then stays silent (frozen, or refusing our certificate or cluster id).
+// Errors name the address and the role.
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
                                                   std::chrono::milliseconds patience);

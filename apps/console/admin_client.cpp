@@ -10,8 +10,8 @@ namespace caflow::console {
 namespace {
 
 struct console_config : caf::actor_system_config {
-  console_config() {
-    configure_network(*this, failure_detection{});
+  explicit console_config(const transport_security& security) {
+    configure_network(*this, failure_detection{}, security);
     set("scheduler.max-threads", 2);
   }
 };
@@ -19,6 +19,8 @@ struct console_config : caf::actor_system_config {
 }  // namespace
 
 struct admin_client::impl {
+  explicit impl(const transport_security& security) : cfg(security) {}
+
   console_config cfg;
   caf::actor_system sys{cfg};
   admin_actor admin;
@@ -31,9 +33,11 @@ admin_client::admin_client(std::unique_ptr<impl> i) : impl_(std::move(i)) {}
 admin_client::~admin_client() = default;
 
 status_or<std::unique_ptr<admin_client>> admin_client::connect(
-    const std::string& address, std::chrono::milliseconds patience) {
+    const std::string& address, std::chrono::milliseconds patience,
+    const transport_security& security) {
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
-  auto i = std::make_unique<impl>();
+  CAFLOW_RETURN_IF_ERROR(validate(security));
+  auto i = std::make_unique<impl>(security);
   i->address = address;
   CAFLOW_ASSIGN_OR_RETURN(caf::strong_actor_ptr found,
                           find_remote_role(i->sys, where, admin_role, patience));

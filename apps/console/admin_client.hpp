@@ -8,6 +8,7 @@
 
 #include "graph/status.hpp"
 #include "net/admin_protocol.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow::console {
 
@@ -15,7 +16,8 @@ class admin_client {
  public:
   // Errors name the address (malformed, unreachable, no admin there).
   static status_or<std::unique_ptr<admin_client>> connect(const std::string& address,
-                                                          std::chrono::milliseconds patience);
+                                                          std::chrono::milliseconds patience,
+                                                          const transport_security& security = {});
   ~admin_client();
 
   status_or<admin_reply> ask(std::vector<std::string> words, std::chrono::milliseconds timeout);

@@ -30,6 +30,7 @@ struct options {
   std::string log_level;
   std::string history;  // empty: none
   int connect_timeout_ms = 10000;
+  transport_security security;
 };
 
 int usage(const std::string& why) {
@@ -37,7 +38,8 @@ int usage(const std::string& why) {
                "caflow-console: %s\n"
                "usage: caflow-console --connect HOST:PORT [--exec \"CMD; CMD\"]\n"
                "       [--log-level error|warn|info|debug] [--history FILE]\n"
-               "       [--connect-timeout-ms MS]\n",
+               "       [--connect-timeout-ms MS]\n"
+               "       [--tls-cert PEM --tls-key PEM --tls-ca PEM] [--cluster-id ID]\n",
                why.c_str());
   return 2;
 }
@@ -59,6 +61,14 @@ status_or<options> parse(int argc, char** argv) {
       o.log_level = value;
     } else if (flag == "--history") {
       o.history = value;
+    } else if (flag == "--tls-cert") {
+      o.security.cert = value;
+    } else if (flag == "--tls-key") {
+      o.security.key = value;
+    } else if (flag == "--tls-ca") {
+      o.security.ca = value;
+    } else if (flag == "--cluster-id") {
+      o.security.cluster_id = value;
     } else if (flag == "--connect-timeout-ms") {
       char* end = nullptr;
       const long ms = std::strtol(value.c_str(), &end, 10);
@@ -71,6 +81,7 @@ status_or<options> parse(int argc, char** argv) {
     }
   }
   if (o.connect.empty()) return errors::invalid_argument("--connect HOST:PORT is required");
+  CAFLOW_RETURN_IF_ERROR(validate(o.security));
   return o;
 }
 
@@ -165,7 +176,8 @@ int main(int argc, char** argv) {
   if (status st = init_logging(opts->log_level); !st.ok()) return usage(st.message());
   write_log(log_level::info, "console", "connecting to ", opts->connect);
   auto client = admin_client::connect(opts->connect,
-                                      std::chrono::milliseconds(opts->connect_timeout_ms));
+                                      std::chrono::milliseconds(opts->connect_timeout_ms),
+                                      opts->security);
   if (!client.ok()) {
     std::fprintf(stderr, "caflow-console: %s\n", client.get_status().to_string().c_str());
     return 1;

@@ -75,6 +75,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--task", o->task, "with --cluster: its index")->check(CLI::NonNegativeNumber);
   app.add_option("--workers", o->workers, "embedded cluster: number of workers")
       ->check(CLI::Range(1, 16));
+  app.add_option("--tls-cert", o->security.cert,
+                 "PEM certificate: all connections use TLS with mutual authentication "
+                 "(needs --tls-key and --tls-ca)");
+  app.add_option("--tls-key", o->security.key, "PEM private key of --tls-cert");
+  app.add_option("--tls-ca", o->security.ca, "PEM CA that signed every task's certificate");
+  app.add_option("--cluster-id", o->security.cluster_id,
+                 "processes with another id cannot connect (default: caflow)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -84,6 +91,7 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   } catch (const CLI::ParseError& e) {
     return errors::invalid_argument(e.what());
   }
+  CAFLOW_RETURN_IF_ERROR(validate(o->security));
   if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
     return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
   if (!o->job.empty() && o->cluster.empty())

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "graph/status.hpp"
+#include "net/transport_security.hpp"
 
 namespace caflow::train_app {
 
@@ -46,6 +47,8 @@ struct train_options {
   std::string job;  // with --cluster: the task this process serves ("" for a client only)
   int task = 0;
   int workers = 2;  // embedded cluster size
+  // TLS and cluster id of every task this process serves and every session it opens.
+  transport_security security;
 };
 
 const char* to_string(model_kind m);
