@@ -1,6 +1,6 @@
 # caflow_detect_default_arch(<out-var>): "x86-64-v4" when the compiler accepts it and the
 # building machine runs AVX-512 code (F, BW, CD, DQ and VL, all that v4 adds), else
-# "x86-64-v3". Cross builds cannot run the probe and get v3.
+# "x86-64-v3". Cross builds cannot run the probe and get v3. (v4 is reported, not chosen: see below.)
 include(CheckCXXSourceRuns)
 function(caflow_detect_default_arch out)
   set(CMAKE_REQUIRED_FLAGS "-march=x86-64-v4")
@@ -21,10 +21,14 @@ function(caflow_detect_default_arch out)
       return _mm512_reduce_add_ps(x) == 16.0f * 6.0f ? 0 : 1;
     }
   ]=] CAFLOW_HAVE_AVX512)
+  # AVX-512 is opt-in (-DCAFLOW_ARCH=x86-64-v4) for now: a v4 build with GCC 12 fails two
+  # tests that pass with v3 (kernels_segment_test's int64 UnsortedSegmentSum, and
+  # kernels_cwise_unary_test's exact double sqrt, where Eigen's AVX-512 fast-math sqrt is not
+  # correctly rounded). Until they are understood, the default stays on the tested v3.
+  set(arch "x86-64-v3")
   if(CAFLOW_HAVE_AVX512)
-    set(arch "x86-64-v4")
-  else()
-    set(arch "x86-64-v3")
+    message(STATUS "caflow: this machine runs AVX-512; -DCAFLOW_ARCH=x86-64-v4 uses it "
+                   "(faster GEMMs; see cmake/detect_arch.cmake for its two known test failures)")
   endif()
   message(STATUS "caflow: CAFLOW_ARCH defaults to ${arch}")
   set(${out} "${arch}" PARENT_SCOPE)
