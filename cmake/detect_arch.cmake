@@ -1,6 +1,6 @@
-# caflow_detect_default_arch(<out-var>): "x86-64-v4" when the compiler accepts it and the
-# building machine runs AVX-512 code (F, BW, CD, DQ and VL, all that v4 adds), else
-# "x86-64-v3". Cross builds cannot run the probe and get v3. (v4 is reported, not chosen: see below.)
+# caflow_detect_default_arch(<out-var>): "x86-64-v3" (AVX2 + FMA). It probes whether the
+# building machine runs AVX-512 code (F, BW, CD, DQ and VL, all that v4 adds) and says so, but
+# v4 stays opt-in (see below). Cross builds cannot run the probe.
 include(CheckCXXSourceRuns)
 function(caflow_detect_default_arch out)
   set(CMAKE_REQUIRED_FLAGS "-march=x86-64-v4")
