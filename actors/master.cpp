@@ -416,7 +416,10 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
   const status why = errors::unavailable("task ", task, " was lost (",
                                          self->home_system().render(dm.reason), ")");
   self->state.lost[task] = why;
-  write_log(log_level::warn, own_task(self->state), why.message());
+  // A peer that shut down in order is news, not trouble.
+  const bool orderly = dm.reason == caf::exit_reason::user_shutdown ||
+                       dm.reason == caf::exit_reason::normal;
+  write_log(orderly ? log_level::info : log_level::warn, own_task(self->state), why.message());
   std::vector<std::pair<int64_t, size_t>> lost;
   for (auto& [id, s] : self->state.steps)
     for (size_t i = 0; i < s.run->parts.size(); ++i)

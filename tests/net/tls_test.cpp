@@ -76,7 +76,12 @@ status_or<float> triple_seven(const std::string& target, const transport_securit
   auto root = scope::new_root();
   auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
   auto y = ops::mul(root.with_op_name("y"), x, ops::constant(root, 3.0f));
-  session sess(root, {.target = target, .connect_timeout = patience, .security = sec});
+  // A named object: GCC 12 misreads the temporary's std::set as maybe uninitialized.
+  session_options opts;
+  opts.target = target;
+  opts.connect_timeout = patience;
+  opts.security = sec;
+  session sess(root, opts);
   auto out = sess.run({{x, tensor::scalar(7.0f)}}, {y});
   if (!out.ok()) return out.get_status();
   return out->at(0).scalar_value<float>();
