@@ -333,7 +333,10 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
         r.args[a] = req.feeds[a];
       }
     }
-    self->request(p.worker, self->state.opts.step_timeout, cf_run_graph_atom::value, std::move(r))
+    // No timeout on the request itself: CAF 0.17 keeps a request's timeout entry until it would
+    // fire, even after the reply, so 3 requests per step under a 60 s timeout held memory for
+    // every step of the last minute (bench soak). One periodic tick enforces step deadlines.
+    self->request(p.worker, caf::infinite, cf_run_graph_atom::value, std::move(r))
         .then(
             [=, task = p.task](run_graph_reply& reply) {
               auto it = self->state.steps.find(step_id);
@@ -406,6 +409,30 @@ status extend_session(master_session& s, const std::string& bytes) {
   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(def)));
   s.full = std::make_shared<const graph>(std::move(g));
   return {};
+}
+
+// Fails the steps that have run longer than the step timeout, naming every task they still
+// wait on (the stuck one is among them; the others may only wait for it).
+void check_deadlines(master_pointer self) {
+  const auto now = std::chrono::steady_clock::now();
+  const auto limit = self->state.opts.step_timeout;
+  std::vector<int64_t> late;
+  for (const auto& [id, s] : self->state.steps)
+    if (now - s.started > limit) late.push_back(id);
+  for (int64_t id : late) {
+    auto it = self->state.steps.find(id);
+    if (it == self->state.steps.end()) continue;
+    std::vector<size_t> waiting;
+    std::string tasks;
+    for (size_t i = 0; i < it->second.run->parts.size(); ++i)
+      if (!it->second.replied[i]) {
+        waiting.push_back(i);
+        tasks += (tasks.empty() ? "" : ", ") + it->second.run->parts[i].task;
+      }
+    step_failed(self, id, errors::deadline_exceeded("step ", id, " ran past the step timeout of ",
+                                                    limit.count(), " ms waiting for ", tasks));
+    for (size_t i : waiting) partition_done(self, id, i);
+  }
 }
 
 // A lost worker fails, at once, every step still waiting on it.
@@ -551,7 +578,16 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
     self->monitor(worker);
   }
   self->set_down_handler([=](caf::down_msg& dm) { worker_lost(self, dm); });
+  // Deadlines are checked a few times per timeout (at most once a second).
+  const auto tick = std::min<std::chrono::milliseconds>(
+      std::chrono::seconds(1), std::max<std::chrono::milliseconds>(
+                                   std::chrono::milliseconds(10), self->state.opts.step_timeout / 4));
+  self->delayed_send(self, tick, cf_tick_atom::value);
   return {
+      [=](cf_tick_atom) {
+        check_deadlines(self);
+        self->delayed_send(self, tick, cf_tick_atom::value);
+      },
       [=](cf_create_atom, const std::string& bytes,
           session_config& config) -> caf::result<std::string> {
         master_session s;

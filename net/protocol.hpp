@@ -39,6 +39,8 @@ using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
 using cf_step_atom = caf::atom_constant<caf::atom("cf_step")>;
 using cf_close_atom = caf::atom_constant<caf::atom("cf_close")>;
+// A master's periodic look at its steps' deadlines (sent to itself).
+using cf_tick_atom = caf::atom_constant<caf::atom("cf_tick")>;
 
 struct register_graph_request {
   std::string session;  // the master's session handle, for logs and the console
@@ -180,7 +182,8 @@ using master_actor = caf::typed_actor<
     caf::reacts_to<cf_chunk_atom, edge_chunk>,  // a big feed or fetch, ahead of its message
     caf::replies_to<cf_close_atom, std::string>::with<bool>,               // handle
     caf::replies_to<cf_inspect_atom>::with<master_snapshot>,               // for the admin
-    caf::replies_to<cf_kill_step_atom, int64_t, std::string>::with<bool>>; // step, reason
+    caf::replies_to<cf_kill_step_atom, int64_t, std::string>::with<bool>,  // step, reason
+    caf::reacts_to<cf_tick_atom>>;
 
 // Announces every wire type on a config; every process of a cluster calls it.
 void add_wire_types(caf::actor_system_config& cfg);

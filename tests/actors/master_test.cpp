@@ -35,12 +35,12 @@ struct in_process_cluster {
   std::map<std::string, worker_actor> workers;
   master_actor master;
 
-  in_process_cluster() {
+  explicit in_process_cluster(std::chrono::milliseconds step_timeout = std::chrono::seconds(10)) {
     workers[ps0] = spawn_worker(sys, {.job = "ps", .task = 0, .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
     workers[worker0] = spawn_worker(sys, {.job = "worker", .task = 0, .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
     workers[worker1] = spawn_worker(sys, {.job = "worker", .task = 1, .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
     master = spawn_master(sys, {.job = "worker", .task = 0, .workers = workers,
-                                .step_timeout = std::chrono::seconds(10),
+                                .step_timeout = step_timeout,
                                 .rpc_timeout = std::chrono::seconds(10)});
   }
   ~in_process_cluster() {
@@ -183,4 +183,24 @@ TEST_CASE("losing a worker fails the steps that need it, naming the task") {
   auto fine = c.run(*session, {{x, tensor::scalar(3.0f)}}, {local});
   REQUIRE(fine.ok());
   CHECK(fine->at(0).scalar_value<float>() == -3.0f);
+}
+
+TEST_CASE("a step past the step timeout fails naming the task it waits on") {
+  in_process_cluster c(std::chrono::milliseconds(300));
+  auto root = scope::new_root();
+  auto w1 = root.with_device("/job:worker/task:1");
+  // Dequeuing from a queue nobody fills waits forever.
+  auto q = ops::fifo_queue(w1.with_op_name("q"), {dtype::float32});
+  auto item = ops::queue_dequeue(w1.with_op_name("take"), q, {dtype::float32});
+  auto out = ops::identity(root.with_op_name("out"), item.at(0));
+  auto session = c.create(root);
+  REQUIRE(session.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = c.run(*session, {}, {out});
+  const auto took = std::chrono::steady_clock::now() - start;
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.get_status().code() == error_code::deadline_exceeded);
+  check_error(r, "ran past the step timeout of 300 ms waiting for ");
+  check_error(r, worker1);
+  CHECK(took < std::chrono::seconds(5));
 }
