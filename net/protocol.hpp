@@ -9,7 +9,8 @@
 //   2. bind to each worker: (send key, rendezvous actor)s of its _Sends, from step 1's replies
 //   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors
 //   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id)
-// Every request between processes carries a finite timeout (a dead peer never answers).
+// Every request between processes is bounded in time (a dead peer never answers): by a CAF
+// timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
 #include <string>
 #include <vector>
 
