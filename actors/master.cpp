@@ -32,6 +32,7 @@ struct partition_ref {
   std::vector<int64_t> arg_indices;  // feeds this partition's _Arg nodes read
   std::string handle;                // from the worker, once registered
   int64_t num_nodes = 0;             // for the console's `graphs`
+  bool remote = false;               // in another process: big feeds go to it in chunks
 };
 
 // A run signature turned into registered partitions.
@@ -76,6 +77,7 @@ struct in_flight_step {
 
 struct master_state {
   master_options opts;
+  caf::node_id node;  // this master's process, to tell local workers from remote ones
   std::vector<std::string> devices;
   std::map<std::string, master_session> sessions;
   std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
@@ -165,6 +167,7 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_ses
     if (w == st.opts.workers.end())
       return errors::not_found("no worker for task ", p.task, " (device ", device, ")");
     p.worker = w->second;
+    p.remote = caf::actor_cast<caf::strong_actor_ptr>(p.worker)->node() != st.node;
     if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
     for (const node_def& n : def.nodes) {
       if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
@@ -322,9 +325,8 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
                         static_cast<int32_t>(run->num_fetches), {}};
-    const bool remote = in_other_process(caf::actor_cast<caf::strong_actor_ptr>(p.worker), self);
     for (int64_t a : p.arg_indices) {
-      if (remote && travels_in_chunks(req.feeds[a].value)) {
+      if (p.remote && travels_in_chunks(req.feeds[a].value)) {
         // Ahead of the request, from this actor to the same worker: they arrive in order.
         send_chunks(self, p.worker, step_id,
                     chunk_key("arg", static_cast<size_t>(a)), req.feeds[a].value);
@@ -572,6 +574,7 @@ master_snapshot snapshot(const master_state& st) {
 
 master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
   self->state.opts = std::move(opts);
+  self->state.node = self->node();
   for (const auto& [task, worker] : self->state.opts.workers) {
     self->state.devices.push_back(task + "/device:CPU:0");
     self->state.task_of[worker.address()] = task;
