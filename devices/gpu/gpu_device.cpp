@@ -91,7 +91,7 @@ status gpu_device::activate() const {
   return cuda_status(cudaSetDevice(opts_.cuda_id), "cudaSetDevice");
 }
 
-status_or<cudnnHandle_t> gpu_device::cudnn() {
+status_or<gpu_device::cudnn_lease> gpu_device::cudnn() {
   std::call_once(cudnn_once_, [this] {
     cudnn_error_ = [this]() -> status {
       CAFLOW_RETURN_IF_ERROR(activate());
@@ -100,7 +100,7 @@ status_or<cudnnHandle_t> gpu_device::cudnn() {
     }();
   });
   if (!cudnn_error_.ok()) return cudnn_error_;
-  return cudnn_;
+  return cudnn_lease{cudnn_, std::unique_lock<std::mutex>(cudnn_mu_)};
 }
 
 status_or<tensor> gpu_device::allocate(dtype type, const tensor_shape& shape) const {

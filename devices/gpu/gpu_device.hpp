@@ -43,9 +43,17 @@ class gpu_device final : public device {
   status activate() const;
   cudaStream_t compute_stream() const { return compute_; }
   cudaStream_t copy_stream() const { return copy_; }
-  // Bound to the compute stream. cuDNN's is made at first use: creating it costs ~100 ms.
+  // Bound to the compute stream.
   cublasHandle_t cublas() const { return cublas_; }
-  status_or<cudnnHandle_t> cudnn();
+  // cuDNN's handle, bound to the compute stream. A handle serves one host thread at a time,
+  // so the lease holds the device's cuDNN lock until it is dropped: keep it only while
+  // queuing cuDNN calls. Made at first use (creating it costs ~100 ms); an error then is kept
+  // and returned to every later caller.
+  struct cudnn_lease {
+    cudnnHandle_t handle = nullptr;
+    std::unique_lock<std::mutex> lock;
+  };
+  status_or<cudnn_lease> cudnn();
   const bfc_allocator& gpu_allocator() const { return *bfc_; }
   // Pinned host memory for staging transfers.
   const std::shared_ptr<allocator>& pinned_allocator() const { return pinned_; }
@@ -62,6 +70,7 @@ class gpu_device final : public device {
   cudaStream_t compute_ = nullptr, copy_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   std::once_flag cudnn_once_;
+  std::mutex cudnn_mu_;
   cudnnHandle_t cudnn_ = nullptr;
   status cudnn_error_;
   std::unique_ptr<pool> pool_;

@@ -1,0 +1,297 @@
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on the GPU through cuDNN, for NHWC
+// float32. Shapes and padding are resolved by the same conv2d_geometry_for as the CPU kernels,
+// so both accept the same inputs and word their errors alike.
+//
+// Two layout mismatches are bridged by copies on the GPU: caflow's HWIO filters (the
+// [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back, and
+// padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
+// of the input, or, for the input gradient, computed over the padded frame and cropped off
+// (see cudnn_support.hpp).
+#include <vector>
+
+#include "kernels/gpu/cudnn_support.hpp"
+#include "kernels/gpu/gpu_op_kernel.hpp"
+
+namespace caflow::gpu {
+namespace {
+
+std::string dims_string(const std::vector<int64_t>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
+  return out + "]";
+}
+
+// What cuDNN needs for one geometry.
+struct cudnn_conv {
+  window_plan plan;
+  nhwc_dims output;
+  tensor_descriptor x, y;  // x over the padded frame
+  filter_descriptor w;
+  convolution_descriptor conv;
+};
+
+// Reads and checks Conv2D's attrs once; NCHW and dilations fail when the graph is first run,
+// as on the CPU.
+template <class Algo>
+class cudnn_conv_kernel : public gpu_op_kernel {
+ public:
+  explicit cudnn_conv_kernel(kernel_construction& c) : gpu_op_kernel(c) {
+    auto p = parse_conv2d_params(c.def());
+    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
+    params_ = *p;
+    CAFLOW_OP_REQUIRES(c, !params_.nchw,
+                       errors::unimplemented(
+                           "the GPU kernel supports only data_format NHWC, got NCHW"));
+    std::vector<int64_t> dilations;
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
+    CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
+                       errors::unimplemented("the GPU kernel supports only dilations of 1, got ",
+                                             dims_string(dilations)));
+  }
+
+ protected:
+  status_or<conv2d_geometry> geometry(const tensor_shape& input, const tensor_shape& filter) const {
+    if (input.rank() != 4)
+      return errors::invalid_argument("input must be 4-dimensional, got shape ",
+                                      input.to_string());
+    if (filter.rank() != 4)
+      return errors::invalid_argument("filter must be 4-dimensional, got shape ",
+                                      filter.to_string());
+    return conv2d_geometry_for(params_, input, filter);
+  }
+
+  // REQUIRES a non-empty output and patch.
+  static status_or<cudnn_conv> describe(const conv2d_geometry& g) {
+    cudnn_conv d;
+    d.plan = plan_window(g);
+    d.output = {g.batch, g.out_rows, g.out_cols, g.out_depth};
+    CAFLOW_RETURN_IF_ERROR(check_cudnn_sizes(
+        {d.plan.padded, d.output, {g.out_depth, g.filter_rows, g.filter_cols, g.in_depth}}));
+    CAFLOW_ASSIGN_OR_RETURN(d.x, make_tensor_descriptor(d.plan.padded));
+    CAFLOW_ASSIGN_OR_RETURN(d.y, make_tensor_descriptor(d.output));
+    CAFLOW_ASSIGN_OR_RETURN(
+        d.w, make_filter_descriptor(g.out_depth, g.filter_rows, g.filter_cols, g.in_depth));
+    CAFLOW_ASSIGN_OR_RETURN(d.conv, make_convolution_descriptor(d.plan.rows.cudnn,
+                                                                d.plan.cols.cudnn, g.stride_rows,
+                                                                g.stride_cols));
+    // cuDNN refuses an output of another size; saying so here names both sizes.
+    int n = 0, c = 0, h = 0, w = 0;
+    CAFLOW_RETURN_IF_ERROR(cudnn_status(
+        cudnnGetConvolution2dForwardOutputDim(d.conv.get(), d.x.get(), d.w.get(), &n, &c, &h, &w),
+        "cudnnGetConvolution2dForwardOutputDim"));
+    if (n != g.batch || c != g.out_depth || h != g.out_rows || w != g.out_cols)
+      return errors::internal("cuDNN's convolution gives [", n, ",", h, ",", w, ",", c,
+                              "] where TensorFlow's gives ", g.output_shape().to_string());
+    return d;
+  }
+
+  // The filter (HWIO) in cuDNN's KRSC order.
+  static status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter, const conv2d_geometry& g) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor t, dev.allocate(dtype::float32,
+                                                   tensor_shape{g.out_depth, g.filter_rows,
+                                                                g.filter_cols, g.in_depth}));
+    launch_transpose<float>(filter.data<float>(), g.patch_size(), g.out_depth, t.data<float>(),
+                            dev.compute_stream());
+    return t;
+  }
+
+  static status zero(gpu_device& dev, tensor& t) {
+    return cuda_status(cudaMemsetAsync(t.raw_data(), 0, t.byte_size(), dev.compute_stream()),
+                       "cudaMemsetAsync");
+  }
+
+  static void* workspace_of(const chosen_algorithm<Algo>& c) {
+    return c.workspace.initialized() ? c.workspace.raw_data() : nullptr;
+  }
+
+  conv2d_params params_;
+  algorithm_cache<Algo> algorithms_;
+};
+
+class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
+ public:
+  using cudnn_conv_kernel::cudnn_conv_kernel;
+
+ protected:
+  void compute_on(kernel_context& ctx, gpu_device& dev) override {
+    CAFLOW_GPU_INPUT(input, ctx, dev, 0);
+    CAFLOW_GPU_INPUT(filter, ctx, dev, 1);
+    auto resolved = geometry(input.shape(), filter.shape());
+    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
+    const conv2d_geometry& g = *resolved;
+    tensor out = allocate_output(ctx, dev, 0, g.output_shape());
+    if (!out.initialized() || out.num_elements() == 0) return;
+    if (g.patch_size() == 0) {
+      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, filter, out));
+  }
+
+ private:
+  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input, const tensor& filter,
+             tensor& out) {
+    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
+    CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
+    CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
+      return forward_algorithms(cudnn.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
+    }));
+    CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+    const float one = 1, zero = 0;
+    return cudnn_status(
+        cudnnConvolutionForward(cudnn.handle, &one, d.x.get(), x.data<float>(), d.w.get(),
+                                w.data<float>(), d.conv.get(), chosen.algorithm.algo,
+                                workspace_of(chosen), chosen.algorithm.workspace_bytes, &zero,
+                                d.y.get(), out.data<float>()),
+        "cudnnConvolutionForward");
+  }
+};
+
+class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolutionBwdDataAlgo_t> {
+ public:
+  using cudnn_conv_kernel::cudnn_conv_kernel;
+
+ protected:
+  void compute_on(kernel_context& ctx, gpu_device& dev) override {
+    auto sizes = host_input(ctx, dev, 0);
+    CAFLOW_OP_REQUIRES_OK(ctx, sizes.get_status());
+    CAFLOW_GPU_INPUT(filter, ctx, dev, 1);
+    CAFLOW_GPU_INPUT(out_backprop, ctx, dev, 2);
+    auto input_shape = image_shape_from_sizes(*sizes, "input_sizes");
+    CAFLOW_OP_REQUIRES_OK(ctx, input_shape.get_status());
+    auto resolved = geometry(*input_shape, filter.shape());
+    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
+    const conv2d_geometry& g = *resolved;
+    const tensor_shape expected = g.output_shape();
+    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
+                       errors::invalid_argument("out_backprop has shape ",
+                                                out_backprop.shape().to_string(),
+                                                " but input_sizes ", input_shape->to_string(),
+                                                " and filter ", filter.shape().to_string(),
+                                                " give ", expected.to_string()));
+    tensor out = allocate_output(ctx, dev, 0, *input_shape);
+    if (!out.initialized() || out.num_elements() == 0) return;
+    // No output position (or no output channel) reads the input: its gradient is zero.
+    if (g.out_pixels() == 0 || g.out_depth == 0) {
+      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, filter, out_backprop, out));
+  }
+
+ private:
+  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& filter,
+             const tensor& out_backprop, tensor& out) {
+    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
+    // The gradient over cuDNN's frame; the extra padding's part is cropped off below.
+    tensor dx = out;
+    if (d.plan.needs_copy()) {
+      CAFLOW_ASSIGN_OR_RETURN(dx, dev.allocate(dtype::float32,
+                                               tensor_shape{d.plan.padded.n, d.plan.padded.rows,
+                                                            d.plan.padded.cols,
+                                                            d.plan.padded.depth}));
+    }
+    {
+      CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
+      CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
+        return backward_data_algorithms(cudnn.handle, d.w.get(), d.y.get(), d.conv.get(),
+                                        d.x.get());
+      }));
+      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+      const float one = 1, zero = 0;
+      CAFLOW_RETURN_IF_ERROR(cudnn_status(
+          cudnnConvolutionBackwardData(cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(),
+                                       out_backprop.data<float>(), d.conv.get(),
+                                       chosen.algorithm.algo, workspace_of(chosen),
+                                       chosen.algorithm.workspace_bytes, &zero, d.x.get(),
+                                       dx.data<float>()),
+          "cudnnConvolutionBackwardData"));
+    }
+    if (d.plan.needs_copy())
+      launch_crop_nhwc<float>(dx.data<float>(), d.plan.padded, out.data<float>(), d.plan.input,
+                              d.plan.rows.extra_before, d.plan.cols.extra_before,
+                              dev.compute_stream());
+    return {};
+  }
+};
+
+class conv2d_backprop_filter_op final
+    : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t> {
+ public:
+  using cudnn_conv_kernel::cudnn_conv_kernel;
+
+ protected:
+  void compute_on(kernel_context& ctx, gpu_device& dev) override {
+    CAFLOW_GPU_INPUT(input, ctx, dev, 0);
+    auto sizes = host_input(ctx, dev, 1);
+    CAFLOW_OP_REQUIRES_OK(ctx, sizes.get_status());
+    CAFLOW_GPU_INPUT(out_backprop, ctx, dev, 2);
+    auto filter_shape = image_shape_from_sizes(*sizes, "filter_sizes");
+    CAFLOW_OP_REQUIRES_OK(ctx, filter_shape.get_status());
+    auto resolved = geometry(input.shape(), *filter_shape);
+    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
+    const conv2d_geometry& g = *resolved;
+    const tensor_shape expected = g.output_shape();
+    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
+                       errors::invalid_argument("out_backprop has shape ",
+                                                out_backprop.shape().to_string(), " but input ",
+                                                input.shape().to_string(), " and filter_sizes ",
+                                                filter_shape->to_string(), " give ",
+                                                expected.to_string()));
+    tensor out = allocate_output(ctx, dev, 0, *filter_shape);
+    if (!out.initialized() || out.num_elements() == 0) return;
+    if (g.out_pixels() == 0) {
+      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, out_backprop, out));
+  }
+
+ private:
+  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input,
+             const tensor& out_backprop, tensor& out) {
+    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dw, dev.allocate(dtype::float32,
+                                                    tensor_shape{g.out_depth, g.filter_rows,
+                                                                 g.filter_cols, g.in_depth}));
+    {
+      CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
+      CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
+        return backward_filter_algorithms(cudnn.handle, d.x.get(), d.y.get(), d.conv.get(),
+                                          d.w.get());
+      }));
+      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+      const float one = 1, zero = 0;
+      CAFLOW_RETURN_IF_ERROR(cudnn_status(
+          cudnnConvolutionBackwardFilter(cudnn.handle, &one, d.x.get(), x.data<float>(),
+                                         d.y.get(), out_backprop.data<float>(), d.conv.get(),
+                                         chosen.algorithm.algo, workspace_of(chosen),
+                                         chosen.algorithm.workspace_bytes, &zero, d.w.get(),
+                                         dw.data<float>()),
+          "cudnnConvolutionBackwardFilter"));
+    }
+    // KRSC, read as [out_depth, patch], back to HWIO.
+    launch_transpose<float>(dw.data<float>(), g.out_depth, g.patch_size(), out.data<float>(),
+                            dev.compute_stream());
+    return {};
+  }
+};
+
+}  // namespace
+
+// input_sizes and filter_sizes are read on the host (one small copy back when they are on the
+// GPU): the registry has no host-memory arguments yet.
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Conv2D").device(device_gpu).type_constraint<float>("T"),
+                       conv2d_op);
+CAFLOW_REGISTER_KERNEL(
+    kernel_def_builder("Conv2DBackpropInput").device(device_gpu).type_constraint<float>("T"),
+    conv2d_backprop_input_op);
+CAFLOW_REGISTER_KERNEL(
+    kernel_def_builder("Conv2DBackpropFilter").device(device_gpu).type_constraint<float>("T"),
+    conv2d_backprop_filter_op);
+
+}  // namespace caflow::gpu

@@ -1,0 +1,232 @@
+#include "kernels/gpu/cudnn_support.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "devices/gpu/cuda_status.hpp"
+
+namespace caflow::gpu {
+
+status_or<tensor_descriptor> make_tensor_descriptor(const nhwc_dims& d) {
+  cudnnTensorDescriptor_t raw = nullptr;
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnCreateTensorDescriptor(&raw), "cudnnCreateTensorDescriptor"));
+  tensor_descriptor desc(raw);
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, static_cast<int>(d.n),
+                                 static_cast<int>(d.depth), static_cast<int>(d.rows),
+                                 static_cast<int>(d.cols)),
+      "cudnnSetTensor4dDescriptor"));
+  return desc;
+}
+
+status_or<filter_descriptor> make_filter_descriptor(int64_t out_depth, int64_t rows,
+                                                    int64_t cols, int64_t in_depth) {
+  cudnnFilterDescriptor_t raw = nullptr;
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnCreateFilterDescriptor(&raw), "cudnnCreateFilterDescriptor"));
+  filter_descriptor desc(raw);
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetFilter4dDescriptor(raw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC,
+                                 static_cast<int>(out_depth), static_cast<int>(in_depth),
+                                 static_cast<int>(rows), static_cast<int>(cols)),
+      "cudnnSetFilter4dDescriptor"));
+  return desc;
+}
+
+status_or<convolution_descriptor> make_convolution_descriptor(int64_t pad_rows, int64_t pad_cols,
+                                                              int64_t stride_rows,
+                                                              int64_t stride_cols) {
+  if (pad_rows > INT_MAX || pad_cols > INT_MAX || stride_rows > INT_MAX || stride_cols > INT_MAX)
+    return errors::unimplemented("cuDNN takes int32 pads and strides, got pads ", pad_rows, ",",
+                                 pad_cols, " and strides ", stride_rows, ",", stride_cols);
+  cudnnConvolutionDescriptor_t raw = nullptr;
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnCreateConvolutionDescriptor(&raw), "cudnnCreateConvolutionDescriptor"));
+  convolution_descriptor desc(raw);
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetConvolution2dDescriptor(raw, static_cast<int>(pad_rows), static_cast<int>(pad_cols),
+                                      static_cast<int>(stride_rows),
+                                      static_cast<int>(stride_cols), 1, 1,
+                                      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+      "cudnnSetConvolution2dDescriptor"));
+  return desc;
+}
+
+status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode,
+                                                      int64_t window_rows, int64_t window_cols,
+                                                      int64_t pad_rows, int64_t pad_cols,
+                                                      int64_t stride_rows, int64_t stride_cols) {
+  for (int64_t v : {window_rows, window_cols, pad_rows, pad_cols, stride_rows, stride_cols})
+    if (v > INT_MAX)
+      return errors::unimplemented("cuDNN takes int32 windows, pads and strides, got ", v);
+  cudnnPoolingDescriptor_t raw = nullptr;
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnCreatePoolingDescriptor(&raw), "cudnnCreatePoolingDescriptor"));
+  pooling_descriptor desc(raw);
+  // NaNs are not propagated, as in the CPU kernels, where a NaN never wins a comparison.
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnSetPooling2dDescriptor(raw, mode, CUDNN_NOT_PROPAGATE_NAN,
+                                  static_cast<int>(window_rows), static_cast<int>(window_cols),
+                                  static_cast<int>(pad_rows), static_cast<int>(pad_cols),
+                                  static_cast<int>(stride_rows), static_cast<int>(stride_cols)),
+      "cudnnSetPooling2dDescriptor"));
+  return desc;
+}
+
+namespace {
+
+// With `before` = the window's padding before the input and `after` the padding its last
+// window reaches past the input (negative when trailing input is unused, by less than one
+// stride), cuDNN pads both sides by p: its first window starts at -(p + extra_before), which
+// must be -before, and its window count floor((in + extras + 2p - k) / stride) + 1 is the
+// geometry's when the frame ends where the last window does, or less than a stride later.
+dim_padding split_padding(int64_t in, int64_t window, int64_t stride, int64_t out,
+                          int64_t before) {
+  const int64_t after = (out - 1) * stride + window - in - before;
+  dim_padding d;
+  d.cudnn = std::max<int64_t>(0, std::min(before, after));
+  d.extra_before = before - d.cudnn;
+  d.extra_after = std::max<int64_t>(0, after - d.cudnn);
+  return d;
+}
+
+}  // namespace
+
+window_plan plan_window(const conv2d_geometry& g) {
+  window_plan p;
+  p.rows = split_padding(g.in_rows, g.filter_rows, g.stride_rows, g.out_rows, g.pad_top);
+  p.cols = split_padding(g.in_cols, g.filter_cols, g.stride_cols, g.out_cols, g.pad_left);
+  p.input = {g.batch, g.in_rows, g.in_cols, g.in_depth};
+  p.padded = {g.batch, g.in_rows + p.rows.extra_before + p.rows.extra_after,
+              g.in_cols + p.cols.extra_before + p.cols.extra_after, g.in_depth};
+  return p;
+}
+
+status check_cudnn_sizes(std::initializer_list<nhwc_dims> batches) {
+  for (const nhwc_dims& d : batches) {
+    if (d.n > INT_MAX || d.rows > INT_MAX || d.cols > INT_MAX || d.depth > INT_MAX ||
+        d.elements() > INT_MAX)
+      return errors::unimplemented("cuDNN takes at most ", INT_MAX,
+                                   " elements per tensor, got a batch of [", d.n, ",", d.rows,
+                                   ",", d.cols, ",", d.depth, "]");
+  }
+  return {};
+}
+
+status_or<tensor> allocate_scratch(gpu_device& g, size_t bytes) {
+  return g.allocate(dtype::uint8, tensor_shape{static_cast<int64_t>(bytes)});
+}
+
+status_or<tensor> padded_input(gpu_device& g, const tensor& input, const window_plan& plan,
+                               float fill) {
+  if (!plan.needs_copy()) return input;
+  CAFLOW_ASSIGN_OR_RETURN(tensor padded,
+                          g.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
+                                                                  plan.padded.cols,
+                                                                  plan.padded.depth}));
+  launch_pad_nhwc<float>(input.data<float>(), plan.input, padded.data<float>(), plan.padded,
+                         plan.rows.extra_before, plan.cols.extra_before, fill,
+                         g.compute_stream());
+  return padded;
+}
+
+namespace {
+
+// cuDNN's ranked perf results, keeping those that work, FMA ones first (stable, so cuDNN's
+// ranking holds within each group).
+template <class Algo, class Perf>
+std::vector<conv_algorithm<Algo>> usable(const Perf* perf, int count) {
+  std::vector<conv_algorithm<Algo>> out;
+  for (int i = 0; i < count; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS)
+      out.push_back({perf[i].algo, perf[i].mathType, perf[i].memory});
+  std::stable_partition(out.begin(), out.end(),
+                        [](const conv_algorithm<Algo>& a) { return a.math == CUDNN_FMA_MATH; });
+  return out;
+}
+
+template <class Algo>
+status_or<std::vector<conv_algorithm<Algo>>> none_if_empty(std::vector<conv_algorithm<Algo>> v,
+                                                           const char* what) {
+  if (v.empty()) return errors::unimplemented("cuDNN has no ", what, " algorithm for these shapes");
+  return v;
+}
+
+}  // namespace
+
+status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
+    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
+    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y) {
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int count = 0;
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                             &count, perf),
+      "cudnnGetConvolutionForwardAlgorithm_v7"));
+  return none_if_empty(usable<cudnnConvolutionFwdAlgo_t>(perf, count), "forward convolution");
+}
+
+status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
+    cudnnHandle_t h, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
+    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx) {
+  cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int count = 0;
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w, dy, conv, dx,
+                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
+                                                  perf),
+      "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
+  return none_if_empty(usable<cudnnConvolutionBwdDataAlgo_t>(perf, count),
+                       "backward-data convolution");
+}
+
+status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>>
+backward_filter_algorithms(cudnnHandle_t h, cudnnTensorDescriptor_t x,
+                           cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
+                           cudnnFilterDescriptor_t dw) {
+  cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  int count = 0;
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x, dy, conv, dw,
+                                                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                    &count, perf),
+      "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
+  return none_if_empty(usable<cudnnConvolutionBwdFilterAlgo_t>(perf, count),
+                       "backward-filter convolution");
+}
+
+template <class Algo>
+status_or<chosen_algorithm<Algo>> choose_algorithm(
+    gpu_device& g, cudnnConvolutionDescriptor_t conv,
+    const std::vector<conv_algorithm<Algo>>& candidates) {
+  status last = errors::unimplemented("cuDNN offered no convolution algorithm");
+  for (const conv_algorithm<Algo>& c : candidates) {
+    chosen_algorithm<Algo> chosen{c, tensor()};
+    if (c.workspace_bytes > 0) {
+      auto ws = allocate_scratch(g, c.workspace_bytes);
+      // A candidate needing more scratch than is free gives way to a leaner one.
+      if (!ws.ok()) {
+        last = ws.get_status();
+        continue;
+      }
+      chosen.workspace = std::move(ws).value();
+    }
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnSetConvolutionMathType(conv, c.math), "cudnnSetConvolutionMathType"));
+    return chosen;
+  }
+  return last;
+}
+
+template status_or<chosen_algorithm<cudnnConvolutionFwdAlgo_t>> choose_algorithm(
+    gpu_device&, cudnnConvolutionDescriptor_t,
+    const std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>&);
+template status_or<chosen_algorithm<cudnnConvolutionBwdDataAlgo_t>> choose_algorithm(
+    gpu_device&, cudnnConvolutionDescriptor_t,
+    const std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>&);
+template status_or<chosen_algorithm<cudnnConvolutionBwdFilterAlgo_t>> choose_algorithm(
+    gpu_device&, cudnnConvolutionDescriptor_t,
+    const std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>&);
+
+}  // namespace caflow::gpu

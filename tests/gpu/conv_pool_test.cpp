@@ -1,0 +1,209 @@
+// Conv2D, its backprops and the pooling ops on the GPU (cuDNN) against the CPU kernels on
+// random inputs, plus small hand-checked cases for SAME's asymmetric padding, which cuDNN
+// cannot express directly and the kernels pad by hand.
+#include "gpu/gpu_test_util.hpp"
+
+namespace caflow::testing {
+namespace {
+
+using attr_map = std::map<std::string, attr_value>;
+
+attr_map conv_attrs(std::vector<int> strides, const char* padding) {
+  return {{"T", dtype::float32}, {"strides", std::move(strides)}, {"padding", padding}};
+}
+
+attr_map pool_attrs(std::vector<int> ksize, std::vector<int> strides, const char* padding) {
+  return {{"T", dtype::float32},
+          {"ksize", std::move(ksize)},
+          {"strides", std::move(strides)},
+          {"padding", padding}};
+}
+
+tensor sizes_of(const tensor_shape& s) {
+  std::vector<int32_t> v;
+  for (int i = 0; i < s.rank(); ++i) v.push_back(static_cast<int32_t>(s.dim(i)));
+  return vec32(v);
+}
+
+// The output shape of the CPU's forward op, for the gradients' random out_backprop.
+tensor_shape cpu_output_shape(const std::string& op, const std::vector<tensor>& inputs,
+                              const attr_map& attrs) {
+  auto out = run_kernel(op, inputs, attrs);
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  return out->at(0).shape();
+}
+
+// All three convolution kernels for one input, filter and attrs.
+void check_conv(device& gpu, const tensor_shape& input_shape, const tensor_shape& filter_shape,
+                const attr_map& attrs, uint32_t seed, double tol) {
+  CAPTURE(input_shape.to_string());
+  CAPTURE(filter_shape.to_string());
+  const tensor x = random_tensor<float>(input_shape, -1, 1, seed);
+  const tensor w = random_tensor<float>(filter_shape, -1, 1, seed + 1);
+  check_gpu_matches_cpu(gpu, "Conv2D", {x, w}, attrs, tol);
+  const tensor dy =
+      random_tensor<float>(cpu_output_shape("Conv2D", {x, w}, attrs), -1, 1, seed + 2);
+  check_gpu_matches_cpu(gpu, "Conv2DBackpropInput", {sizes_of(input_shape), w, dy}, attrs, tol);
+  check_gpu_matches_cpu(gpu, "Conv2DBackpropFilter", {x, sizes_of(filter_shape), dy}, attrs, tol);
+}
+
+// Both kernels of max or average pooling for one input and attrs.
+void check_pool(device& gpu, const tensor_shape& input_shape, const attr_map& attrs,
+                uint32_t seed) {
+  CAPTURE(input_shape.to_string());
+  const tensor x = random_tensor<float>(input_shape, -1, 1, seed);
+  check_gpu_matches_cpu(gpu, "MaxPool", {x}, attrs);
+  check_gpu_matches_cpu(gpu, "AvgPool", {x}, attrs);
+  auto y = run_kernel("MaxPool", {x}, attrs);
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  const tensor dy = random_tensor<float>(y->at(0).shape(), -1, 1, seed + 1);
+  check_gpu_matches_cpu(gpu, "MaxPoolGrad", {x, y->at(0), dy}, attrs);
+  check_gpu_matches_cpu(gpu, "AvgPoolGrad", {sizes_of(input_shape), dy}, attrs);
+}
+
+TEST_CASE("Conv2D with SAME padding puts the odd zero after the input, as TensorFlow") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  // 1 2 3 / 4 5 6 / 7 8 9 under a 2x2 filter of ones: pad_total 1 is all after, so each output
+  // sums the 2x2 block starting at its own position, zeros beyond the last row and column.
+  auto y = run_gpu_kernel(*gpu, "Conv2D", {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
+                          conv_attrs({1, 1, 1, 1}, "SAME"));
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  check_tensor<float>(y->at(0), {1, 3, 3, 1}, {12, 16, 9, 24, 28, 15, 15, 17, 9});
+  // With stride 2 the two windows start at 0 and 2: rows {0,1} and {2, padding}.
+  y = run_gpu_kernel(*gpu, "Conv2D", {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
+                     conv_attrs({1, 2, 2, 1}, "SAME"));
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  check_tensor<float>(y->at(0), {1, 2, 2, 1}, {12, 9, 15, 9});
+}
+
+TEST_CASE("Pooling with SAME padding: -inf for the maximum, the inside count for the mean") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  const attr_map same = pool_attrs({1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  // Negative values: a zero pad would win a maximum.
+  tensor x = iota<float>({1, 3, 3, 1}, 1);
+  for (int i = 0; i < 9; ++i) x.data<float>()[i] = -x.data<float>()[i];
+  auto y = run_gpu_kernel(*gpu, "MaxPool", {x}, same);
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  check_tensor<float>(y->at(0), {1, 2, 2, 1}, {-1, -3, -7, -9});
+  y = run_gpu_kernel(*gpu, "AvgPool", {iota<float>({1, 3, 3, 1}, 1)}, same);
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  check_tensor<float>(y->at(0), {1, 2, 2, 1}, {3, 4.5f, 7.5f, 9});
+  // The corner window holds only element 9: all of its gradient goes there.
+  y = run_gpu_kernel(*gpu, "AvgPoolGrad", {vec32({1, 3, 3, 1}), tensor::filled<float>({1, 2, 2, 1}, 4)},
+                     same);
+  REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
+  check_tensor<float>(y->at(0), {1, 3, 3, 1}, {1, 1, 2, 1, 1, 2, 2, 2, 4});
+}
+
+TEST_CASE("Conv2D and its backprops match the CPU: VALID, SAME and EXPLICIT, strides 1 to 3") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  uint32_t seed = 100;
+  const std::vector<std::pair<tensor_shape, tensor_shape>> shapes = {
+      {{2, 7, 9, 3}, {3, 3, 3, 4}},   // odd sizes, square filter
+      {{2, 8, 6, 3}, {2, 2, 3, 5}},   // even filter: SAME pads only after
+      {{1, 9, 7, 2}, {4, 5, 2, 3}},   // non-square filter
+      {{3, 5, 5, 4}, {1, 1, 4, 6}},   // pointwise
+      {{1, 4, 4, 2}, {4, 4, 2, 2}},   // filter as large as the input
+  };
+  for (const auto& [input, filter] : shapes) {
+    for (const char* padding : {"VALID", "SAME"}) {
+      for (std::vector<int> strides :
+           {std::vector<int>{1, 1, 1, 1}, {1, 2, 2, 1}, {1, 2, 1, 1}, {1, 3, 3, 1}}) {
+        CAPTURE(padding);
+        CAPTURE(strides[1]);
+        CAPTURE(strides[2]);
+        check_conv(*gpu, input, filter, conv_attrs(strides, padding), seed += 3, 1e-4);
+      }
+    }
+  }
+  attr_map explicit_pads = conv_attrs({1, 2, 1, 1}, "EXPLICIT");
+  explicit_pads["explicit_paddings"] = std::vector<int>{0, 0, 3, 0, 1, 2, 0, 0};
+  check_conv(*gpu, {2, 7, 6, 3}, {3, 3, 3, 2}, explicit_pads, seed += 3, 1e-4);
+}
+
+TEST_CASE("Conv2D and its backprops match the CPU on the CNN's layers") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  // apps/train/model.cpp: 5x5 SAME convolutions on 28x28x1, then 14x14x32 after a pool.
+  const attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
+  check_conv(*gpu, {16, 28, 28, 1}, {5, 5, 1, 32}, same, 200, 1e-3);
+  check_conv(*gpu, {16, 14, 14, 32}, {5, 5, 32, 64}, same, 210, 1e-3);
+}
+
+TEST_CASE("MaxPool, AvgPool and their gradients match the CPU") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  uint32_t seed = 300;
+  for (const tensor_shape& input : {tensor_shape{2, 7, 9, 3}, tensor_shape{1, 8, 8, 5},
+                                    tensor_shape{3, 5, 6, 1}}) {
+    for (const char* padding : {"VALID", "SAME"}) {
+      CAPTURE(padding);
+      check_pool(*gpu, input, pool_attrs({1, 2, 2, 1}, {1, 2, 2, 1}, padding), seed += 2);
+      check_pool(*gpu, input, pool_attrs({1, 3, 3, 1}, {1, 2, 2, 1}, padding), seed += 2);
+      check_pool(*gpu, input, pool_attrs({1, 3, 3, 1}, {1, 1, 1, 1}, padding), seed += 2);
+      check_pool(*gpu, input, pool_attrs({1, 2, 3, 1}, {1, 1, 2, 1}, padding), seed += 2);
+    }
+  }
+  // The CNN's 2x2 SAME pools.
+  const attr_map cnn = pool_attrs({1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  check_pool(*gpu, {16, 28, 28, 32}, cnn, 400);
+  check_pool(*gpu, {16, 14, 14, 64}, cnn, 402);
+}
+
+TEST_CASE("Empty inputs give empty or zero outputs") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  const attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
+  // No batch.
+  check_conv(*gpu, {0, 5, 5, 2}, {3, 3, 2, 4}, same, 500, 1e-5);
+  // No input channels: every output is an empty sum.
+  check_gpu_matches_cpu(*gpu, "Conv2D",
+                        {tensor(dtype::float32, {2, 4, 4, 0}), tensor(dtype::float32, {3, 3, 0, 2})},
+                        same);
+  // No output channels: nothing flows back to the input.
+  check_gpu_matches_cpu(*gpu, "Conv2DBackpropInput",
+                        {vec32({2, 4, 4, 3}), tensor(dtype::float32, {3, 3, 3, 0}),
+                         tensor(dtype::float32, {2, 4, 4, 0})},
+                        same);
+  // A window larger than the input leaves no VALID output: the gradients are zero.
+  const attr_map valid = pool_attrs({1, 3, 3, 1}, {1, 1, 1, 1}, "VALID");
+  const tensor x = random_tensor<float>({1, 2, 2, 3}, -1, 1, 501);
+  const tensor none(dtype::float32, {1, 0, 0, 3});
+  check_gpu_matches_cpu(*gpu, "MaxPool", {x}, valid);
+  check_gpu_matches_cpu(*gpu, "MaxPoolGrad", {x, none, none}, valid);
+  check_gpu_matches_cpu(*gpu, "AvgPoolGrad", {vec32({1, 2, 2, 3}), none}, valid);
+}
+
+TEST_CASE("Bad inputs fail as on the CPU") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  const attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
+  const tensor x = random_tensor<float>({1, 5, 5, 3}, -1, 1, 600);
+  const tensor w = random_tensor<float>({3, 3, 2, 4}, -1, 1, 601);
+  check_error(run_gpu_kernel(*gpu, "Conv2D", {x, w}, same),
+              "input and filter must have the same depth: 3 vs 2");
+  check_error(run_gpu_kernel(*gpu, "Conv2D", {random_tensor<float>({5, 5, 3}, -1, 1, 602), w}, same),
+              "input must be 4-dimensional, got shape [5,5,3]");
+  const tensor w3 = random_tensor<float>({3, 3, 3, 4}, -1, 1, 603);
+  check_error(run_gpu_kernel(*gpu, "Conv2DBackpropInput",
+                             {vec32({1, 5, 5, 3}), w3, random_tensor<float>({1, 4, 4, 4}, -1, 1, 604)},
+                             same),
+              "out_backprop has shape [1,4,4,4] but input_sizes [1,5,5,3]");
+  check_error(run_gpu_kernel(*gpu, "Conv2DBackpropFilter",
+                             {x, vec32({3, 3, 3}), random_tensor<float>({1, 5, 5, 4}, -1, 1, 605)},
+                             same),
+              "filter_sizes must be an int32 vector of 4 sizes");
+  attr_map nchw = same;
+  nchw["data_format"] = "NCHW";
+  check_error(run_gpu_kernel(*gpu, "Conv2D", {x, w3}, nchw),
+              "the GPU kernel supports only data_format NHWC");
+  const attr_map pool = pool_attrs({1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  check_error(run_gpu_kernel(*gpu, "MaxPoolGrad",
+                             {x, random_tensor<float>({1, 3, 3, 3}, -1, 1, 606),
+                              random_tensor<float>({1, 2, 2, 3}, -1, 1, 607)},
+                             pool),
+              "orig_output has shape [1,3,3,3] but pooling orig_input [1,5,5,3] gives [1,2,2,3]");
+  check_error(run_gpu_kernel(*gpu, "AvgPoolGrad",
+                             {vec32({1, 5, 5, 3}), random_tensor<float>({1, 3, 2, 3}, -1, 1, 608)},
+                             pool),
+              "grad has shape [1,3,2,3] but pooling an input of shape [1,5,5,3] gives [1,2,2,3]");
+}
+
+}  // namespace
+}  // namespace caflow::testing
