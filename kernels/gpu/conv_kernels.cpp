@@ -39,9 +39,9 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     auto p = parse_conv2d_params(c.def());
     CAFLOW_OP_REQUIRES_OK(c, p.get_status());
     params_ = *p;
-    CAFLOW_OP_REQUIRES(c, !params_.nchw,
-                       errors::unimplemented(
-                           "the GPU kernel supports only data_format NHWC, got NCHW"));
+    CAFLOW_OP_REQUIRES(
+        c, !params_.nchw,
+        errors::unimplemented("the GPU kernel supports only data_format NHWC, got NCHW"));
     std::vector<int64_t> dilations;
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
     CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
@@ -52,8 +52,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
  protected:
   status_or<conv2d_geometry> geometry(const tensor_shape& input, const tensor_shape& filter) const {
     if (input.rank() != 4)
-      return errors::invalid_argument("input must be 4-dimensional, got shape ",
-                                      input.to_string());
+      return errors::invalid_argument("input must be 4-dimensional, got shape ", input.to_string());
     if (filter.rank() != 4)
       return errors::invalid_argument("filter must be 4-dimensional, got shape ",
                                       filter.to_string());
@@ -71,9 +70,9 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     CAFLOW_ASSIGN_OR_RETURN(d.y, make_tensor_descriptor(d.output));
     CAFLOW_ASSIGN_OR_RETURN(
         d.w, make_filter_descriptor(g.out_depth, g.filter_rows, g.filter_cols, g.in_depth));
-    CAFLOW_ASSIGN_OR_RETURN(d.conv, make_convolution_descriptor(d.plan.rows.cudnn,
-                                                                d.plan.cols.cudnn, g.stride_rows,
-                                                                g.stride_cols));
+    CAFLOW_ASSIGN_OR_RETURN(
+        d.conv, make_convolution_descriptor(d.plan.rows.cudnn, d.plan.cols.cudnn, g.stride_rows,
+                                            g.stride_cols));
     // cuDNN refuses an output of another size; saying so here names both sizes.
     int n = 0, c = 0, h = 0, w = 0;
     CAFLOW_RETURN_IF_ERROR(cudnn_status(
@@ -86,10 +85,11 @@ class cudnn_conv_kernel : public gpu_op_kernel {
   }
 
   // The filter (HWIO) in cuDNN's KRSC order.
-  static status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter, const conv2d_geometry& g) {
-    CAFLOW_ASSIGN_OR_RETURN(tensor t, dev.allocate(dtype::float32,
-                                                   tensor_shape{g.out_depth, g.filter_rows,
-                                                                g.filter_cols, g.in_depth}));
+  static status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter,
+                                   const conv2d_geometry& g) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor t,
+                            dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
+                                                                      g.filter_cols, g.in_depth}));
     launch_transpose<float>(filter.data<float>(), g.patch_size(), g.out_depth, t.data<float>(),
                             dev.compute_stream());
     return t;
@@ -165,12 +165,11 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
-                       errors::invalid_argument("out_backprop has shape ",
-                                                out_backprop.shape().to_string(),
-                                                " but input_sizes ", input_shape->to_string(),
-                                                " and filter ", filter.shape().to_string(),
-                                                " give ", expected.to_string()));
+    CAFLOW_OP_REQUIRES(
+        ctx, out_backprop.shape() == expected,
+        errors::invalid_argument("out_backprop has shape ", out_backprop.shape().to_string(),
+                                 " but input_sizes ", input_shape->to_string(), " and filter ",
+                                 filter.shape().to_string(), " give ", expected.to_string()));
     tensor out = allocate_output(ctx, dev, 0, *input_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     // No output position (or no output channel) reads the input: its gradient is zero.
@@ -189,10 +188,9 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     // The gradient over cuDNN's frame; the extra padding's part is cropped off below.
     tensor dx = out;
     if (d.plan.needs_copy()) {
-      CAFLOW_ASSIGN_OR_RETURN(dx, dev.allocate(dtype::float32,
-                                               tensor_shape{d.plan.padded.n, d.plan.padded.rows,
-                                                            d.plan.padded.cols,
-                                                            d.plan.padded.depth}));
+      CAFLOW_ASSIGN_OR_RETURN(
+          dx, dev.allocate(dtype::float32, tensor_shape{d.plan.padded.n, d.plan.padded.rows,
+                                                        d.plan.padded.cols, d.plan.padded.depth}));
     }
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
@@ -203,11 +201,10 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
       CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardData(cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(),
-                                       out_backprop.data<float>(), d.conv.get(),
-                                       chosen.algorithm.algo, workspace_of(chosen),
-                                       chosen.algorithm.workspace_bytes, &zero, d.x.get(),
-                                       dx.data<float>()),
+          cudnnConvolutionBackwardData(
+              cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(), out_backprop.data<float>(),
+              d.conv.get(), chosen.algorithm.algo, workspace_of(chosen),
+              chosen.algorithm.workspace_bytes, &zero, d.x.get(), dx.data<float>()),
           "cudnnConvolutionBackwardData"));
     }
     if (d.plan.needs_copy())
@@ -218,8 +215,7 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
   }
 };
 
-class conv2d_backprop_filter_op final
-    : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t> {
+class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t> {
  public:
   using cudnn_conv_kernel::cudnn_conv_kernel;
 
@@ -235,12 +231,11 @@ class conv2d_backprop_filter_op final
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
-                       errors::invalid_argument("out_backprop has shape ",
-                                                out_backprop.shape().to_string(), " but input ",
-                                                input.shape().to_string(), " and filter_sizes ",
-                                                filter_shape->to_string(), " give ",
-                                                expected.to_string()));
+    CAFLOW_OP_REQUIRES(
+        ctx, out_backprop.shape() == expected,
+        errors::invalid_argument("out_backprop has shape ", out_backprop.shape().to_string(),
+                                 " but input ", input.shape().to_string(), " and filter_sizes ",
+                                 filter_shape->to_string(), " give ", expected.to_string()));
     tensor out = allocate_output(ctx, dev, 0, *filter_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
@@ -255,9 +250,9 @@ class conv2d_backprop_filter_op final
              const tensor& out_backprop, tensor& out) {
     CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
     CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
-    CAFLOW_ASSIGN_OR_RETURN(tensor dw, dev.allocate(dtype::float32,
-                                                    tensor_shape{g.out_depth, g.filter_rows,
-                                                                 g.filter_cols, g.in_depth}));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dw,
+                            dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
+                                                                      g.filter_cols, g.in_depth}));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
@@ -267,11 +262,10 @@ class conv2d_backprop_filter_op final
       CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardFilter(cudnn.handle, &one, d.x.get(), x.data<float>(),
-                                         d.y.get(), out_backprop.data<float>(), d.conv.get(),
-                                         chosen.algorithm.algo, workspace_of(chosen),
-                                         chosen.algorithm.workspace_bytes, &zero, d.w.get(),
-                                         dw.data<float>()),
+          cudnnConvolutionBackwardFilter(
+              cudnn.handle, &one, d.x.get(), x.data<float>(), d.y.get(), out_backprop.data<float>(),
+              d.conv.get(), chosen.algorithm.algo, workspace_of(chosen),
+              chosen.algorithm.workspace_bytes, &zero, d.w.get(), dw.data<float>()),
           "cudnnConvolutionBackwardFilter"));
     }
     // KRSC, read as [out_depth, patch], back to HWIO.

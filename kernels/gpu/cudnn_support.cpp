@@ -12,16 +12,16 @@ status_or<tensor_descriptor> make_tensor_descriptor(const nhwc_dims& d) {
   CAFLOW_RETURN_IF_ERROR(
       cudnn_status(cudnnCreateTensorDescriptor(&raw), "cudnnCreateTensorDescriptor"));
   tensor_descriptor desc(raw);
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT, static_cast<int>(d.n),
-                                 static_cast<int>(d.depth), static_cast<int>(d.rows),
-                                 static_cast<int>(d.cols)),
-      "cudnnSetTensor4dDescriptor"));
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NHWC, CUDNN_DATA_FLOAT,
+                                              static_cast<int>(d.n), static_cast<int>(d.depth),
+                                              static_cast<int>(d.rows), static_cast<int>(d.cols)),
+                   "cudnnSetTensor4dDescriptor"));
   return desc;
 }
 
-status_or<filter_descriptor> make_filter_descriptor(int64_t out_depth, int64_t rows,
-                                                    int64_t cols, int64_t in_depth) {
+status_or<filter_descriptor> make_filter_descriptor(int64_t out_depth, int64_t rows, int64_t cols,
+                                                    int64_t in_depth) {
   cudnnFilterDescriptor_t raw = nullptr;
   CAFLOW_RETURN_IF_ERROR(
       cudnn_status(cudnnCreateFilterDescriptor(&raw), "cudnnCreateFilterDescriptor"));
@@ -46,17 +46,19 @@ status_or<convolution_descriptor> make_convolution_descriptor(int64_t pad_rows, 
   convolution_descriptor desc(raw);
   CAFLOW_RETURN_IF_ERROR(cudnn_status(
       cudnnSetConvolution2dDescriptor(raw, static_cast<int>(pad_rows), static_cast<int>(pad_cols),
-                                      static_cast<int>(stride_rows),
-                                      static_cast<int>(stride_cols), 1, 1,
-                                      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+                                      static_cast<int>(stride_rows), static_cast<int>(stride_cols),
+                                      1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
       "cudnnSetConvolution2dDescriptor"));
+  // Asked of the heuristics as full float32; choose_algorithm sets each candidate's own.
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH),
+                                      "cudnnSetConvolutionMathType"));
   return desc;
 }
 
-status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode,
-                                                      int64_t window_rows, int64_t window_cols,
-                                                      int64_t pad_rows, int64_t pad_cols,
-                                                      int64_t stride_rows, int64_t stride_cols) {
+status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode, int64_t window_rows,
+                                                      int64_t window_cols, int64_t pad_rows,
+                                                      int64_t pad_cols, int64_t stride_rows,
+                                                      int64_t stride_cols) {
   for (int64_t v : {window_rows, window_cols, pad_rows, pad_cols, stride_rows, stride_cols})
     if (v > INT_MAX)
       return errors::unimplemented("cuDNN takes int32 windows, pads and strides, got ", v);
@@ -66,10 +68,10 @@ status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode,
   pooling_descriptor desc(raw);
   // NaNs are not propagated, as in the CPU kernels, where a NaN never wins a comparison.
   CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnSetPooling2dDescriptor(raw, mode, CUDNN_NOT_PROPAGATE_NAN,
-                                  static_cast<int>(window_rows), static_cast<int>(window_cols),
-                                  static_cast<int>(pad_rows), static_cast<int>(pad_cols),
-                                  static_cast<int>(stride_rows), static_cast<int>(stride_cols)),
+      cudnnSetPooling2dDescriptor(raw, mode, CUDNN_NOT_PROPAGATE_NAN, static_cast<int>(window_rows),
+                                  static_cast<int>(window_cols), static_cast<int>(pad_rows),
+                                  static_cast<int>(pad_cols), static_cast<int>(stride_rows),
+                                  static_cast<int>(stride_cols)),
       "cudnnSetPooling2dDescriptor"));
   return desc;
 }
@@ -81,8 +83,7 @@ namespace {
 // stride), cuDNN pads both sides by p: its first window starts at -(p + extra_before), which
 // must be -before, and its window count floor((in + extras + 2p - k) / stride) + 1 is the
 // geometry's when the frame ends where the last window does, or less than a stride later.
-dim_padding split_padding(int64_t in, int64_t window, int64_t stride, int64_t out,
-                          int64_t before) {
+dim_padding split_padding(int64_t in, int64_t window, int64_t stride, int64_t out, int64_t before) {
   const int64_t after = (out - 1) * stride + window - in - before;
   dim_padding d;
   d.cudnn = std::max<int64_t>(0, std::min(before, after));
@@ -108,8 +109,8 @@ status check_cudnn_sizes(std::initializer_list<nhwc_dims> batches) {
     if (d.n > INT_MAX || d.rows > INT_MAX || d.cols > INT_MAX || d.depth > INT_MAX ||
         d.elements() > INT_MAX)
       return errors::unimplemented("cuDNN takes at most ", INT_MAX,
-                                   " elements per tensor, got a batch of [", d.n, ",", d.rows,
-                                   ",", d.cols, ",", d.depth, "]");
+                                   " elements per tensor, got a batch of [", d.n, ",", d.rows, ",",
+                                   d.cols, ",", d.depth, "]");
   }
   return {};
 }
@@ -121,28 +122,35 @@ status_or<tensor> allocate_scratch(gpu_device& g, size_t bytes) {
 status_or<tensor> padded_input(gpu_device& g, const tensor& input, const window_plan& plan,
                                float fill) {
   if (!plan.needs_copy()) return input;
-  CAFLOW_ASSIGN_OR_RETURN(tensor padded,
-                          g.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
-                                                                  plan.padded.cols,
-                                                                  plan.padded.depth}));
+  CAFLOW_ASSIGN_OR_RETURN(
+      tensor padded, g.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
+                                                             plan.padded.cols, plan.padded.depth}));
   launch_pad_nhwc<float>(input.data<float>(), plan.input, padded.data<float>(), plan.padded,
-                         plan.rows.extra_before, plan.cols.extra_before, fill,
-                         g.compute_stream());
+                         plan.rows.extra_before, plan.cols.extra_before, fill, g.compute_stream());
   return padded;
 }
 
 namespace {
 
-// cuDNN's ranked perf results, keeping those that work, FMA ones first (stable, so cuDNN's
-// ranking holds within each group).
+bool uses_tensor_cores(cudnnMathType_t m) {
+  return m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+}
+
+// cuDNN's ranked perf results, keeping those that work, those without tensor cores first
+// (stable, so cuDNN's ranking holds within each group). As TensorFlow does with TF32 off, an
+// algorithm reported with the default math runs with FMA math: on Ampere and later the
+// default would let cuDNN round float32 operands to TF32.
 template <class Algo, class Perf>
 std::vector<conv_algorithm<Algo>> usable(const Perf* perf, int count) {
   std::vector<conv_algorithm<Algo>> out;
-  for (int i = 0; i < count; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS)
-      out.push_back({perf[i].algo, perf[i].mathType, perf[i].memory});
+  for (int i = 0; i < count; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    const cudnnMathType_t math =
+        uses_tensor_cores(perf[i].mathType) ? perf[i].mathType : CUDNN_FMA_MATH;
+    out.push_back({perf[i].algo, math, perf[i].memory});
+  }
   std::stable_partition(out.begin(), out.end(),
-                        [](const conv_algorithm<Algo>& a) { return a.math == CUDNN_FMA_MATH; });
+                        [](const conv_algorithm<Algo>& a) { return !uses_tensor_cores(a.math); });
   return out;
 }
 
@@ -160,10 +168,10 @@ status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algori
     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y) {
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnGetConvolutionForwardAlgorithm_v7(h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                             &count, perf),
-      "cudnnGetConvolutionForwardAlgorithm_v7"));
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnGetConvolutionForwardAlgorithm_v7(
+                       h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
+                   "cudnnGetConvolutionForwardAlgorithm_v7"));
   return none_if_empty(usable<cudnnConvolutionFwdAlgo_t>(perf, count), "forward convolution");
 }
 
@@ -172,26 +180,23 @@ status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_d
     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx) {
   cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnGetConvolutionBackwardDataAlgorithm_v7(h, w, dy, conv, dx,
-                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
-                                                  perf),
-      "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                       h, w, dy, conv, dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
+                   "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
   return none_if_empty(usable<cudnnConvolutionBwdDataAlgo_t>(perf, count),
                        "backward-data convolution");
 }
 
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>>
-backward_filter_algorithms(cudnnHandle_t h, cudnnTensorDescriptor_t x,
-                           cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                           cudnnFilterDescriptor_t dw) {
+status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
+    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
+    cudnnConvolutionDescriptor_t conv, cudnnFilterDescriptor_t dw) {
   cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, x, dy, conv, dw,
-                                                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                                                    &count, perf),
-      "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
+  CAFLOW_RETURN_IF_ERROR(
+      cudnn_status(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                       h, x, dy, conv, dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf),
+                   "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
   return none_if_empty(usable<cudnnConvolutionBwdFilterAlgo_t>(perf, count),
                        "backward-filter convolution");
 }

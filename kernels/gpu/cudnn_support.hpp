@@ -45,18 +45,18 @@ using pooling_descriptor =
 status_or<tensor_descriptor> make_tensor_descriptor(const nhwc_dims& d);
 // A float32 filter of out_depth x rows x cols x in_depth, stored in that order (cuDNN's KRSC,
 // which it calls NHWC); caflow's HWIO filters are transposed to it first.
-status_or<filter_descriptor> make_filter_descriptor(int64_t out_depth, int64_t rows,
-                                                    int64_t cols, int64_t in_depth);
+status_or<filter_descriptor> make_filter_descriptor(int64_t out_depth, int64_t rows, int64_t cols,
+                                                    int64_t in_depth);
 
 // A cross-correlation (TensorFlow's "convolution") with these symmetric pads and strides.
 status_or<convolution_descriptor> make_convolution_descriptor(int64_t pad_rows, int64_t pad_cols,
                                                               int64_t stride_rows,
                                                               int64_t stride_cols);
 // A window of window_rows x window_cols with these symmetric pads and strides.
-status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode,
-                                                      int64_t window_rows, int64_t window_cols,
-                                                      int64_t pad_rows, int64_t pad_cols,
-                                                      int64_t stride_rows, int64_t stride_cols);
+status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode, int64_t window_rows,
+                                                      int64_t window_cols, int64_t pad_rows,
+                                                      int64_t pad_cols, int64_t stride_rows,
+                                                      int64_t stride_cols);
 
 // How one spatial dimension's padding is done: `cudnn` on both sides by cuDNN, then
 // `extra_before` and `extra_after` by copying the input into a larger frame.
@@ -95,17 +95,16 @@ struct conv_algorithm {
 
 // The candidates of cuDNN's heuristics that work for these descriptors, full-precision FMA
 // ones first: TF32 tensor cores are used only when cuDNN offers nothing else, so results
-// agree with the CPU kernels and cuBLAS's MatMul to float32 rounding.
+// agree with the CPU kernels and cuBLAS's MatMul (which uses no TF32) to float32 rounding.
 status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
     cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y);
 status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
     cudnnHandle_t h, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
     cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx);
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>>
-backward_filter_algorithms(cudnnHandle_t h, cudnnTensorDescriptor_t x,
-                           cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                           cudnnFilterDescriptor_t dw);
+status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
+    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
+    cudnnConvolutionDescriptor_t conv, cudnnFilterDescriptor_t dw);
 
 // A kernel's memo of the candidates for each geometry it has run (most kernels see one or
 // two); asking cuDNN's heuristics costs more than the launches of a small convolution.
@@ -135,8 +134,8 @@ class algorithm_cache {
   using key = std::array<int64_t, 13>;
   static constexpr size_t max_entries = 16;
   static key key_of(const conv2d_geometry& g) {
-    return {g.batch,    g.in_rows,   g.in_cols,     g.in_depth,    g.filter_rows,
-            g.filter_cols, g.out_depth, g.out_rows, g.out_cols,    g.stride_rows,
+    return {g.batch,       g.in_rows,   g.in_cols,  g.in_depth, g.filter_rows,
+            g.filter_cols, g.out_depth, g.out_rows, g.out_cols, g.stride_rows,
             g.stride_cols, g.pad_top,   g.pad_left};
   }
 

@@ -31,9 +31,9 @@ class cudnn_pool_kernel : public gpu_op_kernel {
     auto p = parse_pool_params(c.def());
     CAFLOW_OP_REQUIRES_OK(c, p.get_status());
     params_ = *p;
-    CAFLOW_OP_REQUIRES(c, !params_.nchw,
-                       errors::unimplemented(
-                           "the GPU kernel supports only data_format NHWC, got NCHW"));
+    CAFLOW_OP_REQUIRES(
+        c, !params_.nchw,
+        errors::unimplemented("the GPU kernel supports only data_format NHWC, got NCHW"));
   }
 
  protected:
@@ -53,13 +53,13 @@ class cudnn_pool_kernel : public gpu_op_kernel {
     CAFLOW_RETURN_IF_ERROR(check_cudnn_sizes({d.plan.padded, d.output}));
     CAFLOW_ASSIGN_OR_RETURN(d.x, make_tensor_descriptor(d.plan.padded));
     CAFLOW_ASSIGN_OR_RETURN(d.y, make_tensor_descriptor(d.output));
-    CAFLOW_ASSIGN_OR_RETURN(d.pool, make_pooling_descriptor(mode, g.filter_rows, g.filter_cols,
-                                                            d.plan.rows.cudnn, d.plan.cols.cudnn,
-                                                            g.stride_rows, g.stride_cols));
+    CAFLOW_ASSIGN_OR_RETURN(
+        d.pool, make_pooling_descriptor(mode, g.filter_rows, g.filter_cols, d.plan.rows.cudnn,
+                                        d.plan.cols.cudnn, g.stride_rows, g.stride_cols));
     int n = 0, c = 0, h = 0, w = 0;
-    CAFLOW_RETURN_IF_ERROR(cudnn_status(
-        cudnnGetPooling2dForwardOutputDim(d.pool.get(), d.x.get(), &n, &c, &h, &w),
-        "cudnnGetPooling2dForwardOutputDim"));
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnGetPooling2dForwardOutputDim(d.pool.get(), d.x.get(), &n, &c, &h, &w),
+                     "cudnnGetPooling2dForwardOutputDim"));
     if (n != g.batch || c != g.in_depth || h != g.out_rows || w != g.out_cols)
       return errors::internal("cuDNN's pooling gives [", n, ",", h, ",", w, ",", c,
                               "] where TensorFlow's gives ", g.output_shape().to_string());
@@ -68,8 +68,8 @@ class cudnn_pool_kernel : public gpu_op_kernel {
 
   // Whether any window reaches into padding, where cuDNN's average and TensorFlow's differ.
   static bool padded(const window_plan& plan) {
-    return plan.rows.cudnn + plan.rows.extra_before + plan.rows.extra_after +
-               plan.cols.cudnn + plan.cols.extra_before + plan.cols.extra_after >
+    return plan.rows.cudnn + plan.rows.extra_before + plan.rows.extra_after + plan.cols.cudnn +
+               plan.cols.extra_before + plan.cols.extra_after >
            0;
   }
 
@@ -86,17 +86,15 @@ class cudnn_pool_kernel : public gpu_op_kernel {
   // The gradient over cuDNN's frame: `out` itself, or scratch to crop from.
   static status_or<tensor> frame_for(gpu_device& dev, const window_plan& plan, const tensor& out) {
     if (!plan.needs_copy()) return out;
-    return dev.allocate(dtype::float32,
-                        tensor_shape{plan.padded.n, plan.padded.rows, plan.padded.cols,
-                                     plan.padded.depth});
+    return dev.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
+                                                     plan.padded.cols, plan.padded.depth});
   }
 
   static void crop_into(gpu_device& dev, const window_plan& plan, const tensor& frame,
                         tensor& out) {
     if (!plan.needs_copy()) return;
     launch_crop_nhwc<float>(frame.data<float>(), plan.padded, out.data<float>(), plan.input,
-                            plan.rows.extra_before, plan.cols.extra_before,
-                            dev.compute_stream());
+                            plan.rows.extra_before, plan.cols.extra_before, dev.compute_stream());
   }
 
   pool_params params_;
@@ -124,8 +122,8 @@ class max_pool_op final : public cudnn_pool_kernel {
  private:
   static status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input, tensor& out) {
     CAFLOW_ASSIGN_OR_RETURN(cudnn_pool d, describe(g, max_mode));
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan,
-                                                   -std::numeric_limits<float>::infinity()));
+    CAFLOW_ASSIGN_OR_RETURN(
+        tensor x, padded_input(dev, input, d.plan, -std::numeric_limits<float>::infinity()));
     CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
     const float one = 1, zero = 0;
     return cudnn_status(cudnnPoolingForward(cudnn.handle, d.pool.get(), &one, d.x.get(),
@@ -147,15 +145,14 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, orig_output.shape() == pooled,
-                       errors::invalid_argument("orig_output has shape ",
-                                                orig_output.shape().to_string(), " but pooling ",
-                                                "orig_input ", orig_input.shape().to_string(),
-                                                " gives ", pooled.to_string()));
+    CAFLOW_OP_REQUIRES(
+        ctx, orig_output.shape() == pooled,
+        errors::invalid_argument("orig_output has shape ", orig_output.shape().to_string(),
+                                 " but pooling ", "orig_input ", orig_input.shape().to_string(),
+                                 " gives ", pooled.to_string()));
     CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
                        errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                                " but orig_output has shape ",
-                                                pooled.to_string()));
+                                                " but orig_output has shape ", pooled.to_string()));
     tensor out = allocate_output(ctx, dev, 0, orig_input.shape());
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
@@ -169,8 +166,8 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
   static status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input,
                     const tensor& output, const tensor& grad, tensor& out) {
     CAFLOW_ASSIGN_OR_RETURN(cudnn_pool d, describe(g, max_mode));
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan,
-                                                   -std::numeric_limits<float>::infinity()));
+    CAFLOW_ASSIGN_OR_RETURN(
+        tensor x, padded_input(dev, input, d.plan, -std::numeric_limits<float>::infinity()));
     CAFLOW_ASSIGN_OR_RETURN(tensor dx, frame_for(dev, d.plan, out));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
@@ -207,10 +204,10 @@ class avg_pool_op final : public cudnn_pool_kernel {
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       const float one = 1, zero = 0;
-      CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnPoolingForward(cudnn.handle, d.pool.get(), &one, d.x.get(), x.data<float>(),
-                              &zero, d.y.get(), out.data<float>()),
-          "cudnnPoolingForward"));
+      CAFLOW_RETURN_IF_ERROR(
+          cudnn_status(cudnnPoolingForward(cudnn.handle, d.pool.get(), &one, d.x.get(),
+                                           x.data<float>(), &zero, d.y.get(), out.data<float>()),
+                       "cudnnPoolingForward"));
     }
     if (padded(d.plan))
       launch_scale_to_inside_mean<float>(out.data<float>(), out.data<float>(), d.output,
@@ -234,11 +231,11 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
-                       errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                                " but pooling an input of shape ",
-                                                input_shape->to_string(), " gives ",
-                                                pooled.to_string()));
+    CAFLOW_OP_REQUIRES(
+        ctx, grad.shape() == pooled,
+        errors::invalid_argument("grad has shape ", grad.shape().to_string(),
+                                 " but pooling an input of shape ", input_shape->to_string(),
+                                 " gives ", pooled.to_string()));
     tensor out = allocate_output(ctx, dev, 0, *input_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {

@@ -1,5 +1,5 @@
-// Padding copies, crops, transposes and the average-pool rescaling of window_launch.hpp. One thread per
-// output element, depth innermost, so neighbouring threads touch neighbouring addresses.
+// Padding copies, crops, transposes and the average-pool rescaling of window_launch.hpp. One thread
+// per output element, depth innermost, so neighbouring threads touch neighbouring addresses.
 #include "kernels/gpu/launch_config.cuh"
 #include "kernels/gpu/window_launch.hpp"
 
@@ -50,36 +50,34 @@ __device__ inline int64_t inside_count(int64_t start, int64_t window, int64_t si
 }
 
 template <class T>
-__global__ void scale_to_inside_mean(const T* in, T* out, nhwc_dims y, pool_window w,
-                                     int64_t n) {
+__global__ void scale_to_inside_mean(const T* in, T* out, nhwc_dims y, pool_window w, int64_t n) {
   CAFLOW_GRID_LOOP(i, n) {
     const int64_t rest = i / y.depth;
     const int64_t col = rest % y.cols;
     const int64_t row = rest / y.cols % y.rows;
-    const int64_t count =
-        inside_count(row * w.stride_rows - w.pad_top, w.window_rows, w.in_rows) *
-        inside_count(col * w.stride_cols - w.pad_left, w.window_cols, w.in_cols);
+    const int64_t count = inside_count(row * w.stride_rows - w.pad_top, w.window_rows, w.in_rows) *
+                          inside_count(col * w.stride_cols - w.pad_left, w.window_cols, w.in_cols);
     // A window wholly in the padding (impossible for SAME and VALID) averages nothing.
-    out[i] = count > 0 ? in[i] * (static_cast<T>(w.window_rows * w.window_cols) /
-                                  static_cast<T>(count))
-                       : T(0);
+    out[i] = count > 0
+                 ? in[i] * (static_cast<T>(w.window_rows * w.window_cols) / static_cast<T>(count))
+                 : T(0);
   }
 }
 
 }  // namespace
 
 template <class T>
-void launch_pad_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top,
-                     int64_t left, T fill, cudaStream_t stream) {
+void launch_pad_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top, int64_t left,
+                     T fill, cudaStream_t stream) {
   const int64_t n = to.elements();
   if (n == 0) return;
-  pad_nhwc<T><<<blocks_for(n), threads_per_block, 0, stream>>>(in, from, out, to, top, left,
-                                                               fill, n);
+  pad_nhwc<T>
+      <<<blocks_for(n), threads_per_block, 0, stream>>>(in, from, out, to, top, left, fill, n);
 }
 
 template <class T>
-void launch_crop_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top,
-                      int64_t left, cudaStream_t stream) {
+void launch_crop_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top, int64_t left,
+                      cudaStream_t stream) {
   const int64_t n = to.elements();
   if (n == 0) return;
   crop_nhwc<T><<<blocks_for(n), threads_per_block, 0, stream>>>(in, from, out, to, top, left, n);
@@ -100,10 +98,10 @@ void launch_scale_to_inside_mean(const T* in, T* out, nhwc_dims y, const pool_wi
   scale_to_inside_mean<T><<<blocks_for(n), threads_per_block, 0, stream>>>(in, out, y, w, n);
 }
 
-template void launch_pad_nhwc<float>(const float*, nhwc_dims, float*, nhwc_dims, int64_t,
-                                     int64_t, float, cudaStream_t);
-template void launch_crop_nhwc<float>(const float*, nhwc_dims, float*, nhwc_dims, int64_t,
-                                      int64_t, cudaStream_t);
+template void launch_pad_nhwc<float>(const float*, nhwc_dims, float*, nhwc_dims, int64_t, int64_t,
+                                     float, cudaStream_t);
+template void launch_crop_nhwc<float>(const float*, nhwc_dims, float*, nhwc_dims, int64_t, int64_t,
+                                      cudaStream_t);
 template void launch_transpose<float>(const float*, int64_t, int64_t, float*, cudaStream_t);
 template void launch_scale_to_inside_mean<float>(const float*, float*, nhwc_dims,
                                                  const pool_window&, cudaStream_t);

@@ -1,9 +1,9 @@
 #pragma once
 // Launchers for the cuDNN convolution and pooling kernels' helpers: copies of NHWC images into
-// a larger (padded) frame and back out of it, a matrix transpose for filters, and the rescaling that turns cuDNN's average
-// over a whole window into TensorFlow's average over the window's part inside the input.
-// As gpu_launch.hpp: raw device pointers of the current GPU, queued on `stream`, errors from
-// cudaGetLastError afterwards; sizes are element counts and REQUIRE >= 0.
+// a larger (padded) frame and back out of it, a matrix transpose for filters, and the rescaling
+// that turns cuDNN's average over a whole window into TensorFlow's average over the window's part
+// inside the input. As gpu_launch.hpp: raw device pointers of the current GPU, queued on `stream`,
+// errors from cudaGetLastError afterwards; sizes are element counts and REQUIRE >= 0.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -20,14 +20,14 @@ struct nhwc_dims {
 // REQUIRES the image to fit: top + from.rows <= to.rows, left + from.cols <= to.cols, same n
 // and depth.
 template <class T>
-void launch_pad_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top,
-                     int64_t left, T fill, cudaStream_t stream);
+void launch_pad_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top, int64_t left,
+                     T fill, cudaStream_t stream);
 
 // out (`to`) = the window of `in` (`from`) starting at row `top`, column `left`. REQUIRES the
 // window inside: top + to.rows <= from.rows, left + to.cols <= from.cols, same n and depth.
 template <class T>
-void launch_crop_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top,
-                      int64_t left, cudaStream_t stream);
+void launch_crop_nhwc(const T* in, nhwc_dims from, T* out, nhwc_dims to, int64_t top, int64_t left,
+                      cudaStream_t stream);
 
 // out = the transpose of the row-major rows x cols matrix `in` (HWIO filters, read as
 // [patch, out_depth], to cuDNN's out_depth-first order and back).

@@ -65,12 +65,14 @@ TEST_CASE("Conv2D with SAME padding puts the odd zero after the input, as Tensor
   CAFLOW_REQUIRE_GPU(gpu);
   // 1 2 3 / 4 5 6 / 7 8 9 under a 2x2 filter of ones: pad_total 1 is all after, so each output
   // sums the 2x2 block starting at its own position, zeros beyond the last row and column.
-  auto y = run_gpu_kernel(*gpu, "Conv2D", {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
+  auto y = run_gpu_kernel(*gpu, "Conv2D",
+                          {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
                           conv_attrs({1, 1, 1, 1}, "SAME"));
   REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
   check_tensor<float>(y->at(0), {1, 3, 3, 1}, {12, 16, 9, 24, 28, 15, 15, 17, 9});
   // With stride 2 the two windows start at 0 and 2: rows {0,1} and {2, padding}.
-  y = run_gpu_kernel(*gpu, "Conv2D", {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
+  y = run_gpu_kernel(*gpu, "Conv2D",
+                     {iota<float>({1, 3, 3, 1}, 1), tensor::filled<float>({2, 2, 1, 1}, 1)},
                      conv_attrs({1, 2, 2, 1}, "SAME"));
   REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
   check_tensor<float>(y->at(0), {1, 2, 2, 1}, {12, 9, 15, 9});
@@ -89,8 +91,8 @@ TEST_CASE("Pooling with SAME padding: -inf for the maximum, the inside count for
   REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
   check_tensor<float>(y->at(0), {1, 2, 2, 1}, {3, 4.5f, 7.5f, 9});
   // The corner window holds only element 9: all of its gradient goes there.
-  y = run_gpu_kernel(*gpu, "AvgPoolGrad", {vec32({1, 3, 3, 1}), tensor::filled<float>({1, 2, 2, 1}, 4)},
-                     same);
+  y = run_gpu_kernel(*gpu, "AvgPoolGrad",
+                     {vec32({1, 3, 3, 1}), tensor::filled<float>({1, 2, 2, 1}, 4)}, same);
   REQUIRE_MESSAGE(y.ok(), y.get_status().to_string());
   check_tensor<float>(y->at(0), {1, 3, 3, 1}, {1, 1, 2, 1, 1, 2, 2, 2, 4});
 }
@@ -99,11 +101,11 @@ TEST_CASE("Conv2D and its backprops match the CPU: VALID, SAME and EXPLICIT, str
   CAFLOW_REQUIRE_GPU(gpu);
   uint32_t seed = 100;
   const std::vector<std::pair<tensor_shape, tensor_shape>> shapes = {
-      {{2, 7, 9, 3}, {3, 3, 3, 4}},   // odd sizes, square filter
-      {{2, 8, 6, 3}, {2, 2, 3, 5}},   // even filter: SAME pads only after
-      {{1, 9, 7, 2}, {4, 5, 2, 3}},   // non-square filter
-      {{3, 5, 5, 4}, {1, 1, 4, 6}},   // pointwise
-      {{1, 4, 4, 2}, {4, 4, 2, 2}},   // filter as large as the input
+      {{2, 7, 9, 3}, {3, 3, 3, 4}},  // odd sizes, square filter
+      {{2, 8, 6, 3}, {2, 2, 3, 5}},  // even filter: SAME pads only after
+      {{1, 9, 7, 2}, {4, 5, 2, 3}},  // non-square filter
+      {{3, 5, 5, 4}, {1, 1, 4, 6}},  // pointwise
+      {{1, 4, 4, 2}, {4, 4, 2, 2}},  // filter as large as the input
   };
   for (const auto& [input, filter] : shapes) {
     for (const char* padding : {"VALID", "SAME"}) {
@@ -132,8 +134,8 @@ TEST_CASE("Conv2D and its backprops match the CPU on the CNN's layers") {
 TEST_CASE("MaxPool, AvgPool and their gradients match the CPU") {
   CAFLOW_REQUIRE_GPU(gpu);
   uint32_t seed = 300;
-  for (const tensor_shape& input : {tensor_shape{2, 7, 9, 3}, tensor_shape{1, 8, 8, 5},
-                                    tensor_shape{3, 5, 6, 1}}) {
+  for (const tensor_shape& input :
+       {tensor_shape{2, 7, 9, 3}, tensor_shape{1, 8, 8, 5}, tensor_shape{3, 5, 6, 1}}) {
     for (const char* padding : {"VALID", "SAME"}) {
       CAPTURE(padding);
       check_pool(*gpu, input, pool_attrs({1, 2, 2, 1}, {1, 2, 2, 1}, padding), seed += 2);
@@ -154,9 +156,9 @@ TEST_CASE("Empty inputs give empty or zero outputs") {
   // No batch.
   check_conv(*gpu, {0, 5, 5, 2}, {3, 3, 2, 4}, same, 500, 1e-5);
   // No input channels: every output is an empty sum.
-  check_gpu_matches_cpu(*gpu, "Conv2D",
-                        {tensor(dtype::float32, {2, 4, 4, 0}), tensor(dtype::float32, {3, 3, 0, 2})},
-                        same);
+  check_gpu_matches_cpu(
+      *gpu, "Conv2D", {tensor(dtype::float32, {2, 4, 4, 0}), tensor(dtype::float32, {3, 3, 0, 2})},
+      same);
   // No output channels: nothing flows back to the input.
   check_gpu_matches_cpu(*gpu, "Conv2DBackpropInput",
                         {vec32({2, 4, 4, 3}), tensor(dtype::float32, {3, 3, 3, 0}),
@@ -178,17 +180,18 @@ TEST_CASE("Bad inputs fail as on the CPU") {
   const tensor w = random_tensor<float>({3, 3, 2, 4}, -1, 1, 601);
   check_error(run_gpu_kernel(*gpu, "Conv2D", {x, w}, same),
               "input and filter must have the same depth: 3 vs 2");
-  check_error(run_gpu_kernel(*gpu, "Conv2D", {random_tensor<float>({5, 5, 3}, -1, 1, 602), w}, same),
-              "input must be 4-dimensional, got shape [5,5,3]");
+  check_error(
+      run_gpu_kernel(*gpu, "Conv2D", {random_tensor<float>({5, 5, 3}, -1, 1, 602), w}, same),
+      "input must be 4-dimensional, got shape [5,5,3]");
   const tensor w3 = random_tensor<float>({3, 3, 3, 4}, -1, 1, 603);
-  check_error(run_gpu_kernel(*gpu, "Conv2DBackpropInput",
-                             {vec32({1, 5, 5, 3}), w3, random_tensor<float>({1, 4, 4, 4}, -1, 1, 604)},
-                             same),
+  check_error(run_gpu_kernel(
+                  *gpu, "Conv2DBackpropInput",
+                  {vec32({1, 5, 5, 3}), w3, random_tensor<float>({1, 4, 4, 4}, -1, 1, 604)}, same),
               "out_backprop has shape [1,4,4,4] but input_sizes [1,5,5,3]");
-  check_error(run_gpu_kernel(*gpu, "Conv2DBackpropFilter",
-                             {x, vec32({3, 3, 3}), random_tensor<float>({1, 5, 5, 4}, -1, 1, 605)},
-                             same),
-              "filter_sizes must be an int32 vector of 4 sizes");
+  check_error(
+      run_gpu_kernel(*gpu, "Conv2DBackpropFilter",
+                     {x, vec32({3, 3, 3}), random_tensor<float>({1, 5, 5, 4}, -1, 1, 605)}, same),
+      "filter_sizes must be an int32 vector of 4 sizes");
   attr_map nchw = same;
   nchw["data_format"] = "NCHW";
   check_error(run_gpu_kernel(*gpu, "Conv2D", {x, w3}, nchw),
@@ -199,10 +202,10 @@ TEST_CASE("Bad inputs fail as on the CPU") {
                               random_tensor<float>({1, 2, 2, 3}, -1, 1, 607)},
                              pool),
               "orig_output has shape [1,3,3,3] but pooling orig_input [1,5,5,3] gives [1,2,2,3]");
-  check_error(run_gpu_kernel(*gpu, "AvgPoolGrad",
-                             {vec32({1, 5, 5, 3}), random_tensor<float>({1, 3, 2, 3}, -1, 1, 608)},
-                             pool),
-              "grad has shape [1,3,2,3] but pooling an input of shape [1,5,5,3] gives [1,2,2,3]");
+  check_error(
+      run_gpu_kernel(*gpu, "AvgPoolGrad",
+                     {vec32({1, 5, 5, 3}), random_tensor<float>({1, 3, 2, 3}, -1, 1, 608)}, pool),
+      "grad has shape [1,3,2,3] but pooling an input of shape [1,5,5,3] gives [1,2,2,3]");
 }
 
 }  // namespace
