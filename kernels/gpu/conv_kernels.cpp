@@ -21,13 +21,10 @@ std::string dims_string(const std::vector<int64_t>& v) {
   return out + "]";
 }
 
-// What cuDNN needs for one geometry.
-struct cudnn_conv {
+// What cuDNN needs for one geometry; x describes the padded frame.
+struct cudnn_conv : conv_descriptors {
   window_plan plan;
   nhwc_dims output;
-  tensor_descriptor x, y;  // x over the padded frame
-  filter_descriptor w;
-  convolution_descriptor conv;
 };
 
 // Reads and checks Conv2D's attrs once; NCHW and dilations fail when the graph is first run,
@@ -100,10 +97,6 @@ class cudnn_conv_kernel : public gpu_op_kernel {
                        "cudaMemsetAsync");
   }
 
-  static void* workspace_of(const chosen_algorithm<Algo>& c) {
-    return c.workspace.initialized() ? c.workspace.raw_data() : nullptr;
-  }
-
   conv2d_params params_;
   algorithm_cache<Algo> algorithms_;
 };
@@ -135,16 +128,14 @@ class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
     CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
     CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
     CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-    CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
-      return forward_algorithms(cudnn.handle, d.x.get(), d.w.get(), d.conv.get(), d.y.get());
-    }));
-    CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+    CAFLOW_ASSIGN_OR_RETURN(
+        auto candidates, algorithms_.get(g, [&] { return forward_algorithms(cudnn.handle, d); }));
+    CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
     const float one = 1, zero = 0;
     return cudnn_status(
         cudnnConvolutionForward(cudnn.handle, &one, d.x.get(), x.data<float>(), d.w.get(),
-                                w.data<float>(), d.conv.get(), chosen.algorithm.algo,
-                                workspace_of(chosen), chosen.algorithm.workspace_bytes, &zero,
-                                d.y.get(), out.data<float>()),
+                                w.data<float>(), d.conv.get(), chosen.algo, chosen.workspace_data(),
+                                chosen.workspace_bytes, &zero, d.y.get(), out.data<float>()),
         "cudnnConvolutionForward");
   }
 };
@@ -195,16 +186,15 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
-        return backward_data_algorithms(cudnn.handle, d.w.get(), d.y.get(), d.conv.get(),
-                                        d.x.get());
+        return backward_data_algorithms(cudnn.handle, d);
       }));
-      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardData(
-              cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(), out_backprop.data<float>(),
-              d.conv.get(), chosen.algorithm.algo, workspace_of(chosen),
-              chosen.algorithm.workspace_bytes, &zero, d.x.get(), dx.data<float>()),
+          cudnnConvolutionBackwardData(cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(),
+                                       out_backprop.data<float>(), d.conv.get(), chosen.algo,
+                                       chosen.workspace_data(), chosen.workspace_bytes, &zero,
+                                       d.x.get(), dx.data<float>()),
           "cudnnConvolutionBackwardData"));
     }
     if (d.plan.needs_copy())
@@ -256,16 +246,15 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
-        return backward_filter_algorithms(cudnn.handle, d.x.get(), d.y.get(), d.conv.get(),
-                                          d.w.get());
+        return backward_filter_algorithms(cudnn.handle, d);
       }));
-      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, d.conv.get(), candidates));
+      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardFilter(
-              cudnn.handle, &one, d.x.get(), x.data<float>(), d.y.get(), out_backprop.data<float>(),
-              d.conv.get(), chosen.algorithm.algo, workspace_of(chosen),
-              chosen.algorithm.workspace_bytes, &zero, d.w.get(), dw.data<float>()),
+          cudnnConvolutionBackwardFilter(cudnn.handle, &one, d.x.get(), x.data<float>(), d.y.get(),
+                                         out_backprop.data<float>(), d.conv.get(), chosen.algo,
+                                         chosen.workspace_data(), chosen.workspace_bytes, &zero,
+                                         d.w.get(), dw.data<float>()),
           "cudnnConvolutionBackwardFilter"));
     }
     // KRSC, read as [out_depth, patch], back to HWIO.

@@ -141,75 +141,92 @@ bool uses_tensor_cores(cudnnMathType_t m) {
 // algorithm reported with the default math runs with FMA math: on Ampere and later the
 // default would let cuDNN round float32 operands to TF32.
 template <class Algo, class Perf>
-std::vector<conv_algorithm<Algo>> usable(const Perf* perf, int count) {
+status_or<std::vector<conv_algorithm<Algo>>> usable(const Perf* perf, int count, const char* what) {
   std::vector<conv_algorithm<Algo>> out;
   for (int i = 0; i < count; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
     const cudnnMathType_t math =
         uses_tensor_cores(perf[i].mathType) ? perf[i].mathType : CUDNN_FMA_MATH;
-    out.push_back({perf[i].algo, math, perf[i].memory});
+    out.push_back({perf[i].algo, math});
   }
   std::stable_partition(out.begin(), out.end(),
                         [](const conv_algorithm<Algo>& a) { return !uses_tensor_cores(a.math); });
+  if (out.empty())
+    return errors::unimplemented("cuDNN has no ", what, " algorithm for these shapes");
   return out;
 }
 
-template <class Algo>
-status_or<std::vector<conv_algorithm<Algo>>> none_if_empty(std::vector<conv_algorithm<Algo>> v,
-                                                           const char* what) {
-  if (v.empty()) return errors::unimplemented("cuDNN has no ", what, " algorithm for these shapes");
-  return v;
+// The exact workspace of `algo` under the descriptor's current math type (the heuristics'
+// figure is an estimate).
+status workspace_size(cudnnHandle_t h, const conv_descriptors& d, cudnnConvolutionFwdAlgo_t algo,
+                      size_t* bytes) {
+  return cudnn_status(cudnnGetConvolutionForwardWorkspaceSize(h, d.x.get(), d.w.get(), d.conv.get(),
+                                                              d.y.get(), algo, bytes),
+                      "cudnnGetConvolutionForwardWorkspaceSize");
+}
+status workspace_size(cudnnHandle_t h, const conv_descriptors& d,
+                      cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
+  return cudnn_status(cudnnGetConvolutionBackwardDataWorkspaceSize(
+                          h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), algo, bytes),
+                      "cudnnGetConvolutionBackwardDataWorkspaceSize");
+}
+status workspace_size(cudnnHandle_t h, const conv_descriptors& d,
+                      cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
+  return cudnn_status(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+                          h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), algo, bytes),
+                      "cudnnGetConvolutionBackwardFilterWorkspaceSize");
 }
 
 }  // namespace
 
 status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
-    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y) {
+    cudnnHandle_t h, const conv_descriptors& d) {
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(
-      cudnn_status(cudnnGetConvolutionForwardAlgorithm_v7(
-                       h, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
-                   "cudnnGetConvolutionForwardAlgorithm_v7"));
-  return none_if_empty(usable<cudnnConvolutionFwdAlgo_t>(perf, count), "forward convolution");
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(
+      cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
+                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
+      "cudnnGetConvolutionForwardAlgorithm_v7"));
+  return usable<cudnnConvolutionFwdAlgo_t>(perf, count, "forward convolution");
 }
 
 status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
-    cudnnHandle_t h, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
-    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx) {
+    cudnnHandle_t h, const conv_descriptors& d) {
   cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(
-      cudnn_status(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                       h, w, dy, conv, dx, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
-                   "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
-  return none_if_empty(usable<cudnnConvolutionBwdDataAlgo_t>(perf, count),
-                       "backward-data convolution");
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                                          h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
+                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
+                                      "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
+  return usable<cudnnConvolutionBwdDataAlgo_t>(perf, count, "backward-data convolution");
 }
 
 status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
-    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
-    cudnnConvolutionDescriptor_t conv, cudnnFilterDescriptor_t dw) {
+    cudnnHandle_t h, const conv_descriptors& d) {
   cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
   int count = 0;
-  CAFLOW_RETURN_IF_ERROR(
-      cudnn_status(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                       h, x, dy, conv, dw, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf),
-                   "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
-  return none_if_empty(usable<cudnnConvolutionBwdFilterAlgo_t>(perf, count),
-                       "backward-filter convolution");
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                                          h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
+                                          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf),
+                                      "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
+  return usable<cudnnConvolutionBwdFilterAlgo_t>(perf, count, "backward-filter convolution");
 }
 
 template <class Algo>
 status_or<chosen_algorithm<Algo>> choose_algorithm(
-    gpu_device& g, cudnnConvolutionDescriptor_t conv,
+    gpu_device& g, cudnnHandle_t h, const conv_descriptors& d,
     const std::vector<conv_algorithm<Algo>>& candidates) {
   status last = errors::unimplemented("cuDNN offered no convolution algorithm");
   for (const conv_algorithm<Algo>& c : candidates) {
-    chosen_algorithm<Algo> chosen{c, tensor()};
-    if (c.workspace_bytes > 0) {
-      auto ws = allocate_scratch(g, c.workspace_bytes);
+    CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d.conv.get(), c.math),
+                                        "cudnnSetConvolutionMathType"));
+    chosen_algorithm<Algo> chosen{c.algo, tensor(), 0};
+    if (status st = workspace_size(h, d, c.algo, &chosen.workspace_bytes); !st.ok()) {
+      last = st;  // not offered under this math type after all: try the next
+      continue;
+    }
+    if (chosen.workspace_bytes > 0) {
+      auto ws = allocate_scratch(g, chosen.workspace_bytes);
       // A candidate needing more scratch than is free gives way to a leaner one.
       if (!ws.ok()) {
         last = ws.get_status();
@@ -217,21 +234,19 @@ status_or<chosen_algorithm<Algo>> choose_algorithm(
       }
       chosen.workspace = std::move(ws).value();
     }
-    CAFLOW_RETURN_IF_ERROR(
-        cudnn_status(cudnnSetConvolutionMathType(conv, c.math), "cudnnSetConvolutionMathType"));
     return chosen;
   }
   return last;
 }
 
 template status_or<chosen_algorithm<cudnnConvolutionFwdAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnConvolutionDescriptor_t,
+    gpu_device&, cudnnHandle_t, const conv_descriptors&,
     const std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>&);
 template status_or<chosen_algorithm<cudnnConvolutionBwdDataAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnConvolutionDescriptor_t,
+    gpu_device&, cudnnHandle_t, const conv_descriptors&,
     const std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>&);
 template status_or<chosen_algorithm<cudnnConvolutionBwdFilterAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnConvolutionDescriptor_t,
+    gpu_device&, cudnnHandle_t, const conv_descriptors&,
     const std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>&);
 
 }  // namespace caflow::gpu

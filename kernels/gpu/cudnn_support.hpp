@@ -85,26 +85,31 @@ status_or<tensor> allocate_scratch(gpu_device& g, size_t bytes);
 status_or<tensor> padded_input(gpu_device& g, const tensor& input, const window_plan& plan,
                                float fill);
 
+// One convolution as cuDNN sees it. The three convolution ops share these: the forward pass
+// reads x and w and writes y; backward data reads w and dy (y's shape) and writes dx (x's);
+// backward filter reads x and dy and writes dw (w's).
+struct conv_descriptors {
+  tensor_descriptor x, y;
+  filter_descriptor w;
+  convolution_descriptor conv;
+};
+
 // One algorithm cuDNN offers for a convolution, in its order of preference.
 template <class Algo>
 struct conv_algorithm {
   Algo algo;
   cudnnMathType_t math;
-  size_t workspace_bytes;
 };
 
 // The candidates of cuDNN's heuristics that work for these descriptors, full-precision FMA
 // ones first: TF32 tensor cores are used only when cuDNN offers nothing else, so results
 // agree with the CPU kernels and cuBLAS's MatMul (which uses no TF32) to float32 rounding.
 status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
-    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnFilterDescriptor_t w,
-    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t y);
+    cudnnHandle_t h, const conv_descriptors& d);
 status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
-    cudnnHandle_t h, cudnnFilterDescriptor_t w, cudnnTensorDescriptor_t dy,
-    cudnnConvolutionDescriptor_t conv, cudnnTensorDescriptor_t dx);
+    cudnnHandle_t h, const conv_descriptors& d);
 status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
-    cudnnHandle_t h, cudnnTensorDescriptor_t x, cudnnTensorDescriptor_t dy,
-    cudnnConvolutionDescriptor_t conv, cudnnFilterDescriptor_t dw);
+    cudnnHandle_t h, const conv_descriptors& d);
 
 // A kernel's memo of the candidates for each geometry it has run (most kernels see one or
 // two); asking cuDNN's heuristics costs more than the launches of a small convolution.
@@ -143,16 +148,18 @@ class algorithm_cache {
   std::vector<std::pair<key, std::vector<conv_algorithm<Algo>>>> entries_;
 };
 
-// The first candidate whose workspace the allocator can give, with that workspace; the
-// convolution descriptor is set to the candidate's math type.
+// The first candidate whose workspace the allocator can give, with that workspace; d.conv is
+// left set to the candidate's math type.
 template <class Algo>
 struct chosen_algorithm {
-  conv_algorithm<Algo> algorithm;
+  Algo algo;
   tensor workspace;  // uninitialized when no workspace is needed
+  size_t workspace_bytes = 0;
+  void* workspace_data() const { return workspace.initialized() ? workspace.raw_data() : nullptr; }
 };
 template <class Algo>
 status_or<chosen_algorithm<Algo>> choose_algorithm(
-    gpu_device& g, cudnnConvolutionDescriptor_t conv,
+    gpu_device& g, cudnnHandle_t h, const conv_descriptors& d,
     const std::vector<conv_algorithm<Algo>>& candidates);
 
 }  // namespace caflow::gpu
