@@ -1,13 +1,7 @@
 #pragma once
-// What the cuDNN convolution and pooling kernels share: owned descriptors, the split of
-// TensorFlow's padding into what cuDNN can do and what the kernel must pad by hand, and
-// scratch memory from the GPU's allocator.
-//
-// cuDNN pads both sides of a dimension alike, but TensorFlow's SAME padding puts the odd zero
-// after (pad_total = 3 gives 1 before, 2 after), and VALID may leave trailing input unused.
-// window_plan gives cuDNN the symmetric part and says how much more the kernel pads into a
-// copy of the input (zeros for convolutions, -inf for max pooling), so cuDNN's windows start
-// where TensorFlow's do and their number is TensorFlow's.
+// What the cuDNN convolution and pooling kernels share: owned descriptors, copies of the input
+// padded as window_plan.hpp says, algorithm choice, and scratch memory from the GPU's
+// allocator.
 #include <array>
 #include <memory>
 #include <mutex>
@@ -15,8 +9,8 @@
 #include <vector>
 
 #include "devices/gpu/gpu_device.hpp"
-#include "graph/ops/conv_ops.hpp"
 #include "kernels/gpu/window_launch.hpp"
+#include "kernels/gpu/window_plan.hpp"
 
 namespace caflow::gpu {
 
@@ -57,21 +51,6 @@ status_or<pooling_descriptor> make_pooling_descriptor(cudnnPoolingMode_t mode, i
                                                       int64_t window_cols, int64_t pad_rows,
                                                       int64_t pad_cols, int64_t stride_rows,
                                                       int64_t stride_cols);
-
-// How one spatial dimension's padding is done: `cudnn` on both sides by cuDNN, then
-// `extra_before` and `extra_after` by copying the input into a larger frame.
-struct dim_padding {
-  int64_t cudnn = 0, extra_before = 0, extra_after = 0;
-};
-struct window_plan {
-  dim_padding rows, cols;
-  nhwc_dims input;   // the input as the kernel gets it
-  nhwc_dims padded;  // the input as cuDNN sees it (== input when no copy is needed)
-  bool needs_copy() const { return padded.rows != input.rows || padded.cols != input.cols; }
-};
-// REQUIRES g.out_rows >= 1 and g.out_cols >= 1 (a kernel with an empty output has nothing to
-// ask cuDNN).
-window_plan plan_window(const conv2d_geometry& g);
 
 // An error unless every dimension and element count of these batches fits cuDNN's int32
 // sizes.

@@ -8,13 +8,9 @@
 
 #include <cstdint>
 
-namespace caflow::gpu {
+#include "kernels/gpu/nhwc_dims.hpp"
 
-// An NHWC image batch: n images of rows x cols pixels of depth channels.
-struct nhwc_dims {
-  int64_t n = 0, rows = 0, cols = 0, depth = 0;
-  int64_t elements() const { return n * rows * cols * depth; }
-};
+namespace caflow::gpu {
 
 // out (`to`) = `in` (`from`) placed at row `top`, column `left`, every other pixel `fill`.
 // REQUIRES the image to fit: top + from.rows <= to.rows, left + from.cols <= to.cols, same n

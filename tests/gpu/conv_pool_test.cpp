@@ -3,6 +3,10 @@
 // cannot express directly and the kernels pad by hand.
 #include "gpu/gpu_test_util.hpp"
 
+#ifdef CAFLOW_HAVE_CUDA
+#include "kernels/gpu/window_plan.hpp"
+#endif
+
 namespace caflow::testing {
 namespace {
 
@@ -60,6 +64,96 @@ void check_pool(device& gpu, const tensor_shape& input_shape, const attr_map& at
   check_gpu_matches_cpu(gpu, "MaxPoolGrad", {x, y->at(0), dy}, attrs);
   check_gpu_matches_cpu(gpu, "AvgPoolGrad", {sizes_of(input_shape), dy}, attrs);
 }
+
+#ifdef CAFLOW_HAVE_CUDA
+// The padding plan is host arithmetic: these cases run without a GPU.
+
+// A convolution over `in` rows with a window of k rows (one column, so the columns need no
+// padding), resolved as the kernels resolve it.
+conv2d_geometry rows_geometry(int64_t in, int64_t k, int64_t stride, conv_padding padding,
+                              int64_t before = 0, int64_t after = 0) {
+  conv2d_params p;
+  p.padding = padding;
+  p.stride_rows = stride;
+  p.explicit_pads = {before, after, 0, 0};
+  auto g = conv2d_geometry_for(p, tensor_shape{2, in, 1, 3}, tensor_shape{k, 1, 3, 4});
+  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
+  return *g;
+}
+
+TEST_CASE("The padding plan splits TensorFlow's padding into cuDNN's and a padded copy") {
+  struct plan_case {
+    int64_t in, k, stride;
+    conv_padding padding;
+    int64_t before, after;  // EXPLICIT's
+    gpu::dim_padding want;
+  };
+  using enum conv_padding;
+  const plan_case cases[] = {
+      {3, 2, 1, same, 0, 0, {0, 0, 1}},       // pad_total 1: all after, by the copy
+      {6, 3, 2, same, 0, 0, {0, 0, 1}},       // 3 windows at 0, 2, 4: pad_total 1, after
+      {7, 3, 2, same, 0, 0, {1, 0, 0}},       // 4 windows at -1, 1, 3, 5: 1 each side
+      {28, 5, 1, same, 0, 0, {2, 0, 0}},      // the CNN's convolutions: symmetric
+      {28, 2, 2, same, 0, 0, {0, 0, 0}},      // the CNN's pools: no padding
+      {8, 3, 2, valid, 0, 0, {0, 0, 0}},      // row 7 is unused: cuDNN drops it too
+      {7, 3, 2, explicit_, 3, 0, {0, 3, 0}},  // 4 windows at -3, -1, 1, 3; row 6 unused
+      {5, 3, 1, explicit_, 1, 3, {1, 0, 2}},  // 1 each side by cuDNN, 2 more after
+  };
+  for (const plan_case& c : cases) {
+    CAPTURE(c.in);
+    CAPTURE(c.k);
+    CAPTURE(c.stride);
+    const gpu::window_plan plan =
+        gpu::plan_window(rows_geometry(c.in, c.k, c.stride, c.padding, c.before, c.after));
+    CHECK(plan.rows.cudnn == c.want.cudnn);
+    CHECK(plan.rows.extra_before == c.want.extra_before);
+    CHECK(plan.rows.extra_after == c.want.extra_after);
+    CHECK(plan.padded.rows == c.in + c.want.extra_before + c.want.extra_after);
+    CHECK(plan.needs_copy() == (c.want.extra_before + c.want.extra_after > 0));
+    CHECK(plan.cols.cudnn + plan.cols.extra_before + plan.cols.extra_after == 0);
+  }
+}
+
+TEST_CASE("Over every small geometry the plan gives TensorFlow's window starts and count") {
+  int checked = 0;
+  for (int64_t in = 1; in <= 12; ++in) {
+    for (int64_t k = 1; k <= 6; ++k) {
+      for (int64_t stride = 1; stride <= 4; ++stride) {
+        for (int64_t before = 0; before <= 3; ++before) {
+          for (int64_t after = 0; after <= 3; ++after) {
+            for (conv_padding padding :
+                 {conv_padding::valid, conv_padding::same, conv_padding::explicit_}) {
+              if (padding != conv_padding::explicit_ && (before > 0 || after > 0)) continue;
+              conv2d_params p;
+              p.padding = padding;
+              p.stride_rows = stride;
+              p.explicit_pads = {before, after, 0, 0};
+              auto g = conv2d_geometry_for(p, tensor_shape{1, in, 1, 1}, tensor_shape{k, 1, 1, 1});
+              if (!g.ok() || g->out_rows == 0) continue;
+              CAPTURE(in);
+              CAPTURE(k);
+              CAPTURE(stride);
+              CAPTURE(before);
+              CAPTURE(after);
+              const gpu::dim_padding d = gpu::plan_window(*g).rows;
+              REQUIRE(d.cudnn >= 0);
+              REQUIRE(d.extra_before >= 0);
+              REQUIRE(d.extra_after >= 0);
+              // cuDNN's first window starts at -(cudnn + extra_before) in the input's rows.
+              CHECK(d.cudnn + d.extra_before == g->pad_top);
+              // cuDNN's window count over the padded copy.
+              const int64_t frame = in + d.extra_before + d.extra_after + 2 * d.cudnn;
+              CHECK((frame - k) / stride + 1 == g->out_rows);
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 1000);
+}
+#endif  // CAFLOW_HAVE_CUDA
 
 TEST_CASE("Conv2D with SAME padding puts the odd zero after the input, as TensorFlow") {
   CAFLOW_REQUIRE_GPU(gpu);
