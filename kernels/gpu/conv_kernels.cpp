@@ -6,7 +6,7 @@
 // [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back, and
 // padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
 // of the input, or, for the input gradient, computed over the padded frame and cropped off
-// (see cudnn_support.hpp).
+// (see window_plan.hpp).
 #include <vector>
 
 #include "kernels/gpu/cudnn_support.hpp"

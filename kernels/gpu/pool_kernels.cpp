@@ -1,10 +1,10 @@
 // MaxPool, MaxPoolGrad, AvgPool and AvgPoolGrad on the GPU through cuDNN, for NHWC float32.
 // Windows are resolved by the same pool_geometry_for as the CPU kernels.
 //
-// Padding cuDNN cannot express (see cudnn_support.hpp) is added to a copy of the input: -inf
+// Padding cuDNN cannot express (see window_plan.hpp) is added to a copy of the input: -inf
 // for max pooling, which never wins a window, and zeros for average pooling. An average is
-// TensorFlow's mean over the window's part inside the input; cuDNN averages over the whole
-// window (padding included, where its own padding and the copy's agree), and the result is
+// TensorFlow's mean over the window's part inside the input; cuDNN is asked for the mean over
+// the whole window, counting padding (its own and the copy's zeros alike), and the result is
 // rescaled by area / inside-count at each output position. The gradient is scaled the same
 // way before cuDNN spreads it. Gradients over a padded copy are cropped back to the input.
 #include <limits>
