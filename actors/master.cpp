@@ -1,5 +1,6 @@
 #include "actors/master.hpp"
 
+#include <algorithm>
 #include <random>
 
 #include <caf/all.hpp>
@@ -107,6 +108,29 @@ std::string task_of_device(const std::string& device) {
   auto spec = parse_device_spec(device);
   if (!spec.ok() || !spec->job || !spec->task) return {};
   return "/job:" + *spec->job + "/replica:0/task:" + std::to_string(*spec->task);
+}
+
+// Spells every required task the way the master names tasks ("/job:J/replica:0/task:T"),
+// refusing names that are not tasks of this cluster.
+status canonical_tasks(const master_state& st, std::vector<std::string>& tasks) {
+  for (std::string& name : tasks) {
+    const std::string task = task_of_device(name);
+    if (task.empty())
+      return errors::invalid_argument("required task '", name,
+                                      "' is not a task name like /job:worker/task:1");
+    if (task != own_task(st) && !st.opts.workers.count(task) && !st.opts.addresses.count(task))
+      return errors::invalid_argument("required task '", name, "' is not a task of this cluster");
+    name = task;
+  }
+  return {};
+}
+
+// Why a session cannot run now: one of its required tasks is lost.
+status required_task_lost(const master_state& st, const master_session& s) {
+  for (const auto& task : s.config.required_tasks)
+    if (auto gone = st.lost.find(task); gone != st.lost.end())
+      return gone->second.with_context("a task this session requires");
+  return {};
 }
 
 std::string signature_key(const run_step_request& r) {
@@ -458,6 +482,19 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
     step_failed(self, id, why);
     partition_done(self, id, i);
   }
+  // Steps that wait on the task without running there (through a shared queue, say) are
+  // cancelled everywhere; their partitions answer the abort.
+  std::vector<int64_t> requiring;
+  for (const auto& [id, s] : self->state.steps) {
+    auto session = self->state.sessions.find(s.session);
+    if (session == self->state.sessions.end()) continue;
+    const auto& required = session->second.config.required_tasks;
+    if (std::find(required.begin(), required.end(), task) != required.end())
+      requiring.push_back(id);
+  }
+  for (int64_t id : requiring)
+    if (self->state.steps.count(id))
+      step_failed(self, id, why.with_context("a task this session requires"));
   // Partitions registered with the lost task are gone: prepare again next time.
   for (auto& [name, s] : self->state.sessions)
     for (auto it = s.cache.begin(); it != s.cache.end();) {
@@ -519,6 +556,13 @@ void handle_step(master_pointer self, run_step_request req,
     return;
   }
   master_session& s = it->second;
+  if (status gone = required_task_lost(self->state, s); !gone.ok()) {
+    if (may_resolve)
+      resolve_lost_then_retry(self, std::move(req), client, gone);
+    else
+      client.promise.deliver(to_caf_error(gone));
+    return;
+  }
   const std::string key = signature_key(req);
   auto cached = s.cache.find(key);
   // A plan that failed to register (a task restarted, a worker refused) is planned again.
@@ -594,6 +638,8 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
       [=](cf_create_atom, const std::string& bytes,
           session_config& config) -> caf::result<std::string> {
         master_session s;
+        if (status st = canonical_tasks(self->state, config.required_tasks); !st.ok())
+          return to_caf_error(st);
         s.config = std::move(config);
         if (status st = extend_session(s, bytes); !st.ok()) return to_caf_error(st);
         std::string handle = "session_" + std::to_string(self->state.next_session++);

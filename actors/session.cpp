@@ -140,7 +140,8 @@ class session::impl {
                           .disabled_passes = {opts_.optimizer.disabled.begin(),
                                               opts_.optimizer.disabled.end()},
                           .allow_soft_placement = opts_.allow_soft_placement,
-                          .log_device_placement = opts_.log_device_placement};
+                          .log_device_placement = opts_.log_device_placement,
+                          .required_tasks = opts_.required_tasks};
     CAFLOW_ASSIGN_OR_RETURN(remote_, remote_client::connect(opts_.target, opts_.connect_timeout,
                                                             opts_.operation_timeout.count() > 0
                                                                 ? opts_.operation_timeout

@@ -45,6 +45,12 @@ struct session_options {
   bool log_device_placement = false;
   // A remote target's TLS certificates and cluster id (the cluster's, or it refuses us).
   transport_security security{};
+  // On a cluster: tasks ("/job:worker/task:1") whose loss the session's steps cannot survive
+  // although their own nodes may not run there, e.g. synchronous replicas, which wait on every
+  // worker's gradients through shared queues. When one is lost, the master fails the session's
+  // running steps at once with an error naming it (instead of leaving them blocked until the
+  // operation timeout), and new steps fail until the task is back.
+  std::vector<std::string> required_tasks = {};
 };
 
 struct session_stats {

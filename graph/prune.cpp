@@ -23,6 +23,48 @@ status_or<tensor_ref> resolve_tensor(const graph& g, const std::string& name, co
   return tensor_ref{*id, ref->port};
 }
 
+// The device a node asks for, directly or through the first node it is colocated with
+// (followed a few links: colocation chains are short).
+std::string requested_device(const graph& g, const node_def& def) {
+  const node_def* n = &def;
+  for (int hops = 0; hops < 8; ++hops) {
+    if (!n->device.empty()) return n->device;
+    auto cls = n->attrs.find("_class");
+    if (cls == n->attrs.end() || !cls->second.holds<std::vector<std::string>>()) return {};
+    const node_def* next = nullptr;
+    for (const std::string& c : cls->second.get<std::vector<std::string>>())
+      if (c.starts_with("loc:@"))
+        if (auto id = g.find(std::string_view(c).substr(5))) {
+          next = g.node(*id).def;
+          break;
+        }
+    if (!next) return {};
+    n = next;
+  }
+  return {};
+}
+
+// A kept node colocated with a pruned one (a queue with the global step it was built beside,
+// say) keeps the intent: it asks for that node's device instead, and the placer is not sent
+// looking for a node the run does not have.
+void colocate_with_pruned(const graph& full, const std::vector<bool>& needed, node_def& copy) {
+  auto cls = copy.attrs.find("_class");
+  if (cls == copy.attrs.end() || !cls->second.holds<std::vector<std::string>>()) return;
+  std::vector<std::string> kept;
+  for (const std::string& c : cls->second.get<std::vector<std::string>>()) {
+    auto id = c.starts_with("loc:@") ? full.find(std::string_view(c).substr(5)) : std::nullopt;
+    if (!id || needed[*id]) {
+      kept.push_back(c);
+    } else if (copy.device.empty()) {
+      copy.device = requested_device(full, *full.node(*id).def);
+    }
+  }
+  if (kept.empty())
+    copy.attrs.erase(cls);
+  else
+    cls->second = attr_value(std::move(kept));
+}
+
 }  // namespace
 
 status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& sig) {
@@ -99,6 +141,7 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
     if (!needed[id]) continue;
     const graph_node& n = full.node(id);
     node_def copy = *n.def;
+    colocate_with_pruned(full, needed, copy);
     for (int slot = 0; slot < n.num_inputs(); ++slot) {
       auto f = fed.find({n.inputs[slot].src, n.inputs[slot].src_port});
       if (f != fed.end()) copy.inputs[slot] = f->second;

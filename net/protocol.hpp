@@ -104,6 +104,9 @@ struct session_config {
   std::vector<std::string> disabled_passes;
   bool allow_soft_placement = false;
   bool log_device_placement = false;
+  // Tasks the session's steps cannot do without although none of their nodes may run there
+  // (session_options::required_tasks).
+  std::vector<std::string> required_tasks{};
 };
 
 struct run_step_reply {
@@ -133,7 +136,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, session_config& x) {
   return f(caf::meta::type_name("session_config"), x.cse, x.constant_folding,
            x.max_constant_bytes, x.disabled_passes, x.allow_soft_placement,
-           x.log_device_placement);
+           x.log_device_placement, x.required_tasks);
 }
 
 template <class Inspector>

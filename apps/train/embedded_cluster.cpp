@@ -36,7 +36,8 @@ status_or<std::vector<int>> free_loopback_ports(int n) {
 }  // namespace
 
 status_or<std::unique_ptr<embedded_cluster>> embedded_cluster::start(
-    int ps_tasks, int worker_tasks, const cpu_device_options& cpu) {
+    int ps_tasks, int worker_tasks, const cpu_device_options& cpu,
+    const transport_security& security) {
   CAFLOW_ASSIGN_OR_RETURN(auto ports, free_loopback_ports(ps_tasks + worker_tasks));
   std::map<std::string, std::vector<std::string>> jobs;
   for (int i = 0; i < ps_tasks + worker_tasks; ++i)
@@ -53,7 +54,8 @@ status_or<std::unique_ptr<embedded_cluster>> embedded_cluster::start(
       server_options opts{.cluster = spec,
                           .job = i < ps_tasks ? "ps" : "worker",
                           .task = i < ps_tasks ? i : i - ps_tasks,
-                          .cpu = cpu};
+                          .cpu = cpu,
+                          .security = security};
       started[i] = server::start(opts);
     });
   for (auto& t : threads) t.join();
@@ -68,7 +70,11 @@ status_or<std::unique_ptr<embedded_cluster>> embedded_cluster::start(
 }
 
 embedded_cluster::~embedded_cluster() {
-  for (auto& s : servers_) s->stop();
+  // Workers first: a ps that left before them would be reported lost by every worker.
+  while (!servers_.empty()) {
+    servers_.back()->stop();
+    servers_.pop_back();
+  }
 }
 
 std::string embedded_cluster::worker_target(int task) const {

@@ -13,7 +13,8 @@ class embedded_cluster {
  public:
   // Jobs "ps" (ps_tasks) and "worker" (worker_tasks) on free loopback ports.
   static status_or<std::unique_ptr<embedded_cluster>> start(int ps_tasks, int worker_tasks,
-                                                            const cpu_device_options& cpu);
+                                                            const cpu_device_options& cpu,
+                                                            const transport_security& security = {});
   ~embedded_cluster();
 
   const cluster_spec& spec() const { return spec_; }

@@ -66,6 +66,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
       ->check(CLI::NonNegativeNumber);
   app.add_option("--keep-checkpoints", o->keep_checkpoints, "newest checkpoints kept")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--max-recoveries", o->max_recoveries,
+                 "with --checkpoint-dir: times a client starts over from the newest checkpoint "
+                 "after losing a task")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--recovery-timeout", o->recovery_timeout,
+                 "seconds a recovering client waits for a lost task to be back")
+      ->check(CLI::Range(1, 86400));
   app.add_option("--plot", o->plot,
                  "FILE.png: the loss and accuracy curves (gnuplot), their data in FILE.csv; "
                  "evaluates the test set after every epoch");
@@ -92,13 +99,6 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
     return errors::invalid_argument(e.what());
   }
   CAFLOW_RETURN_IF_ERROR(validate(o->security));
-  // The servers and sessions caflow-train starts do not take these settings yet; running in
-  // plain TCP, or with the default id, when asked for TLS or another id would be worse than
-  // refusing to run.
-  if (o->security.tls() || o->security.cluster_id != transport_security{}.cluster_id)
-    return errors::unimplemented(
-        "--tls-cert/--tls-key/--tls-ca/--cluster-id are not passed on to caflow-train's servers "
-        "and sessions yet; use caflow-server and a session with session_options::security");
   if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
     return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
   if (!o->job.empty() && o->cluster.empty())

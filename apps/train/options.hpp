@@ -39,6 +39,11 @@ struct train_options {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0;  // 0: only at the end
   int keep_checkpoints = 5;
+  // With checkpoints, a client that loses a task (a ps or worker that died or restarted) starts
+  // over from the newest checkpoint, at most `max_recoveries` times, each time trying for up to
+  // `recovery_timeout` seconds for the task to be back.
+  int max_recoveries = 3;
+  int recovery_timeout = 60;
   // The chief's loss and accuracy curves as a PNG (through gnuplot), with their data beside it
   // as CSV; the chief then also evaluates the test set after every epoch.
   std::string plot;

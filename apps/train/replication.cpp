@@ -51,6 +51,19 @@ std::vector<train::gradient_and_variable> average_towers(
 
 }  // namespace
 
+std::vector<std::string> required_tasks(const train_options& o, const client_plan& plan) {
+  if (plan.mode != replication::sync) return {};
+  const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
+  const int total = o.total_replicas ? o.total_replicas : plan.workers;
+  std::vector<std::string> tasks;
+  // With backups the chief trains on without a lost worker: it needs only the others' tokens.
+  if (!plan.is_chief())
+    tasks.push_back("/job:worker/task:0");
+  else if (total <= aggregate)
+    for (int w = 1; w < plan.workers; ++w) tasks.push_back("/job:worker/task:" + std::to_string(w));
+  return tasks;
+}
+
 status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& o,
                                                             const client_plan& plan) {
   auto g = std::make_unique<client_graph>();
@@ -94,14 +107,16 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     const output& loss = g->towers.back().loss;
     if (plan.mode == replication::sync) {
       const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
-      train::sync_replicas_optimizer sync(
-          *g->optimizer, {.replicas_to_aggregate = aggregate,
-                          .total_num_replicas = o.total_replicas ? o.total_replicas : plan.workers,
-                          .is_chief = plan.is_chief(),
-                          .local_device = worker_device(plan.worker_index)});
+      g->sync = std::make_unique<train::sync_replicas_optimizer>(
+          *g->optimizer,
+          train::sync_replicas_options{
+              .replicas_to_aggregate = aggregate,
+              .total_num_replicas = o.total_replicas ? o.total_replicas : plan.workers,
+              .is_chief = plan.is_chief(),
+              .local_device = worker_device(plan.worker_index)});
       CAFLOW_ASSIGN_OR_RETURN(train_op,
-                              sync.minimize(model_scope, loss, g->global_step, params.weights));
-      g->local_init.push_back(sync.local_initializer());
+                              g->sync->minimize(model_scope, loss, g->global_step, params.weights));
+      g->local_init.push_back(g->sync->local_initializer());
     } else {
       CAFLOW_ASSIGN_OR_RETURN(
           train_op, g->optimizer->minimize(model_scope, loss, g->global_step, params.weights));

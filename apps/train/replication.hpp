@@ -10,6 +10,8 @@
 
 #include "apps/train/model.hpp"
 #include "graph/train/optimizer.hpp"
+#include "graph/train/saver.hpp"
+#include "graph/train/sync_replicas_optimizer.hpp"
 
 namespace caflow::train_app {
 
@@ -31,7 +33,14 @@ struct client_graph {
   operation shared_init;
   output shared_ready;                   // bool scalar: every shared variable is initialized
   std::unique_ptr<train::optimizer> optimizer;  // owns the slots the graph refers to
+  std::unique_ptr<train::sync_replicas_optimizer> sync;  // sync mode only
+  std::unique_ptr<train::saver> saver;  // the chief's, built on its first run with checkpoints
 };
+
+// Tasks whose loss a client of `plan` cannot train through although none of its own nodes run
+// there: in sync mode without backup workers the chief needs every worker's gradients, and
+// every other worker needs the chief's tokens. Empty in the other modes.
+std::vector<std::string> required_tasks(const train_options& opts, const client_plan& plan);
 
 status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& opts,
                                                             const client_plan& plan);

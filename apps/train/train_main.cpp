@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
     if (!parsed.ok()) return fail(parsed.get_status());
     spec = *parsed;
     if (!o.job.empty()) {
-      auto srv = server::start({.cluster = spec, .job = o.job, .task = o.task, .cpu = cpu});
+      auto srv = server::start(
+          {.cluster = spec, .job = o.job, .task = o.task, .cpu = cpu, .security = o.security});
       if (!srv.ok()) return fail(srv.get_status());
       own = std::move(*srv);
       const bool drives = o.job == "worker" && (o.mode == replication::sync ||
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
   } else if (o.cluster.empty()) {
     workers = o.workers;
     std::printf("caflow-train: starting an embedded cluster: 1 ps, %d workers\n", workers);
-    auto cluster = embedded_cluster::start(1, workers, cpu);
+    auto cluster = embedded_cluster::start(1, workers, cpu, o.security);
     if (!cluster.ok()) return fail(cluster.get_status());
     const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers};
     if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {

@@ -71,28 +71,40 @@ status save_checkpoint(session& sess, const client_graph& g, const train::saver&
   return {};
 }
 
-}  // namespace
-
-status_or<client_result> run_client(const train_options& o, const client_plan& plan,
+// One attempt: a new session, initialization or restore, then training from the global step
+// found. `trained` is set once initialization is done (a later failure is a new loss).
+status_or<client_result> train_once(const train_options& o, const client_plan& plan,
                                     client_graph& g, const std::string& target,
                                     const std::vector<data::dataset>& shards,
-                                    const data::dataset& test, bool print_progress) {
+                                    const data::dataset& test, bool print_progress,
+                                    bool* trained) {
   session_options sopts;
   sopts.target = target;
   if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
+  sopts.security = o.security;
   // Only the chief checkpoints: one writer per directory.
   const bool checkpoints = plan.is_chief() && !o.checkpoint_dir.empty();
-  std::optional<train::saver> saver;
-  if (checkpoints) {
-    saver.emplace(g.root, g.shared_vars, train::saver_options{.keep_last = o.keep_checkpoints});
+  if (checkpoints && !g.saver) {
+    g.saver = std::make_unique<train::saver>(
+        g.root, g.shared_vars, train::saver_options{.keep_last = o.keep_checkpoints});
     CAFLOW_RETURN_IF_ERROR(g.root.get_status());
   }
   session sess(g.root, sopts);
+  // Training steps wait on tasks outside their own partitions (sync mode): they run in a
+  // session that fails them when one of those is lost. Initialization, checkpoints and the
+  // evaluation do not, and must not fail because a replica that finished its share has left.
+  std::optional<session> training_session;
+  if (auto required = required_tasks(o, plan); !required.empty()) {
+    session_options topts = sopts;
+    topts.required_tasks = std::move(required);
+    training_session.emplace(g.root, topts);
+  }
+  session& stepper = training_session ? *training_session : sess;
 
   int64_t resumed_global_step = 0;
   if (checkpoints) {
     CAFLOW_ASSIGN_OR_RETURN(resumed_global_step,
-                            restore_or_initialize(sess, g, *saver, o.checkpoint_dir));
+                            restore_or_initialize(sess, g, *g.saver, o.checkpoint_dir));
   } else if (plan.is_chief()) {
     CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
   } else {
@@ -104,6 +116,7 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
     }
   }
   if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
+  *trained = true;
 
   // Every tower takes the same number of full batches per epoch, so replicas stay in step.
   std::vector<data::batch_iterator> batchers;
@@ -145,8 +158,8 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
     progress.skip(done_steps);
     if (print_progress)
       std::printf("caflow-train: resuming at epoch %lld step %lld (%lld of %lld steps done)\n",
-                static_cast<long long>(done_steps / steps_per_epoch + 1),
-                static_cast<long long>(done_steps % steps_per_epoch),
+                  static_cast<long long>(done_steps / steps_per_epoch + 1),
+                  static_cast<long long>(done_steps % steps_per_epoch),
                   static_cast<long long>(done_steps), static_cast<long long>(total_steps));
     std::fflush(stdout);
   }
@@ -154,46 +167,54 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
   const tensor training = tensor::scalar(true);
   client_result result;
   const bool plotting = plan.is_chief() && !o.plot.empty();
+  // In sync mode the chief makes exactly the updates of the run; the others train until it
+  // closes the token queue: with backup workers they run ahead of their share, and stopping
+  // by their own count could leave the chief waiting for gradients nobody sends.
+  const bool until_closed = g.sync && !plan.is_chief();
   // At most ~1000 points per curve.
   history_recorder history(std::max<int64_t>(1, total_steps / 1000));
   int64_t saved_at = -1;  // result.steps at the last checkpoint
+  double loss_sum = 0, correct_sum = 0;
+  int64_t in_epoch = 0;  // steps summed in loss_sum/correct_sum
   const auto start = clock_type::now();
-  for (int epoch = static_cast<int>(done_steps / steps_per_epoch); epoch < o.epochs; ++epoch) {
-    double loss_sum = 0, correct_sum = 0;
-    const int64_t first = epoch == done_steps / steps_per_epoch ? done_steps % steps_per_epoch : 0;
-    for (int64_t step = first; step < steps_per_epoch; ++step) {
-      session::feed_list feeds;
-      for (int64_t t = 0; t < towers; ++t) {
-        data::batch b = batchers[static_cast<size_t>(t)].next();
-        feeds.push_back({g.towers[t].images, std::move(b.images)});
-        feeds.push_back({g.towers[t].labels, std::move(b.labels)});
-        feeds.push_back({g.towers[t].training, training});
-      }
-      CAFLOW_ASSIGN_OR_RETURN(auto out, sess.run(feeds, fetches, {g.train_op}));
-      float loss = 0;
-      int64_t correct = 0;
-      for (int64_t t = 0; t < towers; ++t) {
-        loss += out[1 + 2 * t].data<float>()[0] / static_cast<float>(towers);
-        correct += out[2 + 2 * t].data<int32_t>()[0];
-      }
-      loss_sum += loss;
-      correct_sum += static_cast<double>(correct) / static_cast<double>(o.batch_size * towers);
-      result.last_loss = loss;
-      ++result.steps;
-      const auto averaged = static_cast<double>(step + 1 - first);
-      if (plotting)
-        history.step(done_steps + result.steps, epoch + 1, loss,
-                     static_cast<double>(correct) / static_cast<double>(o.batch_size * towers));
-      if (print_progress)
-        progress.step(epoch, step + 1, out[0].data<int64_t>()[0],
-                      static_cast<float>(loss_sum / averaged), correct_sum / averaged);
-      if (checkpoints && o.checkpoint_every > 0 &&
-          (done_steps + result.steps) % o.checkpoint_every == 0) {
-        CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir, progress));
-        saved_at = result.steps;
-      }
+  for (int64_t index = done_steps; until_closed || index < total_steps; ++index) {
+    const int epoch = static_cast<int>(index / steps_per_epoch);
+    const int64_t step = index % steps_per_epoch;
+    session::feed_list feeds;
+    for (int64_t t = 0; t < towers; ++t) {
+      data::batch b = batchers[static_cast<size_t>(t)].next();
+      feeds.push_back({g.towers[t].images, std::move(b.images)});
+      feeds.push_back({g.towers[t].labels, std::move(b.labels)});
+      feeds.push_back({g.towers[t].training, training});
     }
-    const auto averaged = static_cast<double>(std::max<int64_t>(steps_per_epoch - first, 1));
+    auto out = stepper.run(feeds, fetches, {g.train_op});
+    if (!out.ok() && until_closed && g.sync->is_end_of_training(out.get_status())) break;
+    if (!out.ok()) return out.get_status();
+    float loss = 0;
+    int64_t correct = 0;
+    for (int64_t t = 0; t < towers; ++t) {
+      loss += (*out)[1 + 2 * t].data<float>()[0] / static_cast<float>(towers);
+      correct += (*out)[2 + 2 * t].data<int32_t>()[0];
+    }
+    loss_sum += loss;
+    correct_sum += static_cast<double>(correct) / static_cast<double>(o.batch_size * towers);
+    ++in_epoch;
+    result.last_loss = loss;
+    ++result.steps;
+    if (epoch >= o.epochs) continue;  // past the run's end, waiting for the chief to close it
+    const auto averaged = static_cast<double>(in_epoch);
+    if (plotting)
+      history.step(done_steps + result.steps, epoch + 1, loss,
+                   static_cast<double>(correct) / static_cast<double>(o.batch_size * towers));
+    if (print_progress)
+      progress.step(epoch, step + 1, (*out)[0].data<int64_t>()[0],
+                    static_cast<float>(loss_sum / averaged), correct_sum / averaged);
+    if (checkpoints && o.checkpoint_every > 0 &&
+        (done_steps + result.steps) % o.checkpoint_every == 0) {
+      CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *g.saver, o.checkpoint_dir, progress));
+      saved_at = result.steps;
+    }
+    if (step + 1 < steps_per_epoch) continue;
     double test_accuracy = -1;
     if (plotting) {
       CAFLOW_ASSIGN_OR_RETURN(test_accuracy, evaluate(sess, g.towers[0], test));
@@ -204,10 +225,13 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
       progress.end_epoch(epoch, static_cast<float>(loss_sum / averaged), correct_sum / averaged,
                          test_accuracy);
     result.test_accuracy = test_accuracy;
+    loss_sum = correct_sum = 0;
+    in_epoch = 0;
   }
+  if (g.sync && plan.is_chief()) CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.sync->end_of_training()}));
   if (plotting) result.history = history.history();
   if (checkpoints && saved_at != result.steps)
-    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *saver, o.checkpoint_dir, progress));
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *g.saver, o.checkpoint_dir, progress));
   result.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
   result.samples_per_second =
       static_cast<double>(result.steps * o.batch_size * towers) / std::max(result.seconds, 1e-9);
@@ -216,6 +240,45 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
     CAFLOW_ASSIGN_OR_RETURN(result.test_accuracy, evaluate(sess, g.towers[0], test));
   }
   return result;
+}
+
+// Losses a training job survives by starting over from its newest checkpoint: a task that
+// died or restarted.
+bool recoverable(const train_options& o, const status& why) {
+  return !o.checkpoint_dir.empty() &&
+         (why.code() == error_code::unavailable || why.code() == error_code::aborted);
+}
+
+}  // namespace
+
+status_or<client_result> run_client(const train_options& o, const client_plan& plan,
+                                    client_graph& g, const std::string& target,
+                                    const std::vector<data::dataset>& shards,
+                                    const data::dataset& test, bool print_progress) {
+  const std::string who = "worker " + std::to_string(plan.worker_index);
+  int recoveries = 0;
+  std::optional<clock_type::time_point> failing_since;
+  while (true) {
+    bool trained = false;
+    auto result = train_once(o, plan, g, target, shards, test, print_progress, &trained);
+    if (result.ok() || !recoverable(o, result.get_status())) return result;
+    const status& why = result.get_status();
+    const auto now = clock_type::now();
+    if (trained || !failing_since) {
+      if (recoveries == o.max_recoveries)
+        return why.with_context("gave up after " + std::to_string(recoveries) + " recoveries");
+      ++recoveries;
+      failing_since = now;
+      std::printf("caflow-train: %s: %s; recovering from the newest checkpoint (%d of %d)\n",
+                  who.c_str(), why.to_string().c_str(), recoveries, o.max_recoveries);
+      std::fflush(stdout);
+    } else if (now - *failing_since > std::chrono::seconds(o.recovery_timeout)) {
+      return why.with_context("not recovered within " + std::to_string(o.recovery_timeout) +
+                              " s");
+    }
+    // The lost task is being restarted: try again shortly.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
 }
 
 }  // namespace caflow::train_app

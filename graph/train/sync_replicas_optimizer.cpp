@@ -64,12 +64,19 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
     auto tokens = ops::fill(on_step, ops::constant(s, std::vector<int32_t>{total}, {1}), new_step);
     before_token.push_back(ops::queue_enqueue_many(on_step, token_queue, {tokens}));
   }
+  close_tokens_ = ops::queue_close(on_step.with_op_name("close_token_queue"), token_queue);
   auto token = ops::queue_dequeue(s.with_control_dependencies(before_token), token_queue,
                                   {dtype::int64});
   if (!s.ok()) return s.get_status();
   auto train_op = ops::assign(s.with_op_name("train_op"), local_step_, token.at(0));
   if (!s.ok()) return s.get_status();
   return operation{train_op.node, {train_op.type}};
+}
+
+bool sync_replicas_optimizer::is_end_of_training(const status& st) const {
+  return st.code() == error_code::out_of_range &&
+         st.message().find("'" + opts_.shared_prefix + "/token_queue' is closed") !=
+             std::string::npos;
 }
 
 status_or<operation> sync_replicas_optimizer::minimize(const scope& s, const output& loss,

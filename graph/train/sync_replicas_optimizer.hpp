@@ -49,12 +49,20 @@ class sync_replicas_optimizer {
   // Sets this worker's step counter to the current global step; run it after the shared
   // variables are initialized, before the first training step.
   const operation& local_initializer() const { return local_step_.initializer; }
+  // Closes the token queue: every worker waiting for a token, or asking for one later, fails
+  // with OUT_OF_RANGE (is_end_of_training). The chief runs it after its last update, so
+  // workers that ran ahead on a backup's surplus tokens stop instead of waiting for updates
+  // that will never come.
+  const operation& end_of_training() const { return close_tokens_; }
+  // Whether a step failed because the chief ended training (end_of_training).
+  bool is_end_of_training(const status& st) const;
   const variable& local_step() const { return local_step_; }
 
  private:
   optimizer& opt_;
   sync_replicas_options opts_;
   variable local_step_;
+  operation close_tokens_;
 };
 
 }  // namespace caflow::train

@@ -5,6 +5,7 @@
 #include "graph/ops/base_ops.hpp"
 #include "graph/ops/math_ops.hpp"
 #include "graph/ops/state_ops.hpp"
+#include "graph/prune.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;
@@ -274,4 +275,24 @@ TEST_CASE("place: devices are returned in canonical form, whatever the list's sp
   const graph g = build(def);
   const placed p = place_ok(g, {}, {}, {"/job:ps/task:0/replica:0/device:cpu:0"});
   CHECK(p["c"] == ps0);
+}
+
+TEST_CASE("prune + place: a node colocated with a pruned node goes to that node's device") {
+  auto root = scope::new_root();
+  auto anchor = ops::constant(root.with_op_name("anchor").with_device("/job:ps/task:0"), 1.0f);
+  auto chained = ops::identity(root.with_op_name("chained").colocate_with(anchor), anchor);
+  ops::identity(root.with_op_name("follower").colocate_with(chained), ops::constant(root, 2.0f));
+  const graph full = build(root);
+  // The run needs only `follower`: `anchor` and `chained` are pruned away.
+  auto pruned = prune_for_run(full, {.feeds = {}, .fetches = {"follower"}, .targets = {}});
+  REQUIRE_MESSAGE(pruned.ok(), pruned.get_status().to_string());
+  for (const node_def& n : pruned->def.nodes) {
+    CHECK(n.name != "anchor");
+    if (n.name != "follower") continue;
+    CHECK(n.device == "/job:ps/task:0");  // found through `chained`, which asked for none
+    CHECK_FALSE(n.attrs.count("_class"));
+  }
+  const graph g = build(pruned->def);
+  const placed p = place_ok(g, on_worker0);
+  CHECK(p["follower"] == ps0);
 }

@@ -77,6 +77,7 @@ int child_process::wait_exit(std::chrono::milliseconds timeout) {
   while (!reaped_) {
     if (waitpid(pid_, &exit_status_, WNOHANG) == pid_) {
       reaped_ = true;
+      drain(std::chrono::milliseconds(0));  // what it wrote last is still in the pipe
       break;
     }
     if (std::chrono::steady_clock::now() >= deadline) return -1;
