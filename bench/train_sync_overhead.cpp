@@ -82,7 +82,9 @@ double sync_samples_per_s(int epochs, int threads, const data::dataset& train,
                           const data::dataset& test) {
   const train_options o = options(replication::sync, epochs, threads);
   auto cluster = embedded_cluster::start(
-      1, workers, {.intra_op_threads = threads, .inter_op_threads = threads});
+      {.ps_tasks = 1,
+       .worker_tasks = workers,
+       .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
   if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   bench::check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;

@@ -1,20 +1,33 @@
 #pragma once
-// A whole cluster inside this process: every task is its own server (its own actor system on
-// its own 127.0.0.1 port), so steps cross the middleman exactly as between machines.
+// A whole cluster on this machine for caflow-train: every task is its own server on its own
+// 127.0.0.1 port, so steps cross the middleman exactly as between machines. The tasks are
+// either servers inside this process (each with its own actor system) or caflow-server child
+// processes, which a supervisor restarts when one is lost.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "actors/server.hpp"
+#include "apps/train/task_supervisor.hpp"
 
 namespace caflow::train_app {
 
+struct embedded_options {
+  int ps_tasks = 1;
+  int worker_tasks = 2;
+  cpu_device_options cpu{};
+  transport_security security{};
+  // Tasks as caflow-server processes (found next to this executable), restarted at most
+  // `max_restarts` times each when they exit unasked.
+  bool processes = false;
+  int max_restarts = 3;
+  std::string log_level{};  // processes: the servers' --log-level, empty for their default
+};
+
 class embedded_cluster {
  public:
-  // Jobs "ps" (ps_tasks) and "worker" (worker_tasks) on free loopback ports.
-  static status_or<std::unique_ptr<embedded_cluster>> start(int ps_tasks, int worker_tasks,
-                                                            const cpu_device_options& cpu,
-                                                            const transport_security& security = {});
+  // Jobs "ps" and "worker" on free loopback ports; returns once every task serves.
+  static status_or<std::unique_ptr<embedded_cluster>> start(const embedded_options& opts);
   ~embedded_cluster();
 
   const cluster_spec& spec() const { return spec_; }
@@ -22,9 +35,12 @@ class embedded_cluster {
   std::string worker_target(int task) const;
 
  private:
+  status start_threads(const embedded_options& opts);
+  status start_processes(const embedded_options& opts);
+
   cluster_spec spec_;
-  std::vector<std::unique_ptr<server>> servers_;  // ps tasks first, then workers
-  int ps_tasks_ = 0;
+  std::vector<std::unique_ptr<server>> servers_;  // threads: ps tasks first, then workers
+  std::unique_ptr<task_supervisor> supervisor_;   // processes
 };
 
 }  // namespace caflow::train_app

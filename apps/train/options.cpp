@@ -82,6 +82,11 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--task", o->task, "with --cluster: its index")->check(CLI::NonNegativeNumber);
   app.add_option("--workers", o->workers, "embedded cluster: number of workers")
       ->check(CLI::Range(1, 16));
+  app.add_flag("--task-processes", o->task_processes,
+               "embedded cluster: run its tasks as caflow-server processes, restarting lost ones");
+  app.add_option("--max-task-restarts", o->max_task_restarts,
+                 "with --task-processes: restarts per lost task")
+      ->check(CLI::Range(0, 1000));
   app.add_option("--tls-cert", o->security.cert,
                  "PEM certificate: all connections use TLS with mutual authentication "
                  "(needs --tls-key and --tls-ca)");
@@ -101,6 +106,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   CAFLOW_RETURN_IF_ERROR(validate(o->security));
   if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
     return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
+  if (o->task_processes && !o->cluster.empty())
+    return errors::invalid_argument("--task-processes is for the embedded cluster, not --cluster");
   if (!o->job.empty() && o->cluster.empty())
     return errors::invalid_argument("--job needs --cluster");
   if (!o->job.empty() && o->job != "ps" && o->job != "worker")

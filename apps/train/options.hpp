@@ -52,6 +52,10 @@ struct train_options {
   std::string job;  // with --cluster: the task this process serves ("" for a client only)
   int task = 0;
   int workers = 2;  // embedded cluster size
+  // Embedded cluster: its tasks as caflow-server processes instead of servers in this process;
+  // a task process that dies is restarted at most `max_task_restarts` times.
+  bool task_processes = false;
+  int max_task_restarts = 3;
   // TLS and cluster id of every task this process serves and every session it opens.
   transport_security security;
 };

@@ -161,8 +161,14 @@ int main(int argc, char** argv) {
     result = run_client(o, {}, **graph, "local", {data->train}, data->test, true);
   } else if (o.cluster.empty()) {
     workers = o.workers;
-    std::printf("caflow-train: starting an embedded cluster: 1 ps, %d workers\n", workers);
-    auto cluster = embedded_cluster::start(1, workers, cpu, o.security);
+    std::printf("caflow-train: starting an embedded cluster: 1 ps, %d workers%s\n", workers,
+                o.task_processes ? " (caflow-server processes)" : "");
+    auto cluster = embedded_cluster::start({.ps_tasks = 1,
+                                            .worker_tasks = workers,
+                                            .cpu = cpu,
+                                            .security = o.security,
+                                            .processes = o.task_processes,
+                                            .max_restarts = o.max_task_restarts});
     if (!cluster.ok()) return fail(cluster.get_status());
     const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers};
     if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {

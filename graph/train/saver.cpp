@@ -179,6 +179,11 @@ status_or<restore_result> saver::restore_latest(session& sess, const std::string
                                        " shards, this saver writes ", num_shards(),
                                        " (variables on another number of devices)");
     if (st.ok()) st = sess.run_targets({restore_}, prefix_feeds(abs, step));
+    // A cluster that cannot run the restore says nothing about this checkpoint: trying the
+    // older ones would fail the same way and report good files as unusable.
+    if (st.code() == error_code::unavailable || st.code() == error_code::aborted ||
+        st.code() == error_code::cancelled || st.code() == error_code::deadline_exceeded)
+      return st;
     if (st.ok()) {
       result.step = step;
       result.index_file = index_path;
