@@ -1,7 +1,12 @@
 #include "actors/server.hpp"
 
+#include <algorithm>
 #include <condition_variable>
+#include <future>
+#include <map>
 #include <mutex>
+#include <tuple>
+#include <vector>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -41,25 +46,19 @@ struct server::impl {
   }
 
   status bring_up(const host_port& where) {
-    CAFLOW_ASSIGN_OR_RETURN(port, open_task_port(sys, where));
-    host = where.host;
     name = task_name_of(opts.job, opts.task);
     worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
+    // Named before the port opens: an earlier task introduces itself as soon as it can.
+    intros = std::make_unique<introductions>(sys);
+    CAFLOW_ASSIGN_OR_RETURN(port, open_task_port(sys, where));
+    host = where.host;
     master_options m{.job = opts.job, .task = opts.task, .workers = {},
                      .step_timeout = opts.step_timeout};
     m.workers[name] = worker;
     resolver = spawn_resolver(sys, std::chrono::milliseconds(2000));
     m.resolver = resolver;
-    for (const auto& t : opts.cluster.tasks()) {
-      const std::string peer = task_name_of(t.job, t.task);
-      if (peer == name) continue;
-      m.addresses[peer] = t.address;
-      CAFLOW_ASSIGN_OR_RETURN(host_port hp, split_host_port(t.address));
-      auto found = find_remote_role(sys, hp, worker_role, opts.peer_patience);
-      if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + peer);
-      m.workers[peer] = caf::actor_cast<worker_actor>(*found);
-    }
+    CAFLOW_RETURN_IF_ERROR(meet_peers(m));
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
                     .peers = m.addresses, .master = {}, .worker = worker};
     master = spawn_master(sys, std::move(m));
@@ -72,6 +71,109 @@ struct server::impl {
     return {};
   }
 
+  struct peer {
+    std::string name;
+    host_port where;
+  };
+
+  // Finds every other task's worker without two tasks ever connecting to each other at the
+  // same moment (see introductions in net/middleman.hpp): this task connects to the tasks after
+  // it in cluster order, all at once, and introduces its worker there; the tasks before it
+  // introduce themselves to it.
+  status meet_peers(master_options& m) {
+    const auto deadline = std::chrono::steady_clock::now() + opts.peer_patience;
+    std::vector<peer> earlier, later;
+    for (const auto& t : opts.cluster.tasks()) {
+      const std::string peer_name = task_name_of(t.job, t.task);
+      if (peer_name == name) continue;
+      m.addresses[peer_name] = t.address;
+      CAFLOW_ASSIGN_OR_RETURN(host_port hp, split_host_port(t.address));
+      const bool before = std::tie(t.job, t.task) < std::tie(opts.job, opts.task);
+      (before ? earlier : later).push_back({peer_name, std::move(hp)});
+    }
+    std::vector<std::future<status_or<caf::strong_actor_ptr>>> calls;
+    for (const peer& p : later)
+      calls.push_back(std::async(std::launch::async, [this, p, deadline] {
+        return connect_and_introduce(p, deadline);
+      }));
+    auto met = await_earlier(earlier, deadline, m);
+    status first_error = met;
+    for (size_t i = 0; i < later.size(); ++i) {
+      auto found = calls[i].get();
+      if (found.ok())
+        m.workers[later[i].name] = caf::actor_cast<worker_actor>(*found);
+      else if (first_error.ok())
+        first_error = found.get_status();
+    }
+    return first_error;
+  }
+
+  status_or<caf::strong_actor_ptr> connect_and_introduce(const peer& p,
+                                                         std::chrono::steady_clock::time_point deadline) {
+    auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
+    if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
+    // Without the introduction the later task connects back after its grace: slower, and
+    // racing any connect of ours still in flight, but not wrong.
+    if (status s = introduce(sys, *found, name, caf::actor_cast<caf::strong_actor_ptr>(worker),
+                             std::min(left_until(deadline), std::chrono::milliseconds(5000)));
+        !s.ok())
+      write_log(log_level::warn, name, "introducing to ", p.name, ": ", s.to_string());
+    return found;
+  }
+
+  // Waits for the introductions of the tasks before this one. One that has accepted
+  // connections for `grace` without introducing itself was serving before this task started
+  // (this task was restarted): this task connects to it itself, as nobody else will.
+  status await_earlier(std::vector<peer> pending, std::chrono::steady_clock::time_point deadline,
+                       master_options& m) {
+    using clock = std::chrono::steady_clock;
+    const auto grace = std::min(opts.peer_patience, std::chrono::milliseconds(2500));
+    std::map<std::string, clock::time_point> listening_since;
+    std::vector<peer> serving;
+    while (!pending.empty()) {
+      for (auto it = pending.begin(); it != pending.end();) {
+        if (auto who = intros->find(it->name)) {
+          m.workers[it->name] = caf::actor_cast<worker_actor>(who);
+          it = pending.erase(it);
+          continue;
+        }
+        const auto now = clock::now();
+        auto since = listening_since.find(it->name);
+        if (since == listening_since.end() &&
+            accepts_connections(it->where, std::chrono::milliseconds(200)))
+          since = listening_since.emplace(it->name, now).first;
+        if (since != listening_since.end() && now - since->second >= grace) {
+          serving.push_back(*it);
+          it = pending.erase(it);
+          continue;
+        }
+        ++it;
+      }
+      if (pending.empty()) break;
+      if (clock::now() >= deadline) {
+        const peer& p = pending.front();
+        return errors::unavailable(
+            "task ", name, " looking for ", p.name, ": it did not introduce itself within ",
+            opts.peer_patience.count(), " ms and ",
+            listening_since.count(p.name) ? "did not answer at " : "nothing listens at ",
+            p.where.host, ":", p.where.port);
+      }
+      intros->wait_until(std::min(deadline, clock::now() + std::chrono::milliseconds(50)));
+    }
+    for (const peer& p : serving) {
+      auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
+      if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
+      m.workers[p.name] = caf::actor_cast<worker_actor>(*found);
+    }
+    return {};
+  }
+
+  static std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::steady_clock::now()));
+  }
+
   server_options opts;
   server_config cfg;
   caf::actor_system sys;
@@ -81,6 +183,7 @@ struct server::impl {
   master_actor master;
   admin_actor admin;
   resolver_actor resolver;
+  std::unique_ptr<introductions> intros;
   std::mutex mu;
   std::condition_variable cv;
   bool stopped = false;
