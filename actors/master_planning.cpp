@@ -1,0 +1,155 @@
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/master_state.hpp"
+#include "graph/dump.hpp"
+#include "graph/partition.hpp"
+#include "graph/placer.hpp"
+#include "graph/prune.hpp"
+#include "graph/serialization.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "net/errors.hpp"
+
+namespace caflow::master_internal {
+namespace {
+
+optimizer_options optimizer_options_of(const session_config& c) {
+  return {.cse = c.cse,
+          .constant_folding = c.constant_folding,
+          .max_constant_bytes = c.max_constant_bytes,
+          .disabled = {c.disabled_passes.begin(), c.disabled_passes.end()}};
+}
+
+// The table of where every node of `g` went, for sessions that log placement.
+std::string placement_of(const graph& g, const std::vector<std::string>& placement) {
+  graph_def placed = g.def();
+  for (size_t i = 0; i < placed.nodes.size() && i < placement.size(); ++i)
+    placed.nodes[i].device = placement[i];
+  return placement_table(placed);
+}
+
+}  // namespace
+
+status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_session& s,
+                                              const run_step_request& req) {
+  run_signature sig{req.feed_names, req.fetches, req.targets};
+  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*s.full, sig));
+  auto run = std::make_shared<prepared_run>();
+  run->feed_types = pruned.feed_types;
+  run->feed_shapes = pruned.feed_shapes;
+  run->num_fetches = req.fetches.size();
+  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
+  placement_options popts;
+  popts.default_device = "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
+  popts.allow_soft_placement = s.config.allow_soft_placement;
+  CAFLOW_ASSIGN_OR_RETURN(
+      std::vector<std::string> placement,
+      place(g, st.devices, popts, [](const node_def& n, std::string_view type) {
+        return kernel_registry::global().has_kernel(n, type);
+      }));
+  partition_options part_opts;
+  for (const auto& d : st.devices) part_opts.incarnations[d] = st.incarnations[task_of_device(d)];
+  if (s.config.log_device_placement) run->report.placement = placement_of(g, placement);
+  CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
+  const optimizer_options passes = optimizer_options_of(s.config);
+  optimization_report optimized;
+  for (auto& [device, def] : parts.partitions) {
+    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, st.optimizer.run(def, passes, req.targets));
+    optimized.add(done);
+    partition_ref p;
+    p.device = device;
+    p.task = task_of_device(device);
+    auto w = st.opts.workers.find(p.task);
+    if (w == st.opts.workers.end())
+      return errors::not_found("no worker for task ", p.task, " (device ", device, ")");
+    p.worker = w->second;
+    p.remote = caf::actor_cast<caf::strong_actor_ptr>(p.worker)->node() != st.node;
+    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
+    for (const node_def& n : def.nodes) {
+      if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
+      if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
+    }
+    p.graph_bytes = serialize_graph(def);
+    p.num_nodes = static_cast<int64_t>(def.nodes.size());
+    run->parts.push_back(std::move(p));
+  }
+  run->report.nodes_removed = optimized.nodes_removed;
+  run->report.nodes_folded = optimized.nodes_folded;
+  run->report.optimization = std::move(optimized.summary);
+  return run;
+}
+
+namespace {
+
+void fail_run(const std::shared_ptr<prepared_run>& run, const status& why) {
+  run->failed = why;
+  auto waiting = std::move(run->waiting);
+  for (auto& w : waiting) w();
+}
+
+void mark_ready(const std::shared_ptr<prepared_run>& run) {
+  run->ready = true;
+  auto waiting = std::move(run->waiting);
+  for (auto& w : waiting) w();
+}
+
+// Phase 2: tell every partition where its _Sends go.
+void bind_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
+                     std::shared_ptr<std::map<std::string, caf::actor>> endpoints) {
+  run->pending = run->parts.size();
+  for (auto& p : run->parts) {
+    bind_request req{p.handle, p.send_keys, {}};
+    for (const auto& key : p.send_keys) {
+      auto e = endpoints->find(key);
+      if (e == endpoints->end())
+        return fail_run(run, errors::internal("no _Recv registered for edge key '", key, "'"));
+      req.send_endpoints.push_back(e->second);
+    }
+    self->request(p.worker, self->state.opts.rpc_timeout, cf_bind_atom::value, std::move(req))
+        .then(
+            [=](bool) {
+              if (run->failed.ok() && --run->pending == 0) mark_ready(run);
+            },
+            [=, task = p.task](caf::error& e) {
+              if (run->failed.ok())
+                fail_run(run, to_status(e).with_context("binding partitions on " + task));
+            });
+  }
+}
+
+}  // namespace
+
+// Phase 1: register every partition; the replies name each _Recv's rendezvous actor.
+void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
+                         const std::string& session) {
+  auto endpoints = std::make_shared<std::map<std::string, caf::actor>>();
+  run->pending = run->parts.size();
+  for (size_t i = 0; i < run->parts.size(); ++i) {
+    auto& p = run->parts[i];
+    register_graph_request req{session, p.device, p.graph_bytes};
+    self->request(p.worker, self->state.opts.rpc_timeout, cf_reg_graph_atom::value, std::move(req))
+        .then(
+            [=](register_graph_reply& reply) {
+              if (!run->failed.ok()) return;
+              auto& part = run->parts[i];
+              part.handle = reply.graph_handle;
+              auto& known = self->state.incarnations[part.task];
+              if (known != 0 && known != reply.incarnation) {
+                // The task restarted since this signature was partitioned: its keys are stale.
+                known = reply.incarnation;
+                return fail_run(run, errors::aborted("task ", part.task,
+                                                     " restarted (new incarnation); run again"));
+              }
+              known = reply.incarnation;
+              for (size_t k = 0; k < reply.recv_keys.size(); ++k)
+                (*endpoints)[reply.recv_keys[k]] = reply.recv_endpoints[k];
+              if (--run->pending == 0) bind_partitions(self, run, endpoints);
+            },
+            [=, task = p.task](caf::error& e) {
+              if (run->failed.ok())
+                fail_run(run, to_status(e).with_context("registering a partition on " + task));
+            });
+  }
+}
+
+}  // namespace caflow::master_internal

@@ -1,0 +1,132 @@
+#pragma once
+// The master actor's state and the pieces its behavior (actors/master.cpp) is made of, one
+// concern per file: turning a run signature into registered partitions
+// (actors/master_planning.cpp) and driving steps over them (actors/master_steps.cpp).
+// Internal to the master actor: every function here runs on its thread.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/chunked_values.hpp"
+#include "actors/graph_optimizer.hpp"
+#include "actors/master.hpp"
+#include "actors/step_stats.hpp"
+#include "graph/device_name.hpp"
+#include "graph/graph.hpp"
+
+namespace caflow::master_internal {
+
+// One registered partition of a prepared run.
+struct partition_ref {
+  std::string task;
+  std::string device;
+  worker_actor worker;
+  std::string graph_bytes;
+  std::vector<std::string> send_keys;
+  std::vector<int64_t> arg_indices;  // feeds this partition's _Arg nodes read
+  std::string handle;                // from the worker, once registered
+  int64_t num_nodes = 0;             // for the console's `graphs`
+  bool remote = false;               // in another process: big feeds go to it in chunks
+};
+
+// A run signature turned into registered partitions.
+struct prepared_run {
+  std::vector<partition_ref> parts;
+  std::vector<dtype> feed_types;
+  std::vector<partial_shape> feed_shapes;
+  size_t num_fetches = 0;
+  bool ready = false;
+  status failed;
+  std::vector<std::function<void()>> waiting;  // steps that arrived during registration
+  size_t pending = 0;
+  run_step_reply report;  // optimization and placement, sent with the first step's fetches
+  bool reported = false;
+};
+
+struct master_session {
+  session_config config;
+  std::shared_ptr<const graph> full;
+  std::map<std::string, std::shared_ptr<prepared_run>> cache;
+  step_stats latency;  // recent steps, for the console's `steps`
+};
+
+// Who asked for a step: the promise to answer, and, for a client in another process, where its
+// big fetches go ahead of the answer in chunks.
+struct step_client {
+  caf::typed_response_promise<run_step_reply> promise;
+  caf::strong_actor_ptr remote;  // null when the client shares this process
+};
+
+struct in_flight_step {
+  std::shared_ptr<prepared_run> run;
+  step_client client;
+  std::vector<bool> replied;  // per partition
+  size_t pending = 0;
+  std::vector<wire_tensor> fetches;
+  status root_cause;
+  bool aborted = false;
+  std::string session;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+};
+
+struct master_state {
+  master_options opts;
+  caf::node_id node;  // this master's process, to tell local workers from remote ones
+  std::vector<std::string> devices;
+  std::map<std::string, master_session> sessions;
+  std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
+  std::map<caf::actor_addr, std::string> task_of;
+  // Tasks whose worker is gone, with why: a request to a dead remote actor would only fail at
+  // its timeout, so plans that need one fail at once instead.
+  std::map<std::string, status> lost;
+  std::map<int64_t, in_flight_step> steps;
+  // Big feeds from clients (by their transfer id) and fetches from workers (by step id) that
+  // came in chunks ahead of their message.
+  chunked_arrivals arrivals;
+  partition_optimizer optimizer;
+  int64_t next_session = 1;
+  // Step ids are drawn at random: workers may serve several masters (between-graph replication)
+  // and outlive a restarted master, and refuse ids they have seen.
+  std::mt19937_64 step_ids{std::random_device{}()};
+  static inline const char* name = "caflow.master";
+};
+
+using master_pointer = master_actor::stateful_pointer<master_state>;
+
+inline std::string own_task(const master_state& st) {
+  return "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
+}
+
+inline std::string task_of_device(const std::string& device) {
+  auto spec = parse_device_spec(device);
+  if (!spec.ok() || !spec->job || !spec->task) return {};
+  return "/job:" + *spec->job + "/replica:0/task:" + std::to_string(*spec->task);
+}
+
+// master_planning.cpp: prunes, places and partitions the session's graph for `req`'s
+// signature and runs the graph passes on every partition (nothing is sent yet).
+status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_session& s,
+                                              const run_step_request& req);
+// Registers `run`'s partitions with their workers, then binds their _Sends to the _Recvs'
+// rendezvous actors; steps waiting on the run start when that is done (or fail with it).
+void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
+                         const std::string& session);
+
+// master_steps.cpp
+void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
+                step_client client);
+// Records a partition's failure and aborts the step on every worker.
+void step_failed(master_pointer self, int64_t step_id, const status& why);
+// One partition of the step answered (or never will); the last one finishes the step.
+void partition_done(master_pointer self, int64_t step_id, size_t part);
+void check_deadlines(master_pointer self);
+status claim_chunked_feeds(chunked_arrivals& arrivals, run_step_request& req);
+status check_feeds(const prepared_run& run, const run_step_request& req);
+
+}  // namespace caflow::master_internal
