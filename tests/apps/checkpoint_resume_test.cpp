@@ -17,6 +17,7 @@ using namespace std::chrono_literals;
 using caflow::testing::child_process;
 using caflow::testing::exit_code;
 using caflow::testing::have_fashion_mnist;
+using caflow::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -47,20 +48,11 @@ std::vector<long long> saved_steps(const std::string& output) {
   return steps;
 }
 
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() / ("caflow_ckpt_resume_" + std::to_string(::getpid()));
-  temp_dir() { fs::remove_all(path); }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("caflow-train resumes from its checkpoint after a SIGKILL, and skips a corrupt one") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_ckpt_resume_");
   const std::string ckpt = dir.path.string();
 
   // The first run is killed once its step-40 checkpoint exists.

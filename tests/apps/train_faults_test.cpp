@@ -18,6 +18,7 @@ using caflow::testing::child_process;
 using caflow::testing::exit_code;
 using caflow::testing::free_ports;
 using caflow::testing::have_fashion_mnist;
+using caflow::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -71,15 +72,6 @@ double test_accuracy(const std::string& output) {
   return std::regex_search(output, m, re) ? std::stod(m[1]) : -1;
 }
 
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() / ("caflow_faults_" + std::to_string(::getpid()));
-  temp_dir() { fs::remove_all(path); }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 const std::string lost_worker_1 =
     "a task this session requires: task /job:worker/replica:0/task:1 was lost";
 
@@ -102,42 +94,40 @@ TEST_CASE("sync training with a backup worker keeps training when a worker is SI
   CHECK(other == 0);
 }
 
-TEST_CASE("sync training without a backup: the chief reports a SIGKILLed worker within 2 s") {
-  if (!have_fashion_mnist()) return;
+// Starts a 2-worker sync job without backups, sends `sig` to worker 1 in its second epoch and
+// returns the seconds until the chief reported worker 1 lost; the chief must then fail (no
+// checkpoints: nothing to recover from).
+double seconds_to_report(int sig) {
   training_cluster c(2, 50, {});
   REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/50", 120s), c.worker(0).output());
-  const auto killed = clock_type::now();
-  c.worker(1).signal(SIGKILL);
+  const auto sent = clock_type::now();
+  c.worker(1).signal(sig);
   const bool reported = c.worker(0).wait_for_output(lost_worker_1, 10s);
-  const double took = seconds_since(killed);
+  const double took = seconds_since(sent);
   MESSAGE("chief: ", c.worker(0).output());
   REQUIRE(reported);
-  CHECK(took <= 2.0);
-  CHECK(exit_code(c.worker(0), 10s) == 1);  // no checkpoints: nothing to recover from
+  CHECK(exit_code(c.worker(0), 10s) == 1);
   CHECK(c.worker(0).output().find("test accuracy") == std::string::npos);
+  c.worker(1).signal(SIGKILL);  // SIGKILL ends a stopped process too
+  return took;
+}
+
+TEST_CASE("sync training without a backup: the chief reports a SIGKILLed worker within 2 s") {
+  if (!have_fashion_mnist()) return;
+  CHECK(seconds_to_report(SIGKILL) <= 2.0);
 }
 
 TEST_CASE("sync training: a SIGSTOPped worker is detected within the heartbeat timeout") {
   if (!have_fashion_mnist()) return;
-  training_cluster c(2, 50, {});
-  REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/50", 120s), c.worker(0).output());
-  const auto stopped = clock_type::now();
-  c.worker(1).signal(SIGSTOP);
-  const bool reported = c.worker(0).wait_for_output(lost_worker_1, 10s);
-  const double took = seconds_since(stopped);
-  MESSAGE("chief: ", c.worker(0).output());
-  REQUIRE(reported);
   // Heartbeats every 100 ms, a peer silent for 1 s is lost; the rest is CAF's check interval
   // and a step's teardown.
-  CHECK(took <= 2.5);
-  CHECK(exit_code(c.worker(0), 10s) == 1);
-  c.worker(1).signal(SIGKILL);  // SIGKILL ends a stopped process too
+  CHECK(seconds_to_report(SIGSTOP) <= 2.5);
 }
 
 TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resumes from the "
           "checkpoint") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_faults_");
   training_cluster c(2, 12, {"--checkpoint-dir", dir.path.string(), "--checkpoint-every", "20"});
   REQUIRE_MESSAGE(c.worker(0).wait_for_output("/ckpt-100.index", 120s), c.worker(0).output());
   const auto killed = clock_type::now();

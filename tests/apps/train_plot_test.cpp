@@ -18,6 +18,7 @@ using namespace std::chrono_literals;
 using caflow::testing::child_process;
 using caflow::testing::exit_code;
 using caflow::testing::have_fashion_mnist;
+using caflow::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -30,18 +31,6 @@ std::vector<std::string> train_args(std::vector<std::string> extra) {
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
-
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() / ("caflow_train_plot_" + std::to_string(::getpid()));
-  temp_dir() {
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
   std::ifstream in(p);
@@ -105,7 +94,8 @@ void check_csv(const fs::path& csv) {
 
 TEST_CASE("caflow-train on a pipe prints a plain line every ~10% of an epoch and writes --plot") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_train_plot_");
+  fs::create_directories(dir.path);
   const fs::path png = dir.path / "curves.png";
   child_process p(train_args({"--plot", png.string()}));
   const int rc = exit_code(p, 120s);
@@ -147,7 +137,8 @@ TEST_CASE("--no-progress prints one line per epoch") {
 
 TEST_CASE("--plot without gnuplot: a clear error, the CSV still written, exit status 1") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_train_plot_");
+  fs::create_directories(dir.path);
   const fs::path png = dir.path / "curves.png";
   // PATH is inherited by the child: point it at an empty directory for this one start.
   const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";

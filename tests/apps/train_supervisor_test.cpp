@@ -17,6 +17,7 @@ using namespace std::chrono_literals;
 using caflow::testing::child_process;
 using caflow::testing::exit_code;
 using caflow::testing::have_fashion_mnist;
+using caflow::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
@@ -52,20 +53,11 @@ pid_t child_task(pid_t parent, const std::string& job) {
   return -1;
 }
 
-struct temp_dir {
-  fs::path path = fs::temp_directory_path() / ("caflow_supervisor_" + std::to_string(::getpid()));
-  temp_dir() { fs::remove_all(path); }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("the supervisor restarts a SIGKILLed ps and training resumes from the checkpoint") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_supervisor_");
   child_process train(train_args(dir.path.string(), 3));
   REQUIRE_MESSAGE(train.wait_for_output("/ckpt-100.index", 120s), train.output());
   const pid_t ps = child_task(train.pid(), "ps");
@@ -89,7 +81,7 @@ TEST_CASE("the supervisor restarts a SIGKILLed ps and training resumes from the 
 
 TEST_CASE("with no restarts left, caflow-train gives up naming the lost task") {
   if (!have_fashion_mnist()) return;
-  temp_dir dir;
+  temp_dir dir("caflow_supervisor_");
   child_process train(train_args(dir.path.string(), 0));
   REQUIRE_MESSAGE(train.wait_for_output("/ckpt-40.index", 120s), train.output());
   const pid_t ps = child_task(train.pid(), "ps");
