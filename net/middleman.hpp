@@ -1,8 +1,9 @@
 #pragma once
 // The only code that touches CAF's middleman. A task opens one port and names its roles there
 // (worker, master); peers and clients connect once per task and look the roles up by name.
-// With TLS (transport_security) the same happens through caf::openssl's manager: every
-// connection of the process, in and out, is then TLS with mutual certificate authentication.
+// With TLS (transport_security) the same happens through our TLS connection manager (caf::openssl
+// sessions, see middleman.cpp): every connection of the process, in and out, is then TLS with
+// mutual certificate authentication.
 #include <chrono>
 #include <cstdint>
 #include <memory>
