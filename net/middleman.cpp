@@ -311,8 +311,8 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
 }
 
 struct introductions::book {
-  mutable std::mutex mu;
-  mutable std::condition_variable cv;
+  std::mutex mu;
+  std::condition_variable cv;
   std::map<std::string, caf::strong_actor_ptr> by_task;
 };
 
