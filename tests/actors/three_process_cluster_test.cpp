@@ -62,17 +62,17 @@ TEST_CASE("a kernel error on one process reaches the client naming node, op and 
   CHECK(std::chrono::steady_clock::now() - start < 1s);
 }
 
-// Worker 1 multiplies big matrices long enough to be caught mid-step.
+// Worker 1's part of the step waits on a queue nobody feeds: the step is surely still running
+// when the worker is killed or frozen, however fast the machine (a long computation was not).
 struct slow_step {
   scope root = scope::new_root();
   output result;
   output local;
   slow_step() {
     auto w1 = root.with_device("/job:worker/task:1");
-    auto a = ops::random_uniform(w1.with_op_name("a"), std::vector<int64_t>{1024, 1024}, dtype::float32, {.seed = 1, .seed2 = 2});
-    output m = a;
-    for (int i = 0; i < 40; ++i) m = ops::mat_mul(w1, m, a);
-    result = ops::sum(root.with_op_name("result"), m, std::vector<int>{0, 1});
+    auto q = ops::fifo_queue(w1.with_op_name("q"), {dtype::float32}, {.shapes = {partial_shape({})}});
+    auto waited = ops::queue_dequeue(w1, q, {dtype::float32}).at(0);
+    result = ops::add(root.with_op_name("result"), waited, ops::constant(root, 1.0f));
     local = ops::square(root.with_device("/job:ps/task:0").with_op_name("local"),
                         ops::placeholder(root.with_op_name("p"), dtype::float32));
   }
