@@ -20,35 +20,18 @@
 #include "actors/session.hpp"
 #include "graph/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/test_certs.hpp"
 #include "test_util/three_process_cluster.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
+using caflow::testing::test_certs;
 using caflow::testing::check_tensor;
 using caflow::testing::three_process_cluster;
 namespace fs = std::filesystem;
 
 namespace {
 
-// The certificates of one test run (scripts/make_test_certs.sh), removed afterwards.
-struct test_certs {
-  fs::path dir;
-  bool made = false;
-
-  test_certs() {
-    if (std::system("command -v openssl >/dev/null 2>&1") != 0) return;
-    dir = fs::temp_directory_path() / ("caflow_tls_cluster_" + std::to_string(::getpid()));
-    const fs::path script = fs::path(__FILE__).parent_path().parent_path().parent_path() /
-                            "scripts" / "make_test_certs.sh";
-    const std::string cmd = "bash '" + script.string() + "' '" + dir.string() + "' >/dev/null";
-    made = std::system(cmd.c_str()) == 0;
-  }
-  ~test_certs() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-};
 
 const char* const cluster_id = "tls-cluster-test";
 
@@ -97,7 +80,7 @@ struct spanning_graph {
 
 TEST_CASE("a three-task TLS cluster starts with every link up, keeps them when a client leaves, "
           "and runs a graph spanning all tasks") {
-  const test_certs certs;
+  const test_certs certs("caflow_tls_cluster_");
   if (!certs.made) {
     MESSAGE("skipped: the openssl command is missing or could not make certificates");
     return;

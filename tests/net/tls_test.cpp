@@ -16,42 +16,20 @@
 #include "graph/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
+#include "test_util/test_certs.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
+using caflow::testing::test_certs;
 using caflow::testing::check_error;
 using caflow::testing::child_process;
 namespace fs = std::filesystem;
 
 namespace {
 
-// The certificates of one test run, in a temporary directory removed afterwards.
-struct test_certs {
-  fs::path dir;
-  bool made = false;
-
-  test_certs() {
-    if (std::system("command -v openssl >/dev/null 2>&1") != 0) return;
-    dir = fs::temp_directory_path() / ("caflow_tls_" + std::to_string(::getpid()));
-    const fs::path script = fs::path(__FILE__).parent_path().parent_path().parent_path() /
-                            "scripts" / "make_test_certs.sh";
-    const std::string cmd = "bash '" + script.string() + "' '" + dir.string() + "' >/dev/null";
-    made = std::system(cmd.c_str()) == 0;
-  }
-  ~test_certs() {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
-  }
-  std::string file(const char* name) const { return (dir / name).string(); }
-  transport_security as(const char* who, const char* ca = "ca.pem") const {
-    return {.cert = file((std::string(who) + ".pem").c_str()),
-            .key = file((std::string(who) + ".key").c_str()),
-            .ca = file(ca)};
-  }
-};
 
 const test_certs& certs() {
-  static const test_certs c;
+  static const test_certs c("caflow_tls_");
   return c;
 }
 
