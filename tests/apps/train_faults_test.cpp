@@ -29,7 +29,7 @@ using clock_type = std::chrono::steady_clock;
 // 3000 images per worker in batches of 50 (60 steps per epoch) for `epochs` epochs.
 class training_cluster {
  public:
-  training_cluster(int workers, int epochs, std::vector<std::string> extra) : workers_(workers) {
+  training_cluster(int workers, int epochs, std::vector<std::string> extra) {
     const auto ports = free_ports(1 + workers);
     spec_ = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=";
     for (int w = 0; w < workers; ++w)
@@ -50,11 +50,23 @@ class training_cluster {
   }
 
   child_process& ps() { return *ps_; }
+  // What every task printed so far (for failure messages: a stuck chief is often explained by
+  // another task's output).
+  std::string outputs() {
+    std::string all = "ps: " + drained(*ps_);
+    for (size_t w = 0; w < workers_procs_.size(); ++w)
+      all += "\nworker " + std::to_string(w) + ": " + drained(*workers_procs_[w]);
+    return all;
+  }
   child_process& worker(int w) { return *workers_procs_[w]; }
   void restart_ps() { ps_ = start("ps", 0); }
 
  private:
-  int workers_;
+  static std::string drained(child_process& p) {
+    p.wait_for_output("\x01", std::chrono::milliseconds(50));  // reads what is there
+    return p.output();
+  }
+
   std::string spec_;
   std::vector<std::string> common_;
   std::unique_ptr<child_process> ps_;
@@ -81,7 +93,7 @@ TEST_CASE("sync training with a backup worker keeps training when a worker is SI
   if (!have_fashion_mnist()) return;
   // 3 workers, updates averaging the first 2 gradients: worker 2 is a backup.
   training_cluster c(3, 8, {"--replicas-to-aggregate", "2"});
-  REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/8", 120s), c.worker(0).output());
+  REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/8", 120s), c.outputs());
   c.worker(2).signal(SIGKILL);
   const int chief = exit_code(c.worker(0), 180s);
   MESSAGE("chief: ", c.worker(0).output());
@@ -99,7 +111,7 @@ TEST_CASE("sync training with a backup worker keeps training when a worker is SI
 // checkpoints: nothing to recover from).
 double seconds_to_report(int sig) {
   training_cluster c(2, 50, {});
-  REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/50", 120s), c.worker(0).output());
+  REQUIRE_MESSAGE(c.worker(0).wait_for_output("epoch 2/50", 120s), c.outputs());
   const auto sent = clock_type::now();
   c.worker(1).signal(sig);
   const bool reported = c.worker(0).wait_for_output(lost_worker_1, 10s);
@@ -129,7 +141,7 @@ TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resume
   if (!have_fashion_mnist()) return;
   temp_dir dir("caflow_faults_");
   training_cluster c(2, 12, {"--checkpoint-dir", dir.path.string(), "--checkpoint-every", "20"});
-  REQUIRE_MESSAGE(c.worker(0).wait_for_output("/ckpt-100.index", 120s), c.worker(0).output());
+  REQUIRE_MESSAGE(c.worker(0).wait_for_output("/ckpt-100.index", 120s), c.outputs());
   const auto killed = clock_type::now();
   c.ps().signal(SIGKILL);
   const bool reported =
