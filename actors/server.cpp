@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "actors/log.hpp"
 #include "actors/master.hpp"
 #include "actors/worker.hpp"
+#include "net/introductions.hpp"
 
 namespace caflow {
 namespace {
@@ -43,6 +45,12 @@ struct server::impl {
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
+    // Gone before the middleman closes its connections, so peers hear "user_shutdown" (an
+    // orderly departure, logged at info) instead of a link that broke: BASP sends their down
+    // messages from its own thread, and closing the connections does not wait for them.
+    caf::scoped_actor self{sys, true};
+    self->wait_for(admin, master, worker);
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
   }
 
   status bring_up(const host_port& where) {
@@ -77,7 +85,7 @@ struct server::impl {
   };
 
   // Finds every other task's worker without two tasks ever connecting to each other at the
-  // same moment (see introductions in net/middleman.hpp): this task connects to the tasks after
+  // same moment (see net/introductions.hpp): this task connects to the tasks after
   // it in cluster order, all at once, and introduces its worker there; the tasks before it
   // introduce themselves to it.
   status meet_peers(master_options& m) {

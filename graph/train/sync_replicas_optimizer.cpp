@@ -44,31 +44,41 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
       on_step.with_op_name("token_queue"), {dtype::int64},
       {.shapes = {partial_shape({})}, .container = {}, .shared_name = opts_.shared_prefix + "/token_queue"});
 
-  std::vector<operation> before_token = applied;
-  if (opts_.is_chief) {
-    // The chief's own gradients are in before it waits for the others'.
-    const scope after_apply = s.with_control_dependencies(applied);
-    auto num_required = ops::constant(s, static_cast<int32_t>(opts_.replicas_to_aggregate));
-    std::vector<gradient_and_variable> averaged;
-    for (const auto& [acc, gv] : accumulators)
-      averaged.push_back({ops::accumulator_take_gradient(after_apply.colocate_with(gv.var.ref),
-                                                         acc, num_required, gv.var.type()),
-                          gv.var});
-    CAFLOW_ASSIGN_OR_RETURN(operation update, opt_.apply_gradients(s, averaged, global_step));
-    const scope after_update = s.with_control_dependencies({update});
-    auto new_step = ops::identity(after_update.colocate_with(global_step.ref), global_step);
-    before_token.clear();
-    for (const auto& [acc, gv] : accumulators)
-      before_token.push_back(
-          ops::accumulator_set_global_step(s.colocate_with(gv.var.ref), acc, new_step));
-    auto tokens = ops::fill(on_step, ops::constant(s, std::vector<int32_t>{total}, {1}), new_step);
-    before_token.push_back(ops::queue_enqueue_many(on_step, token_queue, {tokens}));
-  }
   close_tokens_ = ops::queue_close(on_step.with_op_name("close_token_queue"), token_queue);
-  auto token = ops::queue_dequeue(s.with_control_dependencies(before_token), token_queue,
-                                  {dtype::int64});
+  if (!opts_.is_chief) {
+    // A worker's step ends with a token: the global step of the update that used its gradient.
+    auto token = ops::queue_dequeue(s.with_control_dependencies(applied), token_queue,
+                                    {dtype::int64});
+    if (!s.ok()) return s.get_status();
+    auto train_op = ops::assign(s.with_op_name("train_op"), local_step_, token.at(0));
+    if (!s.ok()) return s.get_status();
+    return operation{train_op.node, {train_op.type}};
+  }
+  // The chief's own gradients are in before it waits for the others'. It takes no token
+  // itself: a fast worker may take two tokens of one update (its gradients count for the next
+  // one all the same), and a chief waiting for a token that worker took could never run the
+  // update the worker then waits for.
+  const scope after_apply = s.with_control_dependencies(applied);
+  auto num_required = ops::constant(s, static_cast<int32_t>(opts_.replicas_to_aggregate));
+  std::vector<gradient_and_variable> averaged;
+  for (const auto& [acc, gv] : accumulators)
+    averaged.push_back({ops::accumulator_take_gradient(after_apply.colocate_with(gv.var.ref), acc,
+                                                       num_required, gv.var.type()),
+                        gv.var});
+  CAFLOW_ASSIGN_OR_RETURN(operation update, opt_.apply_gradients(s, averaged, global_step));
+  const scope after_update = s.with_control_dependencies({update});
+  auto new_step = ops::identity(after_update.colocate_with(global_step.ref), global_step);
+  std::vector<operation> handed_out;
+  for (const auto& [acc, gv] : accumulators)
+    handed_out.push_back(
+        ops::accumulator_set_global_step(s.colocate_with(gv.var.ref), acc, new_step));
+  if (const int others = total - 1; others > 0) {
+    auto tokens = ops::fill(on_step, ops::constant(s, std::vector<int32_t>{others}, {1}), new_step);
+    handed_out.push_back(ops::queue_enqueue_many(on_step, token_queue, {tokens}));
+  }
   if (!s.ok()) return s.get_status();
-  auto train_op = ops::assign(s.with_op_name("train_op"), local_step_, token.at(0));
+  auto train_op = ops::assign(s.with_op_name("train_op").with_control_dependencies(handed_out),
+                              local_step_, new_step);
   if (!s.ok()) return s.get_status();
   return operation{train_op.node, {train_op.type}};
 }

@@ -2,9 +2,10 @@
 // Synchronous data-parallel training, like tf.train.SyncReplicasOptimizer: every worker adds
 // its gradients to one ConditionalAccumulator per variable (on the variable's ps); the chief
 // waits for `replicas_to_aggregate` of them, applies their average with the wrapped
-// optimizer, and hands out one token per replica through a FIFO queue; each worker's step ends
-// by taking a token, which also tells it the new global step. A gradient computed against an
-// older global step (a straggler's, with backup workers) is dropped by the accumulator.
+// optimizer, and hands out one token per other replica through a FIFO queue; each other
+// worker's step ends by taking a token, which also tells it the new global step. A gradient
+// computed against an older global step (a straggler's, with backup workers) is dropped by the
+// accumulator.
 //
 //   train::adam_optimizer adam({.learning_rate = 0.001});
 //   train::sync_replicas_optimizer sync(adam, {.replicas_to_aggregate = 2,
@@ -15,7 +16,9 @@
 //
 // Unlike TF, the chief aggregates inside its own training step (after adding its own
 // gradients) instead of in a separate queue-runner thread: no extra thread, and a step that
-// fails or is cancelled takes the aggregation with it.
+// fails or is cancelled takes the aggregation with it. So the chief must never wait for a
+// token (a fast worker may take two of one update, and the chief would then wait for an update
+// only it can make): its step ends with the update itself.
 #include "graph/train/optimizer.hpp"
 
 namespace caflow::train {
