@@ -116,7 +116,7 @@ double seconds_to_report(int sig) {
   c.worker(1).signal(sig);
   const bool reported = c.worker(0).wait_for_output(lost_worker_1, 10s);
   const double took = seconds_since(sent);
-  MESSAGE("chief: ", c.worker(0).output());
+  MESSAGE("reported after ", took, " s; chief: ", c.worker(0).output());
   REQUIRE(reported);
   CHECK(exit_code(c.worker(0), 10s) == 1);
   CHECK(c.worker(0).output().find("test accuracy") == std::string::npos);
