@@ -14,20 +14,29 @@ struct introductions::book {
   std::map<std::string, caf::strong_actor_ptr> by_task;
 };
 
+namespace {
+
+// The book is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
+// spawned function has no arguments (undefined behavior UBSan reports).
+caf::behavior take_introductions(caf::event_based_actor*,
+                                 std::shared_ptr<introductions::book> b) {
+  return {
+      [b](cf_introduce_atom, const std::string& task, const caf::strong_actor_ptr& who) {
+        {
+          std::lock_guard<std::mutex> lock(b->mu);
+          b->by_task[task] = who;
+        }
+        b->cv.notify_all();
+        return caf::ok_atom::value;
+      },
+  };
+}
+
+}  // namespace
+
 introductions::introductions(caf::actor_system& sys)
     : sys_(sys), book_(std::make_shared<book>()) {
-  actor_ = sys.spawn([b = book_](caf::event_based_actor*) -> caf::behavior {
-    return {
-        [b](cf_introduce_atom, const std::string& task, const caf::strong_actor_ptr& who) {
-          {
-            std::lock_guard<std::mutex> lock(b->mu);
-            b->by_task[task] = who;
-          }
-          b->cv.notify_all();
-          return caf::ok_atom::value;
-        },
-    };
-  });
+  actor_ = sys.spawn(take_introductions, book_);
   announce_role(sys, introductions_role, caf::actor_cast<caf::strong_actor_ptr>(actor_));
 }
 

@@ -153,18 +153,26 @@ bool accepts_connections(const host_port& where, std::chrono::milliseconds timeo
   return accepted;
 }
 
+namespace {
+
+// `patience` is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
+// spawned function has no arguments (undefined behavior UBSan reports).
+resolver_actor::behavior_type resolve_roles(resolver_actor::pointer self,
+                                            std::chrono::milliseconds patience) {
+  return {
+      [=](cf_resolve_atom, const std::string& host, uint16_t port,
+          caf::atom_value role) -> caf::result<caf::strong_actor_ptr> {
+        auto found = find_remote_role(self->home_system(), {host, port}, role, patience);
+        if (!found.ok()) return to_caf_error(found.get_status());
+        return *found;
+      },
+  };
+}
+
+}  // namespace
+
 resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience) {
-  return sys.spawn<caf::detached>(
-      [patience](resolver_actor::pointer self) -> resolver_actor::behavior_type {
-        return {
-            [=](cf_resolve_atom, const std::string& host, uint16_t port,
-                caf::atom_value role) -> caf::result<caf::strong_actor_ptr> {
-              auto found = find_remote_role(self->home_system(), {host, port}, role, patience);
-              if (!found.ok()) return to_caf_error(found.get_status());
-              return *found;
-            },
-        };
-      });
+  return sys.spawn<caf::detached>(resolve_roles, patience);
 }
 
 }  // namespace caflow

@@ -79,7 +79,8 @@ class concat_bytes : public op_kernel {
       for (int64_t row = begin; row < end; ++row) {
         char* d = dst + row * out_row_bytes;
         for (int i = 0; i < n; ++i) {
-          std::memcpy(d, srcs[i] + row * row_bytes[i], row_bytes[i]);
+          // An empty input has no buffer: memcpy from null is undefined even for 0 bytes.
+          if (row_bytes[i] != 0) std::memcpy(d, srcs[i] + row * row_bytes[i], row_bytes[i]);
           d += row_bytes[i];
         }
       }

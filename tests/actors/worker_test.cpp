@@ -29,6 +29,7 @@
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/two_task_master.hpp"
+#include "test_util/spawn_function.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
@@ -119,7 +120,9 @@ TEST_CASE("a partition registered twice gets two handles sharing its edges' acto
   // The second registration still runs through the shared actor. Task 0 takes no part here:
   // x is pushed by hand, as task 0's _Send would, and m goes to a sink.
   caf::actor sink =
-      c.sys.spawn([]() -> caf::behavior { return {[](cf_push_atom, const edge_value&) {}}; });
+      caflow::testing::spawn_function(c.sys, []() -> caf::behavior {
+        return {[](cf_push_atom, const edge_value&) {}};
+      });
   REQUIRE(master.bind(1, {second->graph_handle, send_keys(g.p.parts[1]), {sink}}).ok());
   const tensor x = tensor::from_vector<float>({1, 2, 3});
   auto h = master.run_request(1, second->graph_handle, 7, {x}, 2);

@@ -4,6 +4,7 @@
 
 #include "net/errors.hpp"
 #include "net/protocol.hpp"
+#include "test_util/spawn_function.hpp"
 
 using namespace caflow;
 
@@ -31,7 +32,7 @@ TEST_CASE("a caflow error crosses an actor boundary and renders readably") {
   caf::actor_system_config cfg;
   add_wire_types(cfg);
   caf::actor_system sys{cfg};
-  auto failing = sys.spawn([]() -> caf::behavior {
+  auto failing = caflow::testing::spawn_function(sys, []() -> caf::behavior {
     return {[](int32_t) -> caf::result<int32_t> {
       return to_caf_error(errors::unavailable("task /job:worker/task:1 was lost"));
     }};

@@ -4,6 +4,7 @@
 #include <caf/io/all.hpp>
 
 #include "net/wire_tensor.hpp"
+#include "test_util/spawn_function.hpp"
 
 using namespace caflow;
 
@@ -92,7 +93,7 @@ TEST_CASE("absurd headers are refused before anything is allocated") {
 TEST_CASE("in one process a message shares the tensor's buffer") {
   wire_config cfg;
   caf::actor_system sys{cfg};
-  auto echo = sys.spawn([]() -> caf::behavior {
+  auto echo = caflow::testing::spawn_function(sys, []() -> caf::behavior {
     return {[](const wire_tensor& w) { return w; }};
   });
   tensor t = tensor::from_vector<float>({1, 2, 3});
@@ -109,7 +110,7 @@ TEST_CASE("across the middleman a 16 MiB tensor arrives intact as header plus ra
   wire_config server_cfg, client_cfg;
   caf::actor_system server{server_cfg}, client{client_cfg};
   // Answers with the sum of the float tensor it received, and the tensor itself.
-  auto echo = server.spawn([]() -> caf::behavior {
+  auto echo = caflow::testing::spawn_function(server, []() -> caf::behavior {
     return {[](const wire_tensor& w) { return w; }};
   });
   auto port = server.middleman().publish(echo, 0, "127.0.0.1", true);
