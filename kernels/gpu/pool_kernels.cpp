@@ -45,6 +45,32 @@ class cudnn_pool_kernel : public gpu_op_kernel {
     return pool_geometry_for(params_, input);
   }
 
+  // MaxPool's and AvgPool's compute: pools input 0 (`what` in errors) into output 0 through
+  // run(dev, geometry, input, out), unless the output is empty.
+  template <class Run>
+  void pool_forward(kernel_context& ctx, gpu_device& dev, const char* what, Run run) {
+    CAFLOW_GPU_INPUT(input, ctx, dev, 0);
+    auto resolved = geometry(input.shape(), what);
+    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
+    tensor out = allocate_output(ctx, dev, 0, resolved->output_shape());
+    if (!out.initialized() || out.num_elements() == 0) return;
+    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, *resolved, input, out));
+  }
+
+  // The gradient ops' output: of the input's shape, filled by run(out), or zeros when no
+  // window covers anything.
+  template <class Run>
+  void pool_gradient(kernel_context& ctx, gpu_device& dev, const conv2d_geometry& g,
+                     const tensor_shape& input_shape, Run run) {
+    tensor out = allocate_output(ctx, dev, 0, input_shape);
+    if (!out.initialized() || out.num_elements() == 0) return;
+    if (g.out_pixels() == 0) {
+      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, run(out));
+  }
+
   // REQUIRES a non-empty output.
   static status_or<cudnn_pool> describe(const conv2d_geometry& g, cudnnPoolingMode_t mode) {
     cudnn_pool d;
@@ -111,12 +137,7 @@ class max_pool_op final : public cudnn_pool_kernel {
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& dev) override {
-    CAFLOW_GPU_INPUT(input, ctx, dev, 0);
-    auto resolved = geometry(input.shape(), "input");
-    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    tensor out = allocate_output(ctx, dev, 0, resolved->output_shape());
-    if (!out.initialized() || out.num_elements() == 0) return;
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, *resolved, input, out));
+    pool_forward(ctx, dev, "input", run);
   }
 
  private:
@@ -153,13 +174,8 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
     CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
                        errors::invalid_argument("grad has shape ", grad.shape().to_string(),
                                                 " but orig_output has shape ", pooled.to_string()));
-    tensor out = allocate_output(ctx, dev, 0, orig_input.shape());
-    if (!out.initialized() || out.num_elements() == 0) return;
-    if (g.out_pixels() == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
-      return;
-    }
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, orig_input, orig_output, grad, out));
+    pool_gradient(ctx, dev, g, orig_input.shape(),
+                  [&](tensor& out) { return run(dev, g, orig_input, orig_output, grad, out); });
   }
 
  private:
@@ -189,12 +205,7 @@ class avg_pool_op final : public cudnn_pool_kernel {
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& dev) override {
-    CAFLOW_GPU_INPUT(input, ctx, dev, 0);
-    auto resolved = geometry(input.shape(), "value");
-    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    tensor out = allocate_output(ctx, dev, 0, resolved->output_shape());
-    if (!out.initialized() || out.num_elements() == 0) return;
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, *resolved, input, out));
+    pool_forward(ctx, dev, "value", run);
   }
 
  private:
@@ -236,13 +247,8 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
         errors::invalid_argument("grad has shape ", grad.shape().to_string(),
                                  " but pooling an input of shape ", input_shape->to_string(),
                                  " gives ", pooled.to_string()));
-    tensor out = allocate_output(ctx, dev, 0, *input_shape);
-    if (!out.initialized() || out.num_elements() == 0) return;
-    if (g.out_pixels() == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
-      return;
-    }
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, grad, out));
+    pool_gradient(ctx, dev, g, *input_shape,
+                  [&](tensor& out) { return run(dev, g, grad, out); });
   }
 
  private:
