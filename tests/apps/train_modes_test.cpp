@@ -160,4 +160,14 @@ TEST_CASE("bad input is reported by name") {
   child_process no_task(train_args({"--mode", "sync", "--cluster", "ps=127.0.0.1:1;worker=127.0.0.1:2"}));
   CHECK(exit_code(no_task, 30s) == 1);
   CHECK(no_task.output().find("--job worker --task") != std::string::npos);
+
+  child_process processes_and_cluster(
+      train_args({"--task-processes", "--cluster", "ps=127.0.0.1:1;worker=127.0.0.1:2"}));
+  CHECK(exit_code(processes_and_cluster, 30s) == 1);
+  CHECK(processes_and_cluster.output().find("--task-processes is for the embedded cluster") !=
+        std::string::npos);
+
+  child_process negative_restarts(train_args({"--task-processes", "--max-task-restarts", "-1"}));
+  CHECK(exit_code(negative_restarts, 30s) == 1);
+  CHECK(negative_restarts.output().find("--max-task-restarts") != std::string::npos);
 }
