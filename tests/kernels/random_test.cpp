@@ -1,6 +1,7 @@
 // RandomUniform, RandomStandardNormal, TruncatedNormal: the Philox stream layout, seeding and
 // stream continuation, independence from the thread count, sample statistics, and errors.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <thread>
@@ -78,7 +79,7 @@ class kernel_runner {
   node_def node_;
   node_signature sig_;
   std::unique_ptr<op_kernel> kernel_;
-  int64_t step_id_ = 0;
+  std::atomic<int64_t> step_id_{0};  // steps may run concurrently (one test does)
 };
 
 template <class T>
