@@ -63,13 +63,6 @@ status task_supervisor::start(const std::string& name, std::vector<std::string> 
   return {};
 }
 
-int task_supervisor::restarts() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  int n = 0;
-  for (const auto& t : tasks_) n += t.restarts;
-  return n;
-}
-
 void task_supervisor::watch() {
   while (!stopping_) {
     {

@@ -35,8 +35,6 @@ class task_supervisor {
   status start(const std::string& name, std::vector<std::string> argv);
   // Stops watching and ends every task (bounded). Idempotent.
   void stop();
-  // Restarts so far, over all tasks.
-  int restarts() const;
 
  private:
   struct task {
@@ -50,7 +48,7 @@ class task_supervisor {
   void check_tasks();
 
   supervisor_options opts_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::vector<task> tasks_;
   std::atomic<bool> stopping_{false};
   std::thread watcher_;
