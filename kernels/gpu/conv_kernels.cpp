@@ -92,11 +92,6 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     return t;
   }
 
-  static status zero(gpu_device& dev, tensor& t) {
-    return cuda_status(cudaMemsetAsync(t.raw_data(), 0, t.byte_size(), dev.compute_stream()),
-                       "cudaMemsetAsync");
-  }
-
   conv2d_params params_;
   algorithm_cache<Algo> algorithms_;
 };
@@ -115,7 +110,7 @@ class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
     tensor out = allocate_output(ctx, dev, 0, g.output_shape());
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.patch_size() == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
     CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, filter, out));
@@ -165,7 +160,7 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     if (!out.initialized() || out.num_elements() == 0) return;
     // No output position (or no output channel) reads the input: its gradient is zero.
     if (g.out_pixels() == 0 || g.out_depth == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
     CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, filter, out_backprop, out));
@@ -177,12 +172,7 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
     CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
     // The gradient over cuDNN's frame; the extra padding's part is cropped off below.
-    tensor dx = out;
-    if (d.plan.needs_copy()) {
-      CAFLOW_ASSIGN_OR_RETURN(
-          dx, dev.allocate(dtype::float32, tensor_shape{d.plan.padded.n, d.plan.padded.rows,
-                                                        d.plan.padded.cols, d.plan.padded.depth}));
-    }
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, out));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
@@ -197,10 +187,7 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
                                        d.x.get(), dx.data<float>()),
           "cudnnConvolutionBackwardData"));
     }
-    if (d.plan.needs_copy())
-      launch_crop_nhwc<float>(dx.data<float>(), d.plan.padded, out.data<float>(), d.plan.input,
-                              d.plan.rows.extra_before, d.plan.cols.extra_before,
-                              dev.compute_stream());
+    crop_from_frame(dev, d.plan, dx, out);
     return {};
   }
 };
@@ -229,7 +216,7 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
     tensor out = allocate_output(ctx, dev, 0, *filter_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
     CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, out_backprop, out));

@@ -102,6 +102,23 @@ status_or<tensor> padded_input(gpu_device& g, const tensor& input, const window_
   return padded;
 }
 
+status_or<tensor> gradient_frame(gpu_device& g, const window_plan& plan, const tensor& out) {
+  if (!plan.needs_copy()) return out;
+  return g.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
+                                                 plan.padded.cols, plan.padded.depth});
+}
+
+void crop_from_frame(gpu_device& g, const window_plan& plan, const tensor& frame, tensor& out) {
+  if (!plan.needs_copy()) return;
+  launch_crop_nhwc<float>(frame.data<float>(), plan.padded, out.data<float>(), plan.input,
+                          plan.rows.extra_before, plan.cols.extra_before, g.compute_stream());
+}
+
+status fill_zeros(gpu_device& g, tensor& t) {
+  return cuda_status(cudaMemsetAsync(t.raw_data(), 0, t.byte_size(), g.compute_stream()),
+                     "cudaMemsetAsync");
+}
+
 namespace {
 
 bool uses_tensor_cores(cudnnMathType_t m) {

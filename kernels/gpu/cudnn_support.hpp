@@ -63,6 +63,12 @@ status_or<tensor> allocate_scratch(gpu_device& g, size_t bytes);
 // when the plan needs no copy.
 status_or<tensor> padded_input(gpu_device& g, const tensor& input, const window_plan& plan,
                                float fill);
+// A gradient with respect to the input over cuDNN's frame: `out` itself when the plan needs no
+// copy, else scratch of the frame's shape, which crop_from_frame then copies into `out`.
+status_or<tensor> gradient_frame(gpu_device& g, const window_plan& plan, const tensor& out);
+void crop_from_frame(gpu_device& g, const window_plan& plan, const tensor& frame, tensor& out);
+// Fills `t` with zeros on the compute stream (a gradient no window touched).
+status fill_zeros(gpu_device& g, tensor& t);
 
 // One convolution as cuDNN sees it. The three convolution ops share these: the forward pass
 // reads x and w and writes y; backward data reads w and dy (y's shape) and writes dx (x's);

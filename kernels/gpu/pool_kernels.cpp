@@ -65,7 +65,7 @@ class cudnn_pool_kernel : public gpu_op_kernel {
     tensor out = allocate_output(ctx, dev, 0, input_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
-      CAFLOW_OP_REQUIRES_OK(ctx, zero(dev, out));
+      CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
     CAFLOW_OP_REQUIRES_OK(ctx, run(out));
@@ -102,25 +102,6 @@ class cudnn_pool_kernel : public gpu_op_kernel {
   static pool_window window_of(const conv2d_geometry& g) {
     return {g.in_rows,     g.in_cols,     g.filter_rows, g.filter_cols,
             g.stride_rows, g.stride_cols, g.pad_top,     g.pad_left};
-  }
-
-  static status zero(gpu_device& dev, tensor& t) {
-    return cuda_status(cudaMemsetAsync(t.raw_data(), 0, t.byte_size(), dev.compute_stream()),
-                       "cudaMemsetAsync");
-  }
-
-  // The gradient over cuDNN's frame: `out` itself, or scratch to crop from.
-  static status_or<tensor> frame_for(gpu_device& dev, const window_plan& plan, const tensor& out) {
-    if (!plan.needs_copy()) return out;
-    return dev.allocate(dtype::float32, tensor_shape{plan.padded.n, plan.padded.rows,
-                                                     plan.padded.cols, plan.padded.depth});
-  }
-
-  static void crop_into(gpu_device& dev, const window_plan& plan, const tensor& frame,
-                        tensor& out) {
-    if (!plan.needs_copy()) return;
-    launch_crop_nhwc<float>(frame.data<float>(), plan.padded, out.data<float>(), plan.input,
-                            plan.rows.extra_before, plan.cols.extra_before, dev.compute_stream());
   }
 
   pool_params params_;
@@ -184,7 +165,7 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
     CAFLOW_ASSIGN_OR_RETURN(cudnn_pool d, describe(g, max_mode));
     CAFLOW_ASSIGN_OR_RETURN(
         tensor x, padded_input(dev, input, d.plan, -std::numeric_limits<float>::infinity()));
-    CAFLOW_ASSIGN_OR_RETURN(tensor dx, frame_for(dev, d.plan, out));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, out));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       const float one = 1, zero = 0;
@@ -194,7 +175,7 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
                                d.x.get(), dx.data<float>()),
           "cudnnPoolingBackward"));
     }
-    crop_into(dev, d.plan, dx, out);
+    crop_from_frame(dev, d.plan, dx, out);
     return {};
   }
 };
@@ -261,7 +242,7 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
       launch_scale_to_inside_mean<float>(grad.data<float>(), dy.data<float>(), d.output,
                                          window_of(g), dev.compute_stream());
     }
-    CAFLOW_ASSIGN_OR_RETURN(tensor dx, frame_for(dev, d.plan, out));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, out));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
       const float one = 1, zero = 0;
@@ -273,7 +254,7 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
                                d.x.get(), dx.data<float>()),
           "cudnnPoolingBackward"));
     }
-    crop_into(dev, d.plan, dx, out);
+    crop_from_frame(dev, d.plan, dx, out);
     return {};
   }
 };
