@@ -12,29 +12,16 @@
 #include "graph/data/fashion_mnist.hpp"
 #include "graph/data/gzip_file.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/temp_dir.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
+using caflow::testing::temp_dir;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory, removed with everything in it at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("caflow_fmnist_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 void put_u32(std::vector<uint8_t>& out, uint32_t v) {
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(uint8_t(v >> shift));
@@ -76,7 +63,7 @@ void write_split(const temp_dir& dir, const std::string& prefix, uint32_t n,
 }  // namespace
 
 TEST_CASE("IDX images become float32 [N, rows, cols, 1] in [0, 1]; labels int32") {
-  temp_dir dir;
+  temp_dir dir("caflow_fmnist_");
   write_gz(dir.file("img.gz"), idx_images(2, 2, 3, {0, 255, 51, 102, 153, 204, 1, 2, 3, 4, 5, 6}));
   write_gz(dir.file("lab.gz"), idx_labels({9, 0, 3}));
   auto images = data::read_idx_images(dir.file("img.gz"));
@@ -96,7 +83,7 @@ TEST_CASE("IDX images become float32 [N, rows, cols, 1] in [0, 1]; labels int32"
 }
 
 TEST_CASE("load_fashion_mnist reads a split's two files from the given directory") {
-  temp_dir dir;
+  temp_dir dir("caflow_fmnist_");
   write_split(dir, "train", 3, {9, 0, 5});
   write_split(dir, "t10k", 1, {2});
   auto train = data::load_fashion_mnist(data::fashion_mnist_split::train, dir.path.string());
@@ -120,7 +107,7 @@ TEST_CASE("load_fashion_mnist reads a split's two files from the given directory
 }
 
 TEST_CASE("every corruption is an error naming the file and what is wrong") {
-  temp_dir dir;
+  temp_dir dir("caflow_fmnist_");
   const std::string f = dir.file("x.gz");
   SUBCASE("missing directory: says how to install the dataset") {
     check_error(data::load_fashion_mnist(data::fashion_mnist_split::train, dir.file("nowhere")),

@@ -2,13 +2,13 @@
 // Shared by the tests that run caflow-train as a child process.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <string>
 
 #include "test_util/process.hpp"
+#include "test_util/temp_dir.hpp"
 
 namespace caflow::testing {
 
@@ -22,22 +22,6 @@ inline bool have_fashion_mnist() {
           "dataset-fashion-mnist)");
   return false;
 }
-
-// A fresh directory under the system's temporary one, named after `prefix` and this process,
-// removed with everything in it when the object goes.
-struct temp_dir {
-  std::filesystem::path path;
-  explicit temp_dir(const std::string& prefix)
-      : path(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  temp_dir(const temp_dir&) = delete;
-  temp_dir& operator=(const temp_dir&) = delete;
-};
 
 // The exit code, or -1 when the process did not exit by itself in time.
 inline int exit_code(child_process& p, std::chrono::milliseconds timeout) {

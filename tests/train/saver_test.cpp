@@ -19,32 +19,18 @@
 #include "graph/ops/state_ops.hpp"
 #include "graph/train/saver.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/temp_dir.hpp"
 #include "test_util/process.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
+using caflow::testing::temp_dir;
 using caflow::testing::run_kernel;
 namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory under the system's temp dir, removed with everything in it.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    static int n = 0;
-    path = fs::temp_directory_path() /
-           ("caflow_saver_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -83,7 +69,7 @@ status save_with_kernel(const std::string& path, const sample& s) {
 }  // namespace
 
 TEST_CASE("SaveV2 then RestoreV2 round-trips every dtype, a scalar and a zero-size tensor") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   const sample s;
   const std::string path = dir.file("all_types");
   REQUIRE(save_with_kernel(path, s).ok());
@@ -107,7 +93,7 @@ TEST_CASE("SaveV2 then RestoreV2 round-trips every dtype, a scalar and a zero-si
 }
 
 TEST_CASE("RestoreV2 errors name the file and the tensor") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   const sample s;
   const std::string path = dir.file("ckpt");
   REQUIRE(save_with_kernel(path, s).ok());
@@ -146,7 +132,7 @@ TEST_CASE("SaveV2 and RestoreV2 refuse inconsistent attrs at graph construction"
 }
 
 TEST_CASE("a corrupted or truncated file is detected by its checksum and named") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   const sample s;
   const std::string path = dir.file("ckpt");
   REQUIRE(save_with_kernel(path, s).ok());
@@ -171,7 +157,7 @@ TEST_CASE("a corrupted or truncated file is detected by its checksum and named")
 }
 
 TEST_CASE("a tensor announcing an absurd size is refused before anything is allocated") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   const std::string path = dir.file("forged");
   // Shape [12345]; the dimension is then rewritten to 2^40 and the envelope resealed, as a
   // malicious writer would, so only the payload parser stands in the way.
@@ -230,7 +216,7 @@ std::string shard(const temp_dir& d, int64_t step) {
 }  // namespace
 
 TEST_CASE("saver: save, change, restore the newest; a fresh graph restores without init") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   model m;
   train::saver saver(m.root, m.vars);
   REQUIRE_MESSAGE(m.root.ok(), m.root.get_status().to_string());
@@ -266,7 +252,7 @@ TEST_CASE("saver: save, change, restore the newest; a fresh graph restores witho
 }
 
 TEST_CASE("saver: a corrupt or truncated newest checkpoint is named and the previous one used") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   model m;
   train::saver saver(m.root, m.vars);
   session sess(m.root);
@@ -303,7 +289,7 @@ TEST_CASE("saver: a corrupt or truncated newest checkpoint is named and the prev
 }
 
 TEST_CASE("saver: keep_last deletes the oldest; a leftover temporary file is ignored") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   model m;
   train::saver saver(m.root, m.vars, {.keep_last = 2});
   session sess(m.root);
@@ -345,7 +331,7 @@ TEST_CASE("saver: keep_last deletes the oldest; a leftover temporary file is ign
 }
 
 TEST_CASE("saver: a save older than the newest checkpoint supersedes the newer ones") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   model m;
   train::saver saver(m.root, m.vars);
   session sess(m.root);
@@ -357,7 +343,7 @@ TEST_CASE("saver: a save older than the newest checkpoint supersedes the newer o
 }
 
 TEST_CASE("saver: errors without checkpoints or variables") {
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   model m;
   train::saver saver(m.root, m.vars);
   session sess(m.root);
@@ -393,7 +379,7 @@ TEST_CASE("saver on a cluster: one shard per ps task, slots go with their variab
   for (auto& t : starting) t.join();
   for (auto& s : servers) REQUIRE_MESSAGE(s.ok(), s.get_status().to_string());
 
-  temp_dir dir;
+  temp_dir dir("caflow_saver_test_");
   auto root = scope::new_root();
   const auto ps = [&](int task) { return root.with_device(full_device_name("ps", task, "CPU", 0)); };
   auto w = train::create_variable(ps(0), "w", ops::constant(root, std::vector<float>{1, 2}, {2}));
