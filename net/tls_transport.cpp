@@ -87,7 +87,32 @@ class tls_scribe : public caf::io::scribe {
   void add_to_loop() override { stream_.activate(this); }
   void remove_from_loop() override { stream_.passivate(); }
 
+ protected:
+  // The broker lets go of us for good (closed, failed or refused connection). A stream
+  // registered for reading or writing holds its scribe, and the scribe holds the stream. caf
+  // drops only the read registration here, and not even that when it cancels out a pending
+  // add (the multiplexer then never reports the removal): a refused TLS handshake with a write
+  // pending leaked the pair with its OpenSSL session. So once the multiplexer has applied every
+  // change queued so far, we drop what is still registered and let go of what is not.
+  void detach_from(caf::io::abstract_broker* broker) override {
+    caf::io::scribe::detach_from(broker);
+    caf::intrusive_ptr<tls_scribe> self{this};
+    stream_.backend().post([self] { self->release_stream(); });
+  }
+
  private:
+  void release_stream() {
+    using caf::io::network::operation;
+    release(operation::read, caf::io::network::input_mask);
+    release(operation::write, caf::io::network::output_mask);
+  }
+  void release(caf::io::network::operation op, int mask) {
+    if (stream_.eventbf() & mask)
+      stream_.backend().del(op, stream_.fd(), &stream_);  // removed_from_loop follows
+    else
+      stream_.removed_from_loop(op);
+  }
+
   void launch() {
     launched_ = true;
     stream_.start(this);
