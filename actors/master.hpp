@@ -24,8 +24,8 @@ struct master_options {
   int task = 0;
   // Every task's worker (the master's own included), keyed "/job:J/replica:0/task:T".
   std::map<std::string, worker_actor> workers{};
-  std::chrono::milliseconds step_timeout{60000};
-  std::chrono::milliseconds rpc_timeout{10000};
+  std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
+  std::chrono::milliseconds rpc_timeout{scaled(std::chrono::milliseconds{10000})};
   // For tasks in other processes: where they listen ("host:port" by task name) and who finds
   // them again after they were lost. Without a resolver a lost task stays lost.
   std::map<std::string, std::string> addresses{};

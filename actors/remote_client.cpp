@@ -78,7 +78,7 @@ status receive_chunked_fetches(caf::scoped_actor& self, run_step_reply& reply) {
   // a master that announced chunks it never sent.
   while (!settled() && !timed_out)
     self->receive([&](cf_chunk_atom, const edge_chunk& c) { (void)arrivals.take(c); },
-                  caf::after(std::chrono::seconds(10)) >> [&] { timed_out = true; });
+                  caf::after(scaled(std::chrono::seconds(10))) >> [&] { timed_out = true; });
   for (int32_t i : reply.chunked_fetches) {
     if (i < 0 || static_cast<size_t>(i) >= reply.fetches.size())
       return errors::internal("the master sent fetch #", i, " in chunks, but the step has ",
@@ -114,9 +114,9 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
 status remote_client::extend(const graph_def& more) {
   const std::string bytes = serialize_graph(more);
   if (impl_->session.empty())
-    return impl_->call(std::chrono::seconds(30), [&](std::string& handle) { impl_->session = handle; },
+    return impl_->call(scaled(std::chrono::seconds(30)), [&](std::string& handle) { impl_->session = handle; },
                        cf_create_atom::value, bytes, impl_->config);
-  return impl_->call(std::chrono::seconds(30), [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
+  return impl_->call(scaled(std::chrono::seconds(30)), [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
 }
 
 status_or<std::vector<tensor>> remote_client::run(

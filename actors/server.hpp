@@ -25,7 +25,7 @@ struct server_options {
   cpu_device_options cpu{};
   failure_detection failures{};
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
-  std::chrono::milliseconds step_timeout{60000};
+  std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
   int scheduler_threads = 0;  // 0: CAF's default
   // TLS and the cluster id; every task and client of the cluster needs the same CA and id.
   transport_security security{};

@@ -17,6 +17,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "net/cluster_spec.hpp"
+#include "net/time_scale.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow {
@@ -27,7 +28,7 @@ constexpr caf::atom_value master_role = caf::atom("cf_master");
 struct failure_detection {
   // Every process of a cluster sends heartbeats this often; a peer silent for `timeout` is lost.
   std::chrono::milliseconds heartbeat_interval{100};
-  std::chrono::milliseconds timeout{1000};
+  std::chrono::milliseconds timeout{scaled(std::chrono::milliseconds{1000})};
 };
 
 // Loads the middleman (and caf::openssl's manager when `sec.tls()`), announces every wire type,

@@ -34,7 +34,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_init_order=1:check_ini
 # CAF 0.17's own leaks at exit, each explained in the file; none names a caflow function.
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+# libcaf is not instrumented: the file says which races that hides and which stay checked.
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/scripts/sanitizers/tsan.supp:print_suppressions=0}
 
 # The build targets of the tests that `ctest $@` selects (a test is named for its executable,
 # fuzz_<name>_corpus for fuzz_<name>); empty, meaning everything, when there are no arguments

@@ -14,6 +14,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "kernels/op_kernel.hpp"
+#include "kernels/in_place.hpp"
 
 namespace caflow::training {
 
@@ -115,7 +116,7 @@ void apply_update(kernel_context& ctx, const std::array<const char*, N>& names, 
     for (size_t i = 0; i < N; ++i) {
       bufs.in[i] = values[i]->template data<T>();
       if (!writes[i]) continue;
-      if (values[i]->buffer_unique()) {
+      if (mutable_in_place(*values[i])) {
         bufs.out[i] = values[i]->template data<T>();
       } else {
         CAFLOW_ASSIGN_OR_RETURN(

@@ -3,6 +3,7 @@
 // bytes a reader still holds: in-place only when the variable owns its buffer alone.
 #include "graph/tensor_views.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/in_place.hpp"
 
 namespace caflow {
 namespace {
@@ -70,7 +71,7 @@ class update_op final : public op_kernel {
                                         " does not match variable '", var->name(),
                                         "' of shape ", value.shape().to_string());
       // Readers may hold the current buffer: write into a fresh one then.
-      if (!value.buffer_unique()) value = value.deep_copy(ctx.dev().get_allocator());
+      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
       T* v = value.data<T>();
       const T* d = delta.data<T>();
       const int64_t n = value.num_elements();

@@ -9,6 +9,7 @@
 
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
+#include "kernels/in_place.hpp"
 
 namespace caflow::gpu {
 namespace {
@@ -64,7 +65,7 @@ void apply_update(kernel_context& ctx, gpu_device& g, const std::array<const cha
       std::array<tensor, N> fresh;
       for (size_t i = 0; i < N; ++i) {
         b.in[i] = values[i]->template data<T>();
-        if (values[i]->buffer_unique()) {
+        if (mutable_in_place(*values[i])) {
           b.out[i] = values[i]->template data<T>();
         } else {
           CAFLOW_ASSIGN_OR_RETURN(fresh[i], g.allocate(dtype_v<T>, shape));

@@ -10,6 +10,7 @@
 #include <memory>
 #include <regex>
 
+#include "net/time_scale.hpp"
 #include "test_util/process.hpp"
 #include "test_util/train_app.hpp"
 
@@ -19,6 +20,7 @@ using caflow::testing::exit_code;
 using caflow::testing::free_ports;
 using caflow::testing::have_fashion_mnist;
 using caflow::testing::temp_dir;
+using caflow::time_scale;
 namespace fs = std::filesystem;
 
 namespace {
@@ -126,14 +128,14 @@ double seconds_to_report(int sig) {
 
 TEST_CASE("sync training without a backup: the chief reports a SIGKILLed worker within 2 s") {
   if (!have_fashion_mnist()) return;
-  CHECK(seconds_to_report(SIGKILL) <= 2.0);
+  CHECK(seconds_to_report(SIGKILL) <= 2.0 * time_scale);
 }
 
 TEST_CASE("sync training: a SIGSTOPped worker is detected within the heartbeat timeout") {
   if (!have_fashion_mnist()) return;
   // Heartbeats every 100 ms, a peer silent for 1 s is lost; the rest is CAF's check interval
   // and a step's teardown.
-  CHECK(seconds_to_report(SIGSTOP) <= 2.5);
+  CHECK(seconds_to_report(SIGSTOP) <= 2.5 * time_scale);
 }
 
 TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resumes from the "
@@ -149,7 +151,7 @@ TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resume
   const double took = seconds_since(killed);
   MESSAGE("chief before the restart: ", c.worker(0).output());
   REQUIRE(reported);
-  CHECK(took <= 2.0);
+  CHECK(took <= 2.0 * time_scale);
   CHECK(c.worker(0).output().find("task /job:ps/replica:0/task:0 was lost") != std::string::npos);
   CHECK(c.ps().wait_exit(5s) >= 0);
 

@@ -4,11 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
+#include <thread>
 
 #include "actors/session.hpp"
 #include "graph/ops/base_ops.hpp"
 #include "graph/ops/state_ops.hpp"
 #include "graph/ops/training_ops.hpp"
+#include "kernels/in_place.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;
@@ -368,4 +371,24 @@ TEST_CASE("integer variables are refused when the graph is built") {
   ops::apply_gradient_descent(root, var.ref, ops::constant(root, 1),
                               ops::constant(root, vec<int32_t>({1, 1})));
   check_error(root.get_status(), "int32");
+}
+
+TEST_CASE("a variable's bytes are mutable in place only once no snapshot shares them") {
+  tensor value = tensor::from_vector<float>({1, 2, 3, 4});
+  CHECK(mutable_in_place(value));
+  std::optional<tensor> snapshot = value;
+  CHECK_FALSE(mutable_in_place(value));
+  // The last snapshot reads on another thread and lets go; the writer sees it gone and writes.
+  // Under ThreadSanitizer this is the race the check must order: the reads before the writes.
+  float sum = 0;
+  std::thread reader([&] {
+    const float* p = snapshot->data<float>();
+    for (int i = 0; i < 4; ++i) sum += p[i];
+    snapshot.reset();
+  });
+  while (!mutable_in_place(value)) std::this_thread::yield();
+  value.data<float>()[0] = 10;
+  reader.join();
+  CHECK(sum == 10.0f);
+  CHECK(value.to_vector<float>() == std::vector<float>{10, 2, 3, 4});
 }

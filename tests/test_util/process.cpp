@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "net/time_scale.hpp"
+
 extern char** environ;
 
 namespace caflow::testing {
@@ -55,7 +57,7 @@ void child_process::drain(std::chrono::milliseconds timeout) {
 }
 
 bool child_process::wait_for_output(const std::string& needle, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(timeout);
   while (output_.find(needle) == std::string::npos) {
     if (std::chrono::steady_clock::now() >= deadline) return false;
     if (!reaped_ && waitpid(pid_, &exit_status_, WNOHANG) == pid_) reaped_ = true;
@@ -73,7 +75,7 @@ void child_process::signal(int sig) {
 }
 
 int child_process::wait_exit(std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(timeout);
   while (!reaped_) {
     if (waitpid(pid_, &exit_status_, WNOHANG) == pid_) {
       reaped_ = true;

@@ -17,11 +17,13 @@ class child_process {
   child_process& operator=(const child_process&) = delete;
 
   pid_t pid() const { return pid_; }
-  // Reads output until a line contains `needle`; false when `timeout` passes or the child exits.
+  // Reads output until a line contains `needle`; false when `timeout` (stretched by time_scale
+  // in a TSan build: net/time_scale.hpp) passes or the child exits.
   bool wait_for_output(const std::string& needle, std::chrono::milliseconds timeout);
   const std::string& output() const { return output_; }
   void signal(int sig);
-  // Waits (bounded) for the child to exit; returns its exit status or -1 on timeout.
+  // Waits (bounded, stretched like wait_for_output) for the child to exit; returns its exit
+  // status or -1 on timeout.
   int wait_exit(std::chrono::milliseconds timeout);
 
  private:
