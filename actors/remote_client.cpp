@@ -5,6 +5,7 @@
 #include <random>
 
 #include "actors/chunked_values.hpp"
+#include "actors/local_masters.hpp"
 #include "graph/serialization.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
@@ -37,7 +38,8 @@ struct remote_client::impl {
 
   client_config cfg;
   caf::actor_system sys{cfg};
-  master_actor master;
+  master_actor master;         // found over the network; unset for a master in this process
+  caf::actor_addr local;       // a master in this process (actors/local_masters.hpp)
   std::string target;
   std::string session;  // the master's handle, once created
   std::chrono::milliseconds step_timeout{60000};
@@ -45,15 +47,25 @@ struct remote_client::impl {
   std::mt19937_64 transfer_ids{std::random_device{}()};
 
   ~impl() {
-    if (!session.empty()) caf::anon_send(master, cf_close_atom::value, session);
+    if (!session.empty())
+      if (auto m = master_now()) caf::anon_send(m, cf_close_atom::value, session);
   }
+
+  // The master to ask now. A local master is held weakly between calls: its server may stop
+  // first, and the actor must not outlive its actor system in our hands.
+  master_actor master_now() const {
+    return local ? caf::actor_cast<master_actor>(local) : master;
+  }
+  status gone() const { return errors::unavailable("master at ", target, " has stopped"); }
 
   // One blocking request; the reply handler fills `out`.
   template <class... Args, class OnReply>
   status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
+    auto m = master_now();
+    if (!m) return gone();
     caf::scoped_actor self{sys};
     status result;
-    self->request(master, timeout, std::forward<Args>(args)...)
+    self->request(m, timeout, std::forward<Args>(args)...)
         .receive(on_reply, [&](caf::error& e) {
           result = to_status(e).with_context("master at " + target);
         });
@@ -105,6 +117,8 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
   i->target = target;
   i->step_timeout = step_timeout;
   i->config = std::move(config);
+  if ((i->local = find_local_master(target, security)))
+    return std::unique_ptr<remote_client>(new remote_client(std::move(i)));
   CAFLOW_ASSIGN_OR_RETURN(caf::strong_actor_ptr found,
                           find_remote_role(i->sys, where, master_role, patience));
   i->master = caf::actor_cast<master_actor>(found);
@@ -126,14 +140,17 @@ status_or<std::vector<tensor>> remote_client::run(
   if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
   // One actor for the whole exchange: big feeds go ahead of the request from it, and big
   // fetches arrive in its mailbox ahead of the reply.
+  auto master = impl_->master_now();
+  if (!master) return impl_->gone();
   caf::scoped_actor self{impl_->sys};
   run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
   req.transfer = static_cast<int64_t>(impl_->transfer_ids() >> 1);
   for (size_t i = 0; i < feeds.size(); ++i) {
     const auto& [name, t] = feeds[i];
     req.feed_names.push_back(name);
-    if (travels_in_chunks(t)) {
-      send_chunks(self.ptr(), impl_->master, req.transfer, chunk_key("feed", i), t);
+    // In this process a feed travels as a handle to its bytes, whatever its size.
+    if (!impl_->local && travels_in_chunks(t)) {
+      send_chunks(self.ptr(), master, req.transfer, chunk_key("feed", i), t);
       req.chunked_feeds.push_back(static_cast<int32_t>(i));
       req.feeds.emplace_back();
     } else {
@@ -142,7 +159,7 @@ status_or<std::vector<tensor>> remote_client::run(
   }
   run_step_reply reply;
   status result;
-  self->request(impl_->master, impl_->step_timeout, cf_step_atom::value, std::move(req))
+  self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req))
       .receive([&](run_step_reply& r) { reply = std::move(r); },
                [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
   CAFLOW_RETURN_IF_ERROR(result);

@@ -1,7 +1,8 @@
 #pragma once
-// A session's link to a master in another process (target "caflow://host:port"): its own
-// small actor system, the master found by name on that task's port, and blocking calls with
-// bounded timeouts. Used by `session`; not thread-safe on its own (session serializes).
+// A session's link to a master at target "caflow://host:port": its own small actor system,
+// the master found by name on that task's port (or, for a server in this process with the
+// same security settings, handed over directly: actors/local_masters.hpp), and blocking calls
+// with bounded timeouts. Used by `session`; not thread-safe on its own (session serializes).
 #include <chrono>
 #include <memory>
 #include <string>

@@ -13,6 +13,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/admin_actor.hpp"
+#include "actors/local_masters.hpp"
 #include "actors/log.hpp"
 #include "actors/master.hpp"
 #include "actors/worker.hpp"
@@ -37,6 +38,7 @@ struct server_config : caf::actor_system_config {
 struct server::impl {
   explicit impl(const server_options& o) : opts(o), cfg(o), sys(cfg) {}
   ~impl() {
+    unregister_local_master(target());
     // Named actors stay referenced by the registry; ~actor_system would wait for them forever.
     sys.registry().erase(master_role);
     sys.registry().erase(worker_role);
@@ -71,6 +73,7 @@ struct server::impl {
                     .peers = m.addresses, .master = {}, .worker = worker};
     master = spawn_master(sys, std::move(m));
     announce_role(sys, master_role, caf::actor_cast<caf::strong_actor_ptr>(master));
+    register_local_master(target(), opts.security, master);
     a.master = master;
     admin = spawn_admin(sys, std::move(a));
     announce_role(sys, admin_role, caf::actor_cast<caf::strong_actor_ptr>(admin));
@@ -78,6 +81,8 @@ struct server::impl {
               opts.cluster.tasks().size(), " tasks in the cluster");
     return {};
   }
+
+  std::string target() const { return "caflow://" + host + ":" + std::to_string(port); }
 
   struct peer {
     std::string name;
@@ -219,9 +224,7 @@ status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options&
   return std::unique_ptr<server>(new server(std::move(i)));
 }
 
-std::string server::target() const {
-  return "caflow://" + impl_->host + ":" + std::to_string(impl_->port);
-}
+std::string server::target() const { return impl_->target(); }
 const std::string& server::task_name() const { return impl_->name; }
 uint16_t server::port() const { return impl_->port; }
 master_actor server::master() const { return impl_->master; }

@@ -35,6 +35,35 @@ TEST_CASE("a local server serves sessions through its caflow:// target") {
   check_error(sess.run({{x, tensor::scalar<int32_t>(1)}}, {y}), "feed 'x' expects float32");
 }
 
+TEST_CASE("a session in the server's process reaches its master without the network") {
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::identity(root.with_op_name("y"), x);
+  const tensor fed = tensor::from_vector<float>({1, 2, 3});
+  {
+    // Handed over, not serialized: the fetched value is the fed tensor's own bytes.
+    session sess(root, {.target = (*srv)->target()});
+    auto out = sess.run({{x, fed}}, {y});
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+    CHECK(out->at(0).shares_buffer_with(fed));
+  }
+  {
+    // Another cluster id must go through the network like any outside client, and is refused.
+    session_options opts{.target = (*srv)->target()};
+    opts.connect_timeout = std::chrono::milliseconds(1500);
+    opts.security.cluster_id = "another";
+    session sess(root, opts);
+    check_error(sess.run({{x, fed}}, {y}), "cannot reach");
+  }
+  // A session that outlives its server gets an error, not a dangling master.
+  session sess(root, {.target = (*srv)->target()});
+  REQUIRE(sess.run({{x, fed}}, {y}).ok());
+  srv->reset();
+  check_error(sess.run({{x, fed}}, {y}), "has stopped");
+}
+
 TEST_CASE("bad targets and tasks are errors naming the culprit") {
   auto root = scope::new_root();
   auto c = ops::constant(root.with_op_name("c"), 1.0f);

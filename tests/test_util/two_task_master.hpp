@@ -22,6 +22,7 @@
 #include "graph/serialization.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "net/errors.hpp"
+#include "net/time_scale.hpp"
 
 namespace caflow::testing::two_tasks {
 
@@ -100,11 +101,11 @@ status_or<Reply> await(Handle&& h) {
 struct hand_master {
   caf::scoped_actor self;
   std::vector<worker_actor> workers;  // by task
-  std::chrono::milliseconds wait;     // for every request
+  std::chrono::milliseconds wait;     // for every request (stretched under TSan)
 
   hand_master(caf::actor_system& sys, std::vector<worker_actor> ws,
               std::chrono::milliseconds request_timeout = timeout)
-      : self(sys), workers(std::move(ws)), wait(request_timeout) {}
+      : self(sys), workers(std::move(ws)), wait(scaled(request_timeout)) {}
 
   status_or<register_graph_reply> reg(int task, const std::string& device, std::string bytes) {
     return await<register_graph_reply>(
