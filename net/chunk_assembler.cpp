@@ -4,6 +4,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "net/thread_sanitizer.hpp"
+
 namespace caflow {
 namespace {
 
@@ -94,6 +96,7 @@ status_or<tensor> chunk_assembler::take(const edge_chunk& c) {
                          c.offset, " but ", a.received, " bytes have arrived: it ",
                          c.offset < a.received ? "overlaps them" : "leaves a gap"));
   const auto data = c.payload();
+  tsan_acquire(data.data());  // written on the sender's or the deserializer's thread
   if (c.in_place) {
     // Read into place by the deserializer, which only claims in-order ranges of the tensor
     // registered below.

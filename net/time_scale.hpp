@@ -4,16 +4,12 @@
 // this factor, so that a TSan run checks threads, not timing. The plain build checks the bounds.
 #include <chrono>
 
+#include "net/thread_sanitizer.hpp"
+
 namespace caflow {
 
-#if defined(__SANITIZE_THREAD__)
+#ifdef CAFLOW_TSAN
 inline constexpr int time_scale = 10;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr int time_scale = 10;
-#else
-inline constexpr int time_scale = 1;
-#endif
 #else
 inline constexpr int time_scale = 1;
 #endif

@@ -10,6 +10,7 @@
 
 #include "graph/shape.hpp"
 #include "graph/types.hpp"
+#include "net/thread_sanitizer.hpp"
 
 namespace caflow {
 namespace {
@@ -92,6 +93,8 @@ std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, con
     c.offset = at;
     c.source = value;
     c.size = std::min(chunk_bytes, total - at);
+    // A receiver in this process copies the chunk straight out of these bytes.
+    tsan_release(c.payload().data());
     out.push_back(std::move(c));
   }
   return out;
@@ -159,6 +162,7 @@ caf::error inspect(caf::deserializer& f, edge_chunk& x) {
   }
   if (n == 0) return caf::none;
   if (auto err = f.apply_raw(n, into)) return err;
+  tsan_release(into);  // read by the receiving actor, on another thread
   return x.type == static_cast<uint8_t>(dtype::boolean) ? check_bools("edge_chunk: ", into, n)
                                                          : caf::none;
 }
