@@ -150,9 +150,9 @@ TEST_CASE("two actor systems over loopback: tensors and errors cross the middlem
   worker_actor w1_home = spawn_worker(sys_b, options(1));
   {
     auto port = sys_b.middleman().publish(w1_home, 0, "127.0.0.1", true);
-    REQUIRE_MESSAGE(port, port ? std::string{} : sys_b.render(port.error()));
+    REQUIRE_MESSAGE(port, (port ? std::string{} : sys_b.render(port.error())));
     auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
-    REQUIRE_MESSAGE(w1, w1 ? std::string{} : sys_a.render(w1.error()));
+    REQUIRE_MESSAGE(w1, (w1 ? std::string{} : sys_a.render(w1.error())));
     hand_master master(sys_a, {w0, *w1});
 
     xyz_graph g;
