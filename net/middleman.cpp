@@ -22,6 +22,7 @@
 #include "net/errors.hpp"
 #include "net/protocol.hpp"
 #include "net/tls_transport.hpp"
+#include "net/sanitizer_settings.hpp"
 
 namespace caflow {
 
@@ -45,6 +46,7 @@ void configure_network(caf::actor_system_config& cfg, const failure_detection& f
   // distributed step tens of microseconds; the sharing policy wakes them on a condition
   // variable instead (bench/dist_step_latency_us: 966 -> 490 us, throughput unchanged).
   cfg.set("scheduler.policy", caf::atom("sharing"));
+  apply_sanitizer_settings(cfg);
 }
 
 

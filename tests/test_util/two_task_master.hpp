@@ -22,6 +22,7 @@
 #include "graph/serialization.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "net/errors.hpp"
+#include "net/sanitizer_settings.hpp"
 #include "net/time_scale.hpp"
 
 namespace caflow::testing::two_tasks {
@@ -31,6 +32,7 @@ struct test_config : caf::actor_system_config {
     load<caf::io::middleman>();
     add_wire_types(*this);
     set("scheduler.max-threads", 2);
+    apply_sanitizer_settings(*this);
   }
 };
 
