@@ -6,6 +6,7 @@
 
 #include "actors/trace_recorder.hpp"
 #include "graph/partition.hpp"
+#include "graph/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
@@ -228,6 +229,12 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
     s->step.cancellation->cancel();
     outputs = nullptr;
   }
+#ifdef CAFLOW_TSAN
+  // Outputs may leave through actors (a Send, a fetch) whose hand-over TSan cannot see; their
+  // readers acquire (graph/thread_sanitizer.hpp).
+  if (outputs)
+    for (int i = 0; i < item.num_outputs; ++i) tsan_release(outputs[i].value.raw_data());
+#endif
   // Inputs are no longer needed: release their buffers early.
   for (int i = 0; i < item.num_inputs; ++i) s->inputs[item.input_start + i] = kernel_value{};
   int expensive_ready = -1;

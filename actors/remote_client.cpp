@@ -7,6 +7,7 @@
 #include "actors/chunked_values.hpp"
 #include "actors/local_masters.hpp"
 #include "graph/serialization.hpp"
+#include "graph/thread_sanitizer.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
@@ -148,6 +149,7 @@ status_or<std::vector<tensor>> remote_client::run(
   for (size_t i = 0; i < feeds.size(); ++i) {
     const auto& [name, t] = feeds[i];
     req.feed_names.push_back(name);
+    tsan_release(t.raw_data());  // read by kernels on a device thread
     // In this process a feed travels as a handle to its bytes, whatever its size.
     if (!impl_->local && travels_in_chunks(t)) {
       send_chunks(self.ptr(), master, req.transfer, chunk_key("feed", i), t);
@@ -165,7 +167,10 @@ status_or<std::vector<tensor>> remote_client::run(
   CAFLOW_RETURN_IF_ERROR(result);
   CAFLOW_RETURN_IF_ERROR(receive_chunked_fetches(self, reply));
   std::vector<tensor> out;
-  for (auto& w : reply.fetches) out.push_back(std::move(w.value));
+  for (auto& w : reply.fetches) {
+    tsan_acquire(w.value.raw_data());  // a kernel's output, written on a device thread
+    out.push_back(std::move(w.value));
+  }
   if (prepared && (!reply.optimization.empty() || !reply.placement.empty())) {
     reply.fetches.clear();
     *prepared = std::move(reply);

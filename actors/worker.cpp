@@ -28,6 +28,7 @@
 #include "graph/device_name.hpp"
 #include "graph/partition.hpp"
 #include "graph/serialization.hpp"
+#include "graph/thread_sanitizer.hpp"
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 
@@ -318,10 +319,12 @@ status check_run(const worker_state& st, const registered_graph& g, const run_gr
   if (req.num_rets < g.rets_needed || req.num_rets > max_rets)
     return errors::invalid_argument("graph '", g.handle, "' writes ", g.rets_needed,
                                     " fetches but step ", req.step_id, " asks for ", req.num_rets);
-  for (int64_t index : g.arg_indices)
+  for (int64_t index : g.arg_indices) {
     if (index >= static_cast<int64_t>(args.size()) || !args[index].initialized())
       return errors::invalid_argument("graph '", g.handle, "' needs feed #", index, ", which step ",
                                       req.step_id, " does not carry");
+    tsan_acquire(args[index].raw_data());  // written by the client or a kernel, on its thread
+  }
   return {};
 }
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "net/thread_sanitizer.hpp"
+#include "graph/thread_sanitizer.hpp"
 
 namespace caflow {
 namespace {

@@ -4,7 +4,7 @@
 // this factor, so that a TSan run checks threads, not timing. The plain build checks the bounds.
 #include <chrono>
 
-#include "net/thread_sanitizer.hpp"
+#include "graph/thread_sanitizer.hpp"
 
 namespace caflow {
 

@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "graph/shape.hpp"
+#include "graph/thread_sanitizer.hpp"
 #include "graph/types.hpp"
-#include "net/thread_sanitizer.hpp"
 
 namespace caflow {
 namespace {

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "graph/partition.hpp"
+#include "graph/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/rendezvous.hpp"
 
@@ -100,6 +101,7 @@ class recv_op final : public async_op_kernel {
                 dtype_name(value.type()), value.shape().to_string(), ", expected ",
                 dtype_name(type_)));
           } else {
+            tsan_acquire(value.raw_data());  // written by the sender's kernel, on another thread
             ctx.set_output(0, value);
           }
           done();

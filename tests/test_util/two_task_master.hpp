@@ -32,6 +32,7 @@ struct test_config : caf::actor_system_config {
     load<caf::io::middleman>();
     add_wire_types(*this);
     set("scheduler.max-threads", 2);
+    set("scheduler.policy", caf::atom("sharing"));  // as configure_network sets for servers
     apply_sanitizer_settings(*this);
   }
 };
