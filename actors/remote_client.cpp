@@ -128,10 +128,11 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
 
 status remote_client::extend(const graph_def& more) {
   const std::string bytes = serialize_graph(more);
+  const auto timeout = scaled(std::chrono::milliseconds{30000});
   if (impl_->session.empty())
-    return impl_->call(scaled(std::chrono::seconds(30)), [&](std::string& handle) { impl_->session = handle; },
+    return impl_->call(timeout, [&](std::string& handle) { impl_->session = handle; },
                        cf_create_atom::value, bytes, impl_->config);
-  return impl_->call(scaled(std::chrono::seconds(30)), [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
+  return impl_->call(timeout, [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
 }
 
 status_or<std::vector<tensor>> remote_client::run(

@@ -19,20 +19,12 @@ extern "C" void __tsan_release(void* addr);
 
 namespace caflow {
 
-inline void tsan_release(const void* addr) {
 #ifdef CAFLOW_TSAN
-  __tsan_release(const_cast<void*>(addr));
+inline void tsan_release(const void* addr) { __tsan_release(const_cast<void*>(addr)); }
+inline void tsan_acquire(const void* addr) { __tsan_acquire(const_cast<void*>(addr)); }
 #else
-  (void)addr;
+inline void tsan_release(const void*) {}
+inline void tsan_acquire(const void*) {}
 #endif
-}
-
-inline void tsan_acquire(const void* addr) {
-#ifdef CAFLOW_TSAN
-  __tsan_acquire(const_cast<void*>(addr));
-#else
-  (void)addr;
-#endif
-}
 
 }  // namespace caflow
