@@ -93,17 +93,25 @@ void mark_ready(const std::shared_ptr<prepared_run>& run) {
   for (auto& w : waiting) w();
 }
 
+// Where a _Recv's values go: its rendezvous actor, and its task's bulk channel.
+struct recv_endpoint {
+  caf::actor actor;
+  bulk_endpoint bulk;
+};
+using recv_endpoints = std::map<std::string, recv_endpoint>;  // by rendezvous key
+
 // Phase 2: tell every partition where its _Sends go.
 void bind_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
-                     std::shared_ptr<std::map<std::string, caf::actor>> endpoints) {
+                     std::shared_ptr<recv_endpoints> endpoints) {
   run->pending = run->parts.size();
   for (auto& p : run->parts) {
-    bind_request req{p.handle, p.send_keys, {}};
+    bind_request req{p.handle, p.send_keys, {}, {}};
     for (const auto& key : p.send_keys) {
       auto e = endpoints->find(key);
       if (e == endpoints->end())
         return fail_run(run, errors::internal("no _Recv registered for edge key '", key, "'"));
-      req.send_endpoints.push_back(e->second);
+      req.send_endpoints.push_back(e->second.actor);
+      req.send_bulk.push_back(e->second.bulk);
     }
     self->request(p.worker, self->state.opts.rpc_timeout, cf_bind_atom::value, std::move(req))
         .then(
@@ -122,7 +130,7 @@ void bind_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
 // Phase 1: register every partition; the replies name each _Recv's rendezvous actor.
 void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
                          const std::string& session) {
-  auto endpoints = std::make_shared<std::map<std::string, caf::actor>>();
+  auto endpoints = std::make_shared<recv_endpoints>();
   run->pending = run->parts.size();
   for (size_t i = 0; i < run->parts.size(); ++i) {
     auto& p = run->parts[i];
@@ -142,7 +150,7 @@ void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
               }
               known = reply.incarnation;
               for (size_t k = 0; k < reply.recv_keys.size(); ++k)
-                (*endpoints)[reply.recv_keys[k]] = reply.recv_endpoints[k];
+                (*endpoints)[reply.recv_keys[k]] = {reply.recv_endpoints[k], reply.bulk};
               if (--run->pending == 0) bind_partitions(self, run, endpoints);
             },
             [=, task = p.task](caf::error& e) {

@@ -4,6 +4,7 @@
 #include <caf/send.hpp>
 #include <utility>
 
+#include "actors/bulk_sender.hpp"
 #include "devices/device.hpp"
 #include "net/protocol.hpp"
 
@@ -18,12 +19,13 @@ thread_local int recv_calls_in_progress = 0;
 
 }  // namespace
 
-remote_rendezvous::remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends)
-    : local_(std::move(local)), dev_(dev) {
+remote_rendezvous::remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev,
+                                     bindings sends, std::shared_ptr<bulk_sender> bulk)
+    : local_(std::move(local)), dev_(dev), bulk_(std::move(bulk)) {
   sends_.reserve(sends.size());
-  for (auto& [key, actor] : sends) {
-    const bool remote = actor && actor.node() != actor.home_system().node();
-    sends_.emplace(key, destination{std::move(actor), remote});
+  for (auto& [key, to] : sends) {
+    const bool remote = to.actor && to.actor.node() != to.actor.home_system().node();
+    sends_.emplace(key, destination{std::move(to.actor), remote, std::move(to.bulk)});
   }
 }
 
@@ -37,8 +39,8 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
   // tensor goes in pieces that each share it too, so nothing is copied before serialization;
   // CAF keeps the order of messages from one sender to one receiver.
   if (to.remote && value.initialized() && value.byte_size() > edge_chunk_bytes) {
-    for (edge_chunk& c : make_chunks(step_id, key, value))
-      caf::anon_send(to.actor, cf_chunk_atom::value, std::move(c));
+    if (bulk_ && to.bulk.port != 0) bulk_->send(to.bulk, to.actor, step_id, key, value);
+    else send_in_chunks(to.actor, step_id, key, value);
     return {};
   }
   caf::anon_send(to.actor, cf_push_atom::value, edge_value{step_id, key, wire_tensor{value}});

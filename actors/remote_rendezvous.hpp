@@ -6,7 +6,8 @@
 // buffer when both live in one process). Sending pushes: `send` looks the key up in the
 // bindings the master made with `bind` and sends one (cf_push_atom, edge_value) message to that
 // edge's rendezvous actor on the receiving task; a tensor of more than edge_chunk_bytes bound
-// for another process goes as (cf_chunk_atom, edge_chunk) messages instead, in order. Nothing
+// for another process goes over the worker's bulk channel to that task when it has one
+// (actors/bulk_sender.hpp), else as (cf_chunk_atom, edge_chunk) messages, in order. Nothing
 // waits for an answer; a receiving side that refuses a value aborts the step there, and the
 // master spreads the abort.
 //
@@ -19,20 +20,28 @@
 #include <caf/actor.hpp>
 
 #include "kernels/rendezvous.hpp"
+#include "net/protocol.hpp"
 
 namespace caflow {
 
+class bulk_sender;
 class device;
 
 class remote_rendezvous final : public rendezvous {
  public:
-  // Send key -> the rendezvous actor of that edge (a proxy when it lives in another process).
-  using bindings = std::unordered_map<std::string, caf::actor>;
+  struct binding {
+    caf::actor actor;    // the rendezvous actor of the edge (a proxy in another process)
+    bulk_endpoint bulk;  // its task's bulk channel; port 0: none
+  };
+  // Send key -> where its values go.
+  using bindings = std::unordered_map<std::string, binding>;
 
   // `local` is the worker's receiving side. A value that completes a waiting _Recv on an
-  // actor's thread continues that step on `dev`'s threads, never on the actor's.
+  // actor's thread continues that step on `dev`'s threads, never on the actor's. `bulk` (may
+  // be null) sends big tensors to tasks that have a bulk channel.
   // REQUIRES: `dev` outlives every step run with this rendezvous.
-  remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends);
+  remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends,
+                    std::shared_ptr<bulk_sender> bulk = nullptr);
 
   // Errors: an unbound key (naming it).
   status send(const std::string& key, int64_t step_id, const tensor& value) override;
@@ -44,10 +53,12 @@ class remote_rendezvous final : public rendezvous {
   struct destination {
     caf::actor actor;
     bool remote = false;  // in another process: the tensor is serialized
+    bulk_endpoint bulk;
   };
 
   std::shared_ptr<rendezvous> local_;
   device& dev_;
+  std::shared_ptr<bulk_sender> bulk_;
   std::unordered_map<std::string, destination> sends_;
 };
 

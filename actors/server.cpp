@@ -57,7 +57,10 @@ struct server::impl {
 
   status bring_up(const host_port& where) {
     name = task_name_of(opts.job, opts.task);
-    worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu});
+    // The bulk channel is plain TCP: with TLS on, every byte goes through CAF's TLS instead.
+    const bool bulk = opts.bulk_channel && !opts.security.tls();
+    worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu,
+                                .bulk_host = bulk ? where.host : std::string{}});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
     // Named before the port opens: an earlier task introduces itself as soon as it can.
     intros = std::make_unique<introductions>(sys);

@@ -29,6 +29,9 @@ struct server_options {
   int scheduler_threads = 0;  // 0: CAF's default
   // TLS and the cluster id; every task and client of the cluster needs the same CA and id.
   transport_security security{};
+  // Big cut-edge tensors to other tasks over a TCP connection of their own, straight from and
+  // into tensor buffers (actors/bulk_receiver.hpp); off under TLS, which it would bypass.
+  bool bulk_channel = true;
 };
 
 class server;

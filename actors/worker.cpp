@@ -22,6 +22,8 @@
 #include "actors/chunked_values.hpp"
 #include "actors/executor.hpp"
 #include "actors/log.hpp"
+#include "actors/bulk_receiver.hpp"
+#include "actors/bulk_sender.hpp"
 #include "actors/remote_rendezvous.hpp"
 #include "actors/rendezvous_actor.hpp"
 #include "actors/trace_recorder.hpp"
@@ -141,6 +143,9 @@ struct worker_state {
   uint64_t next_graph = 1;
   uint64_t next_run = 1;
   std::shared_ptr<trace_recorder> trace;  // the console's `trace on|off`, for every executor
+  // Big cut-edge tensors to and from other processes (null: through CAF).
+  std::unique_ptr<bulk_receiver> bulk_in;
+  std::shared_ptr<bulk_sender> bulk_out;
   static inline const char* name = "caflow.worker";
 
   worker_state() = default;
@@ -288,6 +293,10 @@ status check_bindings(const registered_graph& g, const bind_request& req) {
   if (req.send_keys.size() != req.send_endpoints.size())
     return errors::invalid_argument("binding graph '", g.handle, "': ", req.send_keys.size(),
                                     " send keys but ", req.send_endpoints.size(), " endpoints");
+  if (!req.send_bulk.empty() && req.send_bulk.size() != req.send_keys.size())
+    return errors::invalid_argument("binding graph '", g.handle, "': ", req.send_keys.size(),
+                                    " send keys but ", req.send_bulk.size(),
+                                    " bulk endpoints");
   std::set<std::string> seen;
   for (size_t i = 0; i < req.send_keys.size(); ++i) {
     const std::string& key = req.send_keys[i];
@@ -333,6 +342,7 @@ void release_graph(worker_state& st, const registered_graph& g) {
   for (const std::string& key : g.recv_keys) {
     auto e = st.endpoints.find(key);
     if (e == st.endpoints.end() || --e->second.graphs > 0) continue;
+    if (st.bulk_in) st.bulk_in->unroute(e->second.actor.id());
     caf::anon_send_exit(e->second.actor, caf::exit_reason::user_shutdown);
     st.endpoints.erase(e);
   }
@@ -463,6 +473,16 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.max_pending_steps_per_edge = opts.max_pending_steps_per_edge;
   st.trace = std::make_shared<trace_recorder>(st.task_name);
+  if (!opts.bulk_host.empty()) {
+    auto bulk = bulk_receiver::start(opts.bulk_host, st.task_name);
+    if (bulk.ok()) {
+      st.bulk_in = std::move(bulk).value();
+      st.bulk_out = std::make_shared<bulk_sender>(st.task_name);
+    } else {
+      write_log(log_level::warn, st.task_name, "no bulk channel, big tensors go through CAF: ",
+                bulk.get_status().message());
+    }
+  }
   return {
       [self](cf_reg_graph_atom,
              const register_graph_request& req) -> caf::result<register_graph_reply> {
@@ -474,12 +494,15 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         g->handle = st.task_name + "/graph_" + std::to_string(st.next_graph++);
         g->rdv =
             std::make_shared<remote_rendezvous>(st.local, *st.cpu, remote_rendezvous::bindings{});
-        register_graph_reply reply{g->handle, st.incarnation, g->recv_keys, {}};
+        register_graph_reply reply{g->handle, st.incarnation, g->recv_keys, {},
+                                   st.bulk_in ? st.bulk_in->endpoint() : bulk_endpoint{}};
         for (const std::string& key : g->recv_keys) {
           edge_endpoint& e = st.endpoints[key];
-          if (!e.actor)
+          if (!e.actor) {
             e.actor = spawn_rendezvous_actor(self->home_system(), key, st.local, st.finished,
                                              st.max_pending_steps_per_edge);
+            if (st.bulk_in) st.bulk_in->route(e.actor);
+          }
           ++e.graphs;
           reply.recv_endpoints.push_back(e.actor);
         }
@@ -496,8 +519,12 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         if (status bad = check_bindings(g, req); !bad.ok()) return to_caf_error(bad);
         remote_rendezvous::bindings sends;
         for (size_t i = 0; i < req.send_keys.size(); ++i)
-          sends.emplace(req.send_keys[i], req.send_endpoints[i]);
-        g.rdv = std::make_shared<remote_rendezvous>(st.local, *st.cpu, std::move(sends));
+          sends.emplace(req.send_keys[i],
+                        remote_rendezvous::binding{req.send_endpoints[i],
+                                                   req.send_bulk.empty() ? bulk_endpoint{}
+                                                                         : req.send_bulk[i]});
+        g.rdv = std::make_shared<remote_rendezvous>(st.local, *st.cpu, std::move(sends),
+                                                    st.bulk_out);
         g.send_to = req.send_endpoints;
         g.bound = true;
         return true;

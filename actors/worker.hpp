@@ -45,6 +45,10 @@ struct worker_options {
   // number chosen at spawn. A master that partitions before it has seen a registration reply
   // may use 0 for the task's _Sends; a non-zero one that differs is refused (a restarted task).
   uint64_t incarnation = 0;
+  // Where the worker listens for big cut-edge tensors from other processes (its bulk channel,
+  // actors/bulk_receiver.hpp): the task's host. Empty: no bulk channel, everything goes through
+  // CAF (the setting under TLS, which the plain-TCP channel would bypass).
+  std::string bulk_host{};
 };
 
 // Spawns the worker of task `opts.task` of job `opts.job`, with one CPU device named

@@ -2,53 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #include "graph/thread_sanitizer.hpp"
+#include "net/recycling_allocator.hpp"
 
 namespace caflow {
-namespace {
-
-// Buffers of tensors assembled from chunks. A fresh buffer this big is mmap'ed and faults in
-// every page on its first write: 27 ms for 64 MiB here, about half of what moving it over
-// loopback takes. A receiver gets tensors of one size step after step, so it keeps the last
-// buffer freed and hands it out again. Thread-safe: tensors die on executor threads.
-class recycling_allocator final : public allocator {
- public:
-  ~recycling_allocator() override {
-    if (idle_) default_allocator()->deallocate(idle_, idle_bytes_);
-  }
-  const char* name() const override { return "caflow.chunk_assembly"; }
-  void* allocate(size_t bytes) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (idle_ && idle_bytes_ == bytes) return std::exchange(idle_, nullptr);
-    }
-    return default_allocator()->allocate(bytes);
-  }
-  void deallocate(void* p, size_t bytes) override {
-    void* drop = p;
-    size_t drop_bytes = bytes;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!idle_ || idle_bytes_ != bytes) {  // keep the newest size: the current one
-        std::swap(drop, idle_);
-        std::swap(drop_bytes, idle_bytes_);
-      }
-    }
-    if (drop) default_allocator()->deallocate(drop, drop_bytes);
-  }
-
- private:
-  std::mutex mu_;
-  void* idle_ = nullptr;
-  size_t idle_bytes_ = 0;
-};
-
-}  // namespace
 
 chunk_assembler::chunk_assembler(admit_fn admit)
-    : admit_(std::move(admit)), buffers_(std::make_shared<recycling_allocator>()) {}
+    : admit_(std::move(admit)), buffers_(std::make_shared<recycling_allocator>("caflow.chunk_assembly")) {}
 
 chunk_assembler::~chunk_assembler() {
   for (const auto& [t, a] : assembling_) chunk_sinks::global().remove(t.first, t.second);

@@ -49,17 +49,28 @@ struct register_graph_request {
   std::string graph;    // serialize_graph() of the partition (with _Send/_Recv nodes)
 };
 
+// Where a worker takes big tensors over its bulk channel (actors/bulk_receiver.hpp); port 0:
+// it has none (TLS is on, or the listener could not open), so they come through CAF.
+struct bulk_endpoint {
+  std::string host;
+  uint16_t port = 0;
+  std::string token;  // bulk_token_bytes random bytes a connection must start with
+};
+
 struct register_graph_reply {
   std::string graph_handle;
   uint64_t incarnation = 0;               // of the worker process: changes on restart
   std::vector<std::string> recv_keys;     // rendezvous key of every _Recv in the partition
   std::vector<caf::actor> recv_endpoints; // the rendezvous actor of each key, same order
+  bulk_endpoint bulk{};                   // the worker's bulk channel
 };
 
 struct bind_request {
   std::string graph_handle;
   std::vector<std::string> send_keys;     // rendezvous key of every _Send in the partition
   std::vector<caf::actor> send_endpoints; // where each key's tensor goes, same order
+  // The bulk channel of each endpoint's task, same order; empty: none has one.
+  std::vector<bulk_endpoint> send_bulk{};
 };
 
 struct run_graph_request {
@@ -144,13 +155,18 @@ typename Inspector::result_type inspect(Inspector& f, register_graph_request& x)
   return f(caf::meta::type_name("register_graph_request"), x.session, x.device, x.graph);
 }
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, bulk_endpoint& x) {
+  return f(caf::meta::type_name("bulk_endpoint"), x.host, x.port, x.token);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_graph_reply& x) {
   return f(caf::meta::type_name("register_graph_reply"), x.graph_handle, x.incarnation,
-           x.recv_keys, x.recv_endpoints);
+           x.recv_keys, x.recv_endpoints, x.bulk);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
-  return f(caf::meta::type_name("bind_request"), x.graph_handle, x.send_keys, x.send_endpoints);
+  return f(caf::meta::type_name("bind_request"), x.graph_handle, x.send_keys, x.send_endpoints,
+           x.send_bulk);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {

@@ -100,28 +100,36 @@ std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, con
   return out;
 }
 
-status check_chunk(const edge_chunk& c) {
-  if (!is_valid_dtype(c.type))
-    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
-                                    " announces the invalid dtype ", static_cast<int>(c.type));
-  auto shape = tensor_shape::make(c.dims);
+status check_announced_tensor(std::string_view what, const std::string& key, int64_t step_id,
+                              uint8_t type, const std::vector<int64_t>& dims,
+                              uint64_t total_bytes) {
+  if (!is_valid_dtype(type))
+    return errors::invalid_argument("edge '", key, "': ", what, " of step ", step_id,
+                                    " announces the invalid dtype ", static_cast<int>(type));
+  auto shape = tensor_shape::make(dims);
   if (!shape.ok())
-    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
-                                    " announces a bad shape ", dims_text(c.dims), ": ",
+    return errors::invalid_argument("edge '", key, "': ", what, " of step ", step_id,
+                                    " announces a bad shape ", dims_text(dims), ": ",
                                     shape.get_status().message());
-  const auto dt = static_cast<dtype>(c.type);
+  const auto dt = static_cast<dtype>(type);
   const auto elements = static_cast<uint64_t>(shape->num_elements());
   const uint64_t element_size = dtype_size(dt);
   if (elements > max_chunked_tensor_bytes / std::max<uint64_t>(element_size, 1) ||
       elements * element_size > max_chunked_tensor_bytes)
-    return errors::resource_exhausted("edge '", c.key, "': a chunk of step ", c.step_id,
+    return errors::resource_exhausted("edge '", key, "': ", what, " of step ", step_id,
                                       " announces ", dtype_name(dt), shape->to_string(),
                                       ", more than the ", max_chunked_tensor_bytes,
-                                      " bytes a receiver assembles from chunks");
-  if (c.total_bytes != elements * element_size)
-    return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,
+                                      " bytes one transfer may carry");
+  if (total_bytes != elements * element_size)
+    return errors::invalid_argument("edge '", key, "': ", what, " of step ", step_id,
                                     " announces ", dtype_name(dt), shape->to_string(), " as ",
-                                    c.total_bytes, " bytes, not ", elements * element_size);
+                                    total_bytes, " bytes, not ", elements * element_size);
+  return {};
+}
+
+status check_chunk(const edge_chunk& c) {
+  CAFLOW_RETURN_IF_ERROR(
+      check_announced_tensor("a chunk", c.key, c.step_id, c.type, c.dims, c.total_bytes));
   const auto data = c.payload();
   if (data.empty())
     return errors::invalid_argument("edge '", c.key, "': a chunk of step ", c.step_id,

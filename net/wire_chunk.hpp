@@ -18,6 +18,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -92,6 +93,13 @@ class chunk_sinks {
 // buffer. REQUIRES: value.initialized(), chunk_bytes > 0.
 std::vector<edge_chunk> make_chunks(int64_t step_id, const std::string& key, const tensor& value,
                                     uint64_t chunk_bytes = edge_chunk_bytes);
+
+// Checks the tensor a piece of a transfer announces (`what`: "a chunk"): a valid dtype and
+// shape, and a byte count that matches them and stays within max_chunked_tensor_bytes. The
+// errors name the edge (`key`) and the step.
+status check_announced_tensor(std::string_view what, const std::string& key, int64_t step_id,
+                              uint8_t type, const std::vector<int64_t>& dims,
+                              uint64_t total_bytes);
 
 // Checks a chunk's header on its own: a valid dtype and shape, a byte count that matches them
 // and stays within max_chunked_tensor_bytes, a non-empty payload within the tensor. The errors

@@ -95,6 +95,7 @@ inline const std::vector<wire_type>& wire_types() {
          r.incarnation = 7;
          r.recv_keys = {"a;b;x:0"};
          r.recv_endpoints = {caf::actor{}};
+         r.bulk = {"127.0.0.1", 4242, std::string(16, 'k')};
          return example_of(sys, r);
        }},
       {"caflow::bind_request", &round_trip<bind_request>,
@@ -103,6 +104,7 @@ inline const std::vector<wire_type>& wire_types() {
          r.graph_handle = "g1";
          r.send_keys = {"a;b;x:0"};
          r.send_endpoints = {caf::actor{}};
+         r.send_bulk = {{"127.0.0.1", 4242, std::string(16, 'k')}};
          return example_of(sys, r);
        }},
       {"caflow::run_graph_request", &round_trip<run_graph_request>,

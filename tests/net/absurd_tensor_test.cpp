@@ -163,7 +163,7 @@ TEST_CASE("a chunk header announcing an absurd tensor is refused, naming it") {
   auto st = check_chunk(c);
   CHECK(st.code() == error_code::resource_exhausted);
   testing::check_error(st, "edge 'w->ps': a chunk of step 9 announces float32[1099511627776,1024], "
-                           "more than the 17179869184 bytes a receiver assembles from chunks");
+                           "more than the 17179869184 bytes one transfer may carry");
   c.dims = {1LL << 40, -2};
   testing::check_error(check_chunk(c), "announces a bad shape [1099511627776,-2]: shape dimension "
                                        "-2 is negative");

@@ -141,7 +141,7 @@ struct hand_master {
 
   // Registers both partitions and binds each _Send to the actor the other task named.
   std::vector<std::string> install(const plan& p) {
-    std::map<std::string, caf::actor> endpoints;
+    std::map<std::string, std::pair<caf::actor, bulk_endpoint>> endpoints;
     std::vector<std::string> handles;
     for (int t = 0; t < 2; ++t) {
       auto reply = reg(t, devices[t], serialize_graph(p.parts[t]));
@@ -149,14 +149,15 @@ struct hand_master {
       CHECK(reply->incarnation == (t == 0 ? incarnation0 : incarnation1));
       REQUIRE(reply->recv_keys.size() == reply->recv_endpoints.size());
       for (size_t k = 0; k < reply->recv_keys.size(); ++k)
-        endpoints[reply->recv_keys[k]] = reply->recv_endpoints[k];
+        endpoints[reply->recv_keys[k]] = {reply->recv_endpoints[k], reply->bulk};
       handles.push_back(reply->graph_handle);
     }
     for (int t = 0; t < 2; ++t) {
-      bind_request req{handles[t], send_keys(p.parts[t]), {}};
+      bind_request req{handles[t], send_keys(p.parts[t]), {}, {}};
       for (const std::string& key : req.send_keys) {
         REQUIRE_MESSAGE(endpoints.count(key), "no _Recv for ", key);
-        req.send_endpoints.push_back(endpoints[key]);
+        req.send_endpoints.push_back(endpoints[key].first);
+        req.send_bulk.push_back(endpoints[key].second);
       }
       const status st = bind(t, std::move(req));
       REQUIRE_MESSAGE(st.ok(), st.to_string());

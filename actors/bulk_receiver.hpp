@@ -1,0 +1,76 @@
+#pragma once
+// The receiving end of a worker's bulk channel (framing in net/bulk_frame.hpp): a listener on
+// the task's host, and a thread per connected peer that reads each tensor straight into a
+// buffer of its own and hands it, as one local (cf_push_atom, edge_value) message, to the
+// rendezvous actor the frame names. From there on the value is treated like any pushed one:
+// the rendezvous actor checks the step and its bound on pending steps.
+//
+// Only rendezvous actors this worker routed here are reachable; a frame for any other actor
+// is dropped and logged. A connection that does not start with the token, or that sends a bad
+// header, is closed and logged: the sender falls back to CAF for what it still has to send.
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <caf/actor.hpp>
+
+#include "net/protocol.hpp"
+#include "net/socket_io.hpp"
+
+namespace caflow {
+
+class recycling_allocator;
+
+class bulk_receiver {
+ public:
+  // Listens on `host`, any free port. `task` names this task in logs. Errors name the address.
+  static status_or<std::unique_ptr<bulk_receiver>> start(const std::string& host,
+                                                         std::string task);
+  // Closes the listener and every connection, and joins their threads.
+  ~bulk_receiver();
+  bulk_receiver(const bulk_receiver&) = delete;
+  bulk_receiver& operator=(const bulk_receiver&) = delete;
+
+  // What senders need: host, port and token.
+  const bulk_endpoint& endpoint() const { return endpoint_; }
+
+  // Frames for `rendezvous` (by its actor id) are delivered to it from now on / no longer.
+  void route(const caf::actor& rendezvous);
+  void unroute(caf::actor_id id);
+
+  // How many tensors arrived whole and were handed to a rendezvous actor.
+  uint64_t delivered() const { return delivered_.load(std::memory_order_relaxed); }
+
+ private:
+  struct connection {
+    socket_fd socket;
+    std::thread reader;
+    std::atomic<bool> done{false};
+  };
+
+  bulk_receiver(socket_fd listener, bulk_endpoint endpoint, std::string task);
+  void accept_loop();
+  void read_loop(connection& c);
+  // Reads and delivers one frame; false once the connection must close (said in the log).
+  bool read_frame(connection& c);
+  caf::actor route_of(caf::actor_id id);
+
+  const std::string task_;
+  socket_fd listener_;
+  bulk_endpoint endpoint_;
+  std::shared_ptr<recycling_allocator> buffers_;
+  std::atomic<uint64_t> delivered_{0};
+
+  std::mutex mu_;  // guards everything below
+  bool stopping_ = false;
+  std::list<connection> connections_;
+  std::unordered_map<caf::actor_id, caf::actor> routes_;
+
+  std::thread acceptor_;  // last: starts once everything above exists
+};
+
+}  // namespace caflow

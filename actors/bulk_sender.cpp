@@ -1,0 +1,143 @@
+#include "actors/bulk_sender.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <caf/send.hpp>
+#include <vector>
+
+#include "actors/log.hpp"
+#include "net/bulk_frame.hpp"
+#include "net/wire_chunk.hpp"
+
+namespace caflow {
+namespace {
+
+// How long a peer may take to accept a connection, and to answer its token.
+constexpr std::chrono::milliseconds handshake_patience{5000};
+
+std::string link_name(const bulk_endpoint& at) {
+  return at.host + ":" + std::to_string(at.port);
+}
+
+}  // namespace
+
+void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& key,
+                    const tensor& value) {
+  for (edge_chunk& c : make_chunks(step_id, key, value))
+    caf::anon_send(to, cf_chunk_atom::value, std::move(c));
+}
+
+bulk_sender::bulk_sender(std::string task) : task_(std::move(task)) {}
+
+bulk_sender::~bulk_sender() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [name, l] : links_) {
+    {
+      std::lock_guard<std::mutex> link_lock(l->mu);
+      l->stopping = true;
+      l->socket.shut_down();  // wakes a writer blocked on a peer that stopped reading
+    }
+    l->ready.notify_all();
+  }
+  for (auto& [name, l] : links_) l->writer.join();
+}
+
+void bulk_sender::send(const bulk_endpoint& at, const caf::actor& to, int64_t step_id,
+                       const std::string& key, const tensor& value) {
+  link* l = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& slot = links_[link_name(at)];
+    if (!slot) {
+      slot = std::make_unique<link>();
+      slot->at = at;
+      slot->writer = std::thread([this, raw = slot.get()] { write_loop(*raw); });
+    }
+    l = slot.get();
+  }
+  {
+    std::lock_guard<std::mutex> lock(l->mu);
+    if (!l->broken) {
+      l->queue.push_back(item{to, step_id, key, value});
+      l->ready.notify_one();
+      return;
+    }
+  }
+  send_in_chunks(to, step_id, key, value);
+}
+
+void bulk_sender::write_loop(link& l) {
+  const bool up = open(l);
+  for (;;) {
+    item next;
+    {
+      std::unique_lock<std::mutex> lock(l.mu);
+      l.ready.wait(lock, [&] { return l.stopping || !l.queue.empty(); });
+      if (l.stopping) return;  // the worker is going: its steps end with it
+      next = std::move(l.queue.front());
+      l.queue.pop_front();
+    }
+    if (!up || !write(l, next)) {
+      // Given up: this one and whatever queued meanwhile go through CAF, in order.
+      std::deque<item> rest;
+      {
+        std::lock_guard<std::mutex> lock(l.mu);
+        rest = std::move(l.queue);
+      }
+      send_in_chunks(next.to, next.step_id, next.key, next.value);
+      for (const item& it : rest) send_in_chunks(it.to, it.step_id, it.key, it.value);
+    }
+  }
+}
+
+bool bulk_sender::open(link& l) {
+  auto s = connect_to(l.at.host, l.at.port, handshake_patience);
+  if (!s.ok()) {
+    give_up(l, s.get_status().message());
+    return false;
+  }
+  const timeval patience{handshake_patience.count() / 1000, 0};
+  (void)::setsockopt(s->get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    if (l.stopping) return false;
+    l.socket = std::move(s).value();
+  }
+  std::vector<char> token(l.at.token.begin(), l.at.token.end());
+  iovec part{token.data(), token.size()};
+  char answer = 0;
+  if (!write_all(l.socket, std::span<iovec>(&part, 1)).ok() ||
+      !read_exact(l.socket, &answer, 1) || answer != bulk_accepted) {
+    give_up(l, "the peer refused this cluster's token");
+    return false;
+  }
+  return true;
+}
+
+bool bulk_sender::write(link& l, const item& it) {
+  const std::vector<char> header = encode_bulk_header(
+      {.actor_id = it.to.id(),
+       .step_id = it.step_id,
+       .key = it.key,
+       .type = static_cast<uint8_t>(it.value.type()),
+       .dims = {it.value.shape().dims().begin(), it.value.shape().dims().end()},
+       .total_bytes = it.value.byte_size()});
+  iovec parts[2] = {{const_cast<char*>(header.data()), header.size()},
+                    {const_cast<void*>(it.value.raw_data()), it.value.byte_size()}};
+  const status st = write_all(l.socket, parts);
+  if (!st.ok()) give_up(l, "writing edge '" + it.key + "' failed: " + st.message());
+  return st.ok();
+}
+
+void bulk_sender::give_up(link& l, const std::string& why) {
+  {
+    std::lock_guard<std::mutex> lock(l.mu);
+    if (l.stopping) return;  // the failure is our own shutdown
+    l.broken = true;
+  }
+  write_log(log_level::warn, task_, "bulk channel to ", link_name(l.at),
+            " is given up, its tensors go through CAF from now on: ", why);
+}
+
+}  // namespace caflow

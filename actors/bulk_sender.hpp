@@ -1,0 +1,75 @@
+#pragma once
+// The sending end of the bulk channels of one worker (framing in net/bulk_frame.hpp): one
+// connection per receiving task, each with a writer thread that takes queued tensors in order
+// and writes header and bytes straight from the tensor's buffer. `send` only queues, so a
+// _Send never blocks its executor thread on the network.
+//
+// When a connection cannot be made, the peer refuses the token, or a write fails, that
+// endpoint is given up for good (logged once) and its tensors, the one in flight included,
+// go through CAF as chunks (net/wire_chunk.hpp) to the same rendezvous actor; a frame cut off
+// in the middle is dropped by the receiver, so nothing arrives twice.
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <caf/actor.hpp>
+
+#include "graph/tensor.hpp"
+#include "net/protocol.hpp"
+#include "net/socket_io.hpp"
+
+namespace caflow {
+
+class bulk_sender {
+ public:
+  // `task` names this task in logs.
+  explicit bulk_sender(std::string task);
+  // Stops the writers: tensors still queued are sent through CAF instead.
+  ~bulk_sender();
+  bulk_sender(const bulk_sender&) = delete;
+  bulk_sender& operator=(const bulk_sender&) = delete;
+
+  // Queues `value` for the rendezvous actor `to` at `at`.
+  // REQUIRES: at.port != 0, value.initialized().
+  void send(const bulk_endpoint& at, const caf::actor& to, int64_t step_id, const std::string& key,
+            const tensor& value);
+
+ private:
+  struct item {
+    caf::actor to;
+    int64_t step_id = 0;
+    std::string key;
+    tensor value;
+  };
+  struct link {
+    bulk_endpoint at;
+    std::mutex mu;
+    std::condition_variable ready;
+    std::deque<item> queue;
+    bool stopping = false;
+    bool broken = false;    // given up: everything goes through CAF
+    socket_fd socket;       // the writer's; shut down to wake it when stopping
+    std::thread writer;
+  };
+
+  void write_loop(link& l);
+  // Connects and presents the token; false (logged) when the peer cannot be used.
+  bool open(link& l);
+  // Writes one frame; false (logged) on failure.
+  bool write(link& l, const item& it);
+  void give_up(link& l, const std::string& why);
+
+  const std::string task_;
+  std::mutex mu_;                         // guards links_
+  std::map<std::string, std::unique_ptr<link>> links_;  // by "host:port"
+};
+
+// Sends `value` to the rendezvous actor `to` as (cf_chunk_atom, edge_chunk) messages.
+void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& key,
+                    const tensor& value);
+
+}  // namespace caflow
