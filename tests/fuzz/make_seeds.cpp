@@ -10,6 +10,7 @@
 #include "fuzz/wire_types.hpp"
 #include "graph/checkpoint_file.hpp"
 #include "graph/serialization.hpp"
+#include "net/bulk_frame.hpp"
 
 using namespace caflow;
 namespace fs = std::filesystem;
@@ -108,6 +109,10 @@ int main(int argc, char** argv) {
   write(root / "wire", "seed-message-chunk", message + text(fuzz::encode(sys, msg)));
   msg = caf::make_message(cf_inspect_atom::value, admin_query{{"trace", "on"}});
   write(root / "wire", "seed-message-admin", message + text(fuzz::encode(sys, msg)));
+  const auto frame = encode_bulk_header({.actor_id = 12, .step_id = 5, .key = "a;b;x:0",
+                                         .type = static_cast<uint8_t>(dtype::float32),
+                                         .dims = {1024, 1024}, .total_bytes = 4 << 20});
+  write(root / "bulk_frame", "seed-frame", text(frame));
   std::printf("seeds written under %s\n", root.c_str());
   return 0;
 }
