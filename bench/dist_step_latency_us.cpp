@@ -24,6 +24,7 @@
 #include "graph/ops/ops.hpp"
 #include "graph/serialization.hpp"
 #include "net/errors.hpp"
+#include "net/middleman.hpp"
 
 using namespace caflow;
 using clock_type = std::chrono::steady_clock;
@@ -103,7 +104,7 @@ int main() {
   master_actor master = (*srv)->master();
   caf::actor_system& sys = master.home_system();
   constexpr auto patience = std::chrono::seconds(30);
-  double direct_dist = 0, direct_local = 0, echo = 0;
+  double direct_dist = 0, direct_local = 0, echo = 0, remote_echo = 0;
   {
     caf::scoped_actor self{sys};
     std::string handle;
@@ -131,6 +132,17 @@ int main() {
       self->request(echo_actor, patience, int32_t{1}).receive([](int32_t) {}, [](caf::error&) {});
     });
     caf::anon_send_exit(echo_actor, caf::exit_reason::user_shutdown);
+    // The floor under any distributed step: one round trip to a worker process (a request the
+    // worker refuses at once: no graph has that handle), two network legs, as a step's
+    // critical path has (push out, push back).
+    auto found = find_remote_role(sys, {"127.0.0.1", ports[1]}, worker_role,
+                                  std::chrono::seconds(30));
+    bench::check(found.ok(), "worker 0's worker actor");
+    auto remote_worker = caf::actor_cast<worker_actor>(*found);
+    remote_echo = median_us([&] {
+      self->request(remote_worker, patience, cf_dereg_atom::value, std::string("none"))
+          .receive([](bool) {}, [](caf::error&) {});
+    });
   }
   (*srv)->stop();
   std::printf("session over caflow://: distributed %.1f us, master's task only %.1f us\n", dist,
@@ -140,6 +152,7 @@ int main() {
       "only %.1f us\n",
       direct_dist, direct_local);
   std::printf("scoped_actor round trip to an echo actor: %.1f us\n", echo);
+  std::printf("scoped_actor round trip to a worker in another process: %.1f us\n", remote_echo);
   bench::result("dist_step_latency_us", dist, "us");
   return 0;
 }
