@@ -25,6 +25,7 @@
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
 #include "actors/remote_rendezvous.hpp"
+#include "actors/step_masters.hpp"
 #include "actors/rendezvous_actor.hpp"
 #include "actors/trace_recorder.hpp"
 #include "graph/device_name.hpp"
@@ -58,11 +59,6 @@ struct registered_graph {
   // Replaced by each bind; a graph without _Sends runs with the one made at registration.
   std::shared_ptr<remote_rendezvous> rdv;
   bool bound = false;
-  // The peers the graph depends on: the devices that push to it and the actors it pushes to.
-  // A handler for a lost peer (down_msg of a monitored worker) aborts, with abort_here, the
-  // running steps of the graphs that list the lost task here.
-  std::set<std::string> recv_from;
-  std::vector<caf::actor> send_to;
   int running = 0;
   bool retired = false;  // deregistered: released once `running` drops to 0
 };
@@ -136,6 +132,7 @@ struct worker_state {
   std::unordered_map<std::string, edge_endpoint> endpoints;  // by recv key
   std::unordered_map<std::string, graph_ptr> graphs;         // by handle
   std::unordered_map<int64_t, step_record> steps;
+  step_masters masters;  // who runs each step: a lost master's steps end here too
   std::unordered_map<uint64_t, pending_run> runs;
   chunked_arrivals chunked_args;  // big feeds from masters in other processes, by step
   // Steps cleaned up here: late values for them are dropped, late work refused.
@@ -261,7 +258,6 @@ status read_node(const worker_state& st, const node_def& n, registered_graph& g,
   if (!recv_seen.insert(key).second)
     return errors::invalid_argument("node '", n.name, "' (_Recv) repeats the key '", key, "'");
   g.recv_keys.push_back(key);
-  g.recv_from.insert(k.send_device);
   return {};
 }
 
@@ -359,6 +355,7 @@ void finish_step(worker_pointer self, int64_t step_id) {
     graphs = std::move(it->second.graphs);
     st.steps.erase(it);
   }
+  st.masters.remove(step_id);
   // Marked before the rendezvous actors hear of it, so that they drop the step's late values.
   st.finished->add(step_id);
   st.chunked_args.forget(step_id);
@@ -373,6 +370,27 @@ void finish_step(worker_pointer self, int64_t step_id) {
     for (const std::string& key : g->recv_keys)
       if (auto e = st.endpoints.find(key); e != st.endpoints.end())
         caf::anon_send(e->second.actor, cf_cleanup_atom::value, step_id);
+}
+
+// A master that ran steps here is gone (its process died, or the link to it broke): its abort
+// and cleanup cannot come any more, so its steps are aborted and cleaned up here.
+void master_lost(worker_pointer self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  const auto steps = st.masters.lost(dm.source);
+  if (steps.empty()) return;
+  const status why = errors::aborted("the master that ran the step here was lost (",
+                                     self->home_system().render(dm.reason), ")");
+  write_log(log_level::warn, st.task_name, "a master was lost (",
+            self->home_system().render(dm.reason), "); aborting its ", steps.size(),
+            " steps here");
+  for (int64_t step_id : steps) {
+    st.abort_here(step_id, why);
+    auto it = st.steps.find(step_id);
+    if (it != st.steps.end() && it->second.running > 0)
+      it->second.cleanup_requested = true;  // once its runs have answered the abort
+    else
+      finish_step(self, step_id);
+  }
 }
 
 caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_request& req) {
@@ -408,6 +426,8 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   // Where the reply goes (the last forwarding stage, else the sender): another process?
   // Read before make_response_promise, which moves the sender out of the request.
   caf::strong_actor_ptr reply_to = reply_destination(self);
+  if (reply_to && st.masters.add(caf::actor_cast<caf::actor_addr>(reply_to), req.step_id))
+    self->monitor(reply_to);
   if (!in_other_process(reply_to, self)) reply_to = nullptr;
   auto promise = self->make_response_promise<run_graph_reply>();
   st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
@@ -473,6 +493,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.max_pending_steps_per_edge = opts.max_pending_steps_per_edge;
   st.trace = std::make_shared<trace_recorder>(st.task_name);
+  self->set_down_handler([self](caf::down_msg& dm) { master_lost(self, dm); });
   if (!opts.bulk_host.empty()) {
     auto bulk = bulk_receiver::start(opts.bulk_host, st.task_name);
     if (bulk.ok()) {
@@ -525,7 +546,6 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
                                                                          : req.send_bulk[i]});
         g.rdv = std::make_shared<remote_rendezvous>(st.local, *st.cpu, std::move(sends),
                                                     st.bulk_out);
-        g.send_to = req.send_endpoints;
         g.bound = true;
         return true;
       },

@@ -9,6 +9,9 @@
 // each in its own actor system, connected over loopback by the middleman.
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <thread>
+
 #include <chrono>
 #include <map>
 #include <string>
@@ -141,6 +144,38 @@ TEST_CASE("a partition registered twice gets two handles sharing its edges' acto
   check_error(await<run_graph_reply>(std::move(misrouted)),
               "received a value for edge 'some;other;key': its sender is bound to the wrong actor");
   caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a step whose master is lost is aborted and cleaned up on the worker") {
+  one_system c;
+  xyz_graph g;
+  auto first = std::make_unique<hand_master>(c.sys, c.workers);
+  const auto handles = first->install(g.p);
+  // Task 1 waits for x from task 0, which never runs the step: only its master could end it.
+  auto pending = first->run_request(1, handles[1], 42, {xyz_graph::feed(1)}, 2);
+  first->sync(1);
+  static_cast<void>(pending);
+  first.reset();  // the master's actor terminates; the worker monitors it
+  hand_master second(c.sys, c.workers);
+  // Refused while the aborted run winds down, then refused as over: never run a second time.
+  std::string last, unexpected;
+  const auto deadline = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(5));
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto again = await<run_graph_reply>(second.run_request(1, handles[1], 42, {}, 2));
+    REQUIRE_FALSE(again.ok());
+    last = again.get_status().message();
+    if (last.find("step 42 is already over on task") != std::string::npos) break;
+    if (last.find("the master that ran the step here was lost") == std::string::npos)
+      unexpected = last;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK_MESSAGE(unexpected.empty(), unexpected);
+  CHECK(last.find("step 42 is already over on task /job:worker/replica:0/task:1") !=
+        std::string::npos);
+  // The worker still serves other masters.
+  auto out = second.step(handles, 43, {xyz_graph::feed(2)}, 2);
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  xyz_graph::check(2, *out);
 }
 
 TEST_CASE("two actor systems over loopback: tensors and errors cross the middleman") {
