@@ -52,7 +52,7 @@ struct server::impl {
     // messages from its own thread, and closing the connections does not wait for them.
     caf::scoped_actor self{sys, true};
     self->wait_for(admin, master, worker);
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::this_thread::sleep_for(scaled(std::chrono::milliseconds(30)));
   }
 
   status bring_up(const host_port& where) {

@@ -135,8 +135,8 @@ int main() {
     // The floor under any distributed step: one round trip to a worker process (a request the
     // worker refuses at once: no graph has that handle), two network legs, as a step's
     // critical path has (push out, push back).
-    auto found = find_remote_role(sys, {"127.0.0.1", ports[1]}, worker_role,
-                                  std::chrono::seconds(30));
+    const host_port worker0{"127.0.0.1", static_cast<uint16_t>(ports[1])};
+    auto found = find_remote_role(sys, worker0, worker_role, std::chrono::seconds(30));
     bench::check(found.ok(), "worker 0's worker actor");
     auto remote_worker = caf::actor_cast<worker_actor>(*found);
     remote_echo = median_us([&] {

@@ -28,7 +28,7 @@ constexpr caf::atom_value master_role = caf::atom("cf_master");
 struct failure_detection {
   // Every process of a cluster sends heartbeats this often; a peer silent for `timeout` is lost.
   std::chrono::milliseconds heartbeat_interval{100};
-  std::chrono::milliseconds timeout{scaled(std::chrono::milliseconds{1000})};
+  std::chrono::milliseconds timeout{scaled_failure(std::chrono::milliseconds{1000})};
 };
 
 // Loads the middleman (and caf::openssl's manager when `sec.tls()`), announces every wire type,

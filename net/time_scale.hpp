@@ -8,15 +8,29 @@
 
 namespace caflow {
 
+// failure_time_scale stretches how long a silent peer may stay silent before it is declared
+// lost. More than time_scale: besides running slower, ThreadSanitizer's runtime now and then
+// stops every thread of a process at once (to reset its shadow state), for seconds when the
+// heap holds many tensors; its peers must not take that pause for a frozen process (under 10x
+// alone, tasks of healthy training runs were lost to each other).
 #ifdef CAFLOW_TSAN
 inline constexpr int time_scale = 10;
+inline constexpr int failure_time_scale = 30;
 #else
 inline constexpr int time_scale = 1;
+inline constexpr int failure_time_scale = 1;
 #endif
 
 template <class Rep, class Period>
 constexpr std::chrono::duration<Rep, Period> scaled(std::chrono::duration<Rep, Period> d) {
   return d * time_scale;
+}
+
+// For bounds on failure detection: how long a frozen peer takes to be declared lost.
+template <class Rep, class Period>
+constexpr std::chrono::duration<Rep, Period> scaled_failure(
+    std::chrono::duration<Rep, Period> d) {
+  return d * failure_time_scale;
 }
 
 }  // namespace caflow

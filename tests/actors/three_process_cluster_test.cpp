@@ -9,6 +9,7 @@
 
 #include "actors/session.hpp"
 #include "graph/ops/ops.hpp"
+#include "net/time_scale.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
 #include "test_util/three_process_cluster.hpp"
@@ -110,10 +111,10 @@ TEST_CASE("SIGSTOP of a worker mid-step: detected by heartbeats within 5 s") {
   REQUIRE(running.wait_for(0s) == std::future_status::timeout);
   const auto frozen = std::chrono::steady_clock::now();
   c.worker1->signal(SIGSTOP);
-  REQUIRE(running.wait_for(10s) == std::future_status::ready);
+  REQUIRE(running.wait_for(caflow::scaled_failure(10s)) == std::future_status::ready);
   const auto waited = std::chrono::steady_clock::now() - frozen;
   check_error(running.get(), "task /job:worker/replica:0/task:1 was lost");
-  CHECK(waited < 5s);
+  CHECK(waited < caflow::scaled_failure(5s));
   c.worker1->signal(SIGCONT);
 }
 

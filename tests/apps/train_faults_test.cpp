@@ -135,7 +135,7 @@ TEST_CASE("sync training: a SIGSTOPped worker is detected within the heartbeat t
   if (!have_fashion_mnist()) return;
   // Heartbeats every 100 ms, a peer silent for 1 s is lost; the rest is CAF's check interval
   // and a step's teardown.
-  CHECK(seconds_to_report(SIGSTOP) <= 2.5 * time_scale);
+  CHECK(seconds_to_report(SIGSTOP) <= 2.5 * caflow::failure_time_scale);
 }
 
 TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resumes from the "
