@@ -8,11 +8,11 @@
 
 namespace caflow {
 
-// failure_time_scale stretches how long a silent peer may stay silent before it is declared
-// lost. More than time_scale: besides running slower, ThreadSanitizer's runtime now and then
-// stops every thread of a process at once (to reset its shadow state), for seconds when the
-// heap holds many tensors; its peers must not take that pause for a frozen process (under 10x
-// alone, tasks of healthy training runs were lost to each other).
+// failure_time_scale stretches how long a peer may stay silent before it is declared lost.
+// More than time_scale: in TSan runs of healthy multi-process training, a process now and then
+// went silent for over 10 s (every peer lost it at once, nothing had died, and it noticed its
+// own lost links seconds later), which fits ThreadSanitizer's runtime pausing all threads of a
+// process at once; its peers must not take such a pause for a frozen process.
 #ifdef CAFLOW_TSAN
 inline constexpr int time_scale = 10;
 inline constexpr int failure_time_scale = 30;
