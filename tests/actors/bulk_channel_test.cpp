@@ -227,11 +227,8 @@ TEST_CASE("two workers in two actor systems move a 64 MiB cut edge over their bu
   o0.bulk_host = o1.bulk_host = "127.0.0.1";
   worker_actor w0 = spawn_worker(sys_a, o0), w1_home = spawn_worker(sys_b, o1);
   {
-    auto port = sys_b.middleman().publish(w1_home, 0, "127.0.0.1", true);
-    REQUIRE_MESSAGE(port, (port ? std::string{} : sys_b.render(port.error())));
-    auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
-    REQUIRE_MESSAGE(w1, (w1 ? std::string{} : sys_a.render(w1.error())));
-    hand_master master(sys_a, {w0, *w1}, std::chrono::seconds(20));
+    worker_actor w1 = reach_over_loopback(sys_b, w1_home, sys_a);
+    hand_master master(sys_a, {w0, w1}, std::chrono::seconds(20));
 
     constexpr int64_t n = int64_t{1} << 24;
     auto root = scope::new_root();

@@ -108,11 +108,8 @@ TEST_CASE("a 64 MiB tensor crosses the middleman in chunks, intact, step after s
   stop_on_exit w0{spawn_worker(sys_a, options(0, 4))};
   stop_on_exit w1_home{spawn_worker(sys_b, options(1, 4))};
   {
-    auto port = sys_b.middleman().publish(w1_home.worker, 0, "127.0.0.1", true);
-    REQUIRE_MESSAGE(port, (port ? std::string{} : sys_b.render(port.error())));
-    auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
-    REQUIRE_MESSAGE(w1, (w1 ? std::string{} : sys_a.render(w1.error())));
-    hand_master master(sys_a, {w0.worker, *w1}, std::chrono::seconds(20));
+    worker_actor w1 = reach_over_loopback(sys_b, w1_home.worker, sys_a);
+    hand_master master(sys_a, {w0.worker, w1}, std::chrono::seconds(20));
 
     auto root = scope::new_root();
     auto w1s = root.with_device("/job:worker/task:1");

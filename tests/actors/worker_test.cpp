@@ -184,11 +184,8 @@ TEST_CASE("two actor systems over loopback: tensors and errors cross the middlem
   worker_actor w0 = spawn_worker(sys_a, options(0));
   worker_actor w1_home = spawn_worker(sys_b, options(1));
   {
-    auto port = sys_b.middleman().publish(w1_home, 0, "127.0.0.1", true);
-    REQUIRE_MESSAGE(port, (port ? std::string{} : sys_b.render(port.error())));
-    auto w1 = sys_a.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
-    REQUIRE_MESSAGE(w1, (w1 ? std::string{} : sys_a.render(w1.error())));
-    hand_master master(sys_a, {w0, *w1});
+    worker_actor w1 = reach_over_loopback(sys_b, w1_home, sys_a);
+    hand_master master(sys_a, {w0, w1});
 
     xyz_graph g;
     const auto handles = master.install(g.p);

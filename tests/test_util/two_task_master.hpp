@@ -100,6 +100,17 @@ status_or<Reply> await(Handle&& h) {
   return out;
 }
 
+// `w`, a worker of `home`, published there on a free loopback port and reached from `from`:
+// the handle is a proxy, so what the two exchange crosses the middleman.
+inline worker_actor reach_over_loopback(caf::actor_system& home, const worker_actor& w,
+                                        caf::actor_system& from) {
+  auto port = home.middleman().publish(w, 0, "127.0.0.1", true);
+  REQUIRE_MESSAGE(port, (port ? std::string{} : home.render(port.error())));
+  auto remote = from.middleman().remote_actor<worker_actor>("127.0.0.1", *port);
+  REQUIRE_MESSAGE(remote, (remote ? std::string{} : from.render(remote.error())));
+  return *remote;
+}
+
 // The master's side, by hand: one scoped actor, requests with finite timeouts.
 struct hand_master {
   caf::scoped_actor self;
