@@ -1,7 +1,8 @@
 // The bulk channel: big cut-edge tensors between processes over a TCP connection of their own
 // (actors/bulk_sender.hpp, actors/bulk_receiver.hpp, net/bulk_frame.hpp). A recording actor
 // stands in for a rendezvous actor and shows how each value arrived: whole over the channel,
-// or in chunks through CAF when the channel is refused or unreachable.
+// or in chunks through CAF when the channel is refused or unreachable. Two workers moving a cut
+// edge over it: actors_chunked_transfer_test.
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
@@ -15,8 +16,6 @@
 
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
-#include "actors/worker.hpp"
-#include "graph/ops/ops.hpp"
 #include "net/bulk_frame.hpp"
 #include "net/chunk_assembler.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -218,44 +217,4 @@ TEST_CASE("a peer with the token but an absurd header is cut off before anything
   char more = 0;
   CHECK_FALSE(read_exact(*s, &more, 1));  // closed by the receiver
   CHECK(f.receiver->delivered() == 0);
-}
-
-TEST_CASE("two workers in two actor systems move a 64 MiB cut edge over their bulk channel") {
-  test_config cfg_a, cfg_b;
-  caf::actor_system sys_a{cfg_a}, sys_b{cfg_b};
-  worker_options o0 = options(0, 4), o1 = options(1, 4);
-  o0.bulk_host = o1.bulk_host = "127.0.0.1";
-  worker_actor w0 = spawn_worker(sys_a, o0), w1_home = spawn_worker(sys_b, o1);
-  {
-    worker_actor w1 = reach_over_loopback(sys_b, w1_home, sys_a);
-    hand_master master(sys_a, {w0, w1}, std::chrono::seconds(20));
-
-    constexpr int64_t n = int64_t{1} << 24;
-    auto root = scope::new_root();
-    auto w1s = root.with_device("/job:worker/task:1");
-    auto s = ops::placeholder(w1s.with_op_name("s"), dtype::float32);
-    auto r = ops::range(w1s, ops::constant(w1s, 0.0f), ops::constant(w1s, float(n)),
-                        ops::constant(w1s, 1.0f));
-    auto y = ops::mul(w1s.with_op_name("y"), r, s);
-    auto out = ops::identity(root.with_op_name("out"), y);
-    const auto handles =
-        master.install(make_plan(root, {.feeds = {"s"}, .fetches = {"out"}, .targets = {}}));
-    for (int64_t i = 0; i < 3; ++i) {
-      const float scale = i == 1 ? -0.5f : 2.0f;
-      auto fetched = master.step(handles, 200 + i, {tensor::scalar(scale)}, 1);
-      REQUIRE_MESSAGE(fetched.ok(), fetched.get_status().to_string());
-      const tensor& got = fetched->at(0);
-      REQUIRE(got.shape() == tensor_shape{n});
-      // The buffer the bulk receiver read into, passed on by Identity and the local reply.
-      CHECK(std::string(got.buf()->owner().name()) == "caflow.bulk_receiver");
-      const float* p = static_cast<const float*>(got.raw_data());
-      int64_t wrong = -1;
-      for (int64_t k = 0; k < n && wrong < 0; ++k)
-        if (p[k] != static_cast<float>(k) * scale) wrong = k;
-      CHECK(wrong == -1);
-      master.cleanup(200 + i);
-    }
-  }
-  caf::anon_send_exit(w0, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(w1_home, caf::exit_reason::user_shutdown);
 }
