@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/session.hpp"
+#include "net/time_scale.hpp"
 #include "test_util/process.hpp"
 
 namespace caflow::testing {
@@ -49,8 +50,9 @@ struct three_process_cluster {
 inline session_options remote(const std::string& target) {
   session_options o;
   o.target = target;
-  o.connect_timeout = 10s;
-  o.operation_timeout = 30s;
+  o.connect_timeout = scaled(10s);
+  // Longer than failure detection takes, so a frozen peer is reported as lost, not as a timeout.
+  o.operation_timeout = scaled_failure(30s);
   return o;
 }
 
