@@ -1,17 +1,48 @@
 #include "actors/bulk_receiver.hpp"
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <algorithm>
 #include <array>
-#include <caf/send.hpp>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <system_error>
 #include <vector>
+
+#include <caf/send.hpp>
 
 #include "actors/log.hpp"
 #include "graph/thread_sanitizer.hpp"
 #include "net/bulk_frame.hpp"
 #include "net/recycling_allocator.hpp"
+#include "net/time_scale.hpp"
 
 namespace caflow {
+namespace {
+
+// How long a new connection has to present its token.
+constexpr std::chrono::milliseconds handshake_patience{5000};
+// Connections one receiver serves at once: one per sending task is the norm.
+constexpr size_t max_connections = 256;
+
+void set_receive_timeout(const socket_fd& s, std::chrono::milliseconds t) {
+  const timeval tv{static_cast<time_t>(t.count() / 1000),
+                   static_cast<suseconds_t>(t.count() % 1000 * 1000)};
+  (void)::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+// In constant time: how many leading bytes match says nothing to a prober.
+bool same_token(const std::array<char, bulk_token_bytes>& got, const std::string& want) {
+  if (want.size() != got.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    diff |= static_cast<unsigned char>(got[i] ^ want[i]);
+  return diff == 0;
+}
+
+}  // namespace
 
 status_or<std::unique_ptr<bulk_receiver>> bulk_receiver::start(const std::string& host,
                                                                std::string task) {
@@ -70,20 +101,41 @@ void bulk_receiver::accept_loop() {
       it->reader.join();
       it = connections_.erase(it);
     }
-    if (stopping_ || !s.valid()) return;
+    if (stopping_) return;
+    if (!s.valid()) {
+      // Out of descriptors or memory for a moment: keep serving the connections there are.
+      write_log(log_level::warn, task_, "bulk channel: accepting a connection failed: ",
+                std::strerror(errno));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    // One connection per sending task is the norm; more is someone probing the port.
+    if (connections_.size() >= max_connections) {
+      write_log(log_level::warn, task_, "bulk channel: refused a connection: ", max_connections,
+                " are open");
+      continue;
+    }
+    // A peer must show its token in time, so idle connections cannot pin threads.
+    set_receive_timeout(s, scaled(handshake_patience));
     connection& c = connections_.emplace_back();
     c.socket = std::move(s);
-    c.reader = std::thread([this, &c] { read_loop(c); });
+    try {
+      c.reader = std::thread([this, &c] { read_loop(c); });
+    } catch (const std::system_error& e) {
+      write_log(log_level::warn, task_, "bulk channel: no thread for a connection: ", e.what());
+      connections_.pop_back();
+    }
   }
 }
 
 void bulk_receiver::read_loop(connection& c) {
   std::array<char, bulk_token_bytes> token{};
   if (!read_exact(c.socket, token.data(), token.size()) ||
-      !std::equal(token.begin(), token.end(), endpoint_.token.begin(), endpoint_.token.end())) {
+      !same_token(token, endpoint_.token)) {
     write_log(log_level::warn, task_,
               "bulk channel: refused a connection that did not present this task's token");
   } else {
+    set_receive_timeout(c.socket, {});  // a sender may be idle for as long as it likes
     iovec ok{const_cast<char*>(&bulk_accepted), 1};
     if (write_all(c.socket, std::span<iovec>(&ok, 1)).ok())
       while (read_frame(c)) {
@@ -105,15 +157,18 @@ bool bulk_receiver::read_frame(connection& c) {
   if (!read_exact(c.socket, body.data(), body.size())) return false;
   auto header = parse_bulk_header(body);
   if (!header.ok()) {
+    // The stream cannot be followed past a header it cannot read.
     write_log(log_level::warn, task_, "bulk channel: ", header.get_status().message());
     return false;
   }
+  caf::actor to = route_of(header->actor_id);
   auto shape = tensor_shape::make(header->dims);  // checked by parse_bulk_header
   auto value = tensor::allocate(buffers_, static_cast<dtype>(header->type), *shape);
   if (!value.ok()) {
-    write_log(log_level::error, task_, "bulk channel: edge '", header->key, "', step ",
-              header->step_id, ": ", value.get_status().message());
-    return false;
+    // The sender's write has succeeded: it will not send this value again. Its step fails
+    // here, and the stream goes on past the bytes.
+    fail_step(to, *header, value.get_status().message());
+    return skip(c, header->total_bytes);
   }
   char* into = static_cast<char*>(value->raw_data());
   if (!read_exact(c.socket, into, header->total_bytes)) {
@@ -121,14 +176,11 @@ bool bulk_receiver::read_frame(connection& c) {
               header->key, "', step ", header->step_id);
     return false;
   }
-  if (header->type == static_cast<uint8_t>(dtype::boolean)) {
-    if (auto bad = check_bools("bulk transfer: ", into, header->total_bytes)) {
-      write_log(log_level::warn, task_, "bulk channel: edge '", header->key, "', step ",
-                header->step_id, ": a boolean tensor holds bytes other than 0 and 1");
-      return false;
-    }
+  if (header->type == static_cast<uint8_t>(dtype::boolean) &&
+      check_bools("bulk transfer: ", into, header->total_bytes)) {
+    fail_step(to, *header, "a boolean tensor holds bytes other than 0 and 1");
+    return true;
   }
-  caf::actor to = route_of(header->actor_id);
   if (!to) {
     write_log(log_level::warn, task_, "bulk channel: dropped edge '", header->key, "', step ",
               header->step_id, ": no rendezvous actor ", header->actor_id, " on this task");
@@ -138,6 +190,24 @@ bool bulk_receiver::read_frame(connection& c) {
   delivered_.fetch_add(1, std::memory_order_relaxed);
   caf::anon_send(to, cf_push_atom::value,
                  edge_value{header->step_id, std::move(header->key), wire_tensor{*value}});
+  return true;
+}
+
+void bulk_receiver::fail_step(const caf::actor& to, const bulk_header& h,
+                              const std::string& why) {
+  const status error = errors::data_loss("edge '", h.key, "', step ", h.step_id,
+                                         ": the bulk channel could not take the value: ", why);
+  write_log(log_level::warn, task_, "bulk channel: ", error.message());
+  if (to) caf::anon_send(to, cf_abort_atom::value, h.step_id, error.to_string());
+}
+
+bool bulk_receiver::skip(connection& c, uint64_t bytes) {
+  std::vector<char> scratch(std::min<uint64_t>(bytes, 1 << 20));
+  while (bytes > 0) {
+    const auto n = static_cast<size_t>(std::min<uint64_t>(bytes, scratch.size()));
+    if (!read_exact(c.socket, scratch.data(), n)) return false;
+    bytes -= n;
+  }
   return true;
 }
 

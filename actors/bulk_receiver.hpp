@@ -6,8 +6,13 @@
 // the rendezvous actor checks the step and its bound on pending steps.
 //
 // Only rendezvous actors this worker routed here are reachable; a frame for any other actor
-// is dropped and logged. A connection that does not start with the token, or that sends a bad
-// header, is closed and logged: the sender falls back to CAF for what it still has to send.
+// is dropped and logged. A value that arrives but cannot be kept (no memory for it, a boolean
+// byte that is neither 0 nor 1) fails its step here, through its rendezvous actor. A
+// connection that does not show the token within a few seconds, or that sends a header that
+// cannot be read (the stream cannot be followed past it), is closed and logged; the sender
+// sends what it still has through CAF once a write fails, and a value already written before
+// the close is lost: its step ends at the master's step timeout. At most 256 connections are
+// served at once.
 #include <atomic>
 #include <list>
 #include <memory>
@@ -18,6 +23,7 @@
 
 #include <caf/actor.hpp>
 
+#include "net/bulk_frame.hpp"
 #include "net/protocol.hpp"
 #include "net/socket_io.hpp"
 
@@ -57,6 +63,11 @@ class bulk_receiver {
   void read_loop(connection& c);
   // Reads and delivers one frame; false once the connection must close (said in the log).
   bool read_frame(connection& c);
+  // A value that arrived but cannot be delivered: its step fails on this task (the rendezvous
+  // actor aborts it), since the sender will not send it again.
+  void fail_step(const caf::actor& to, const bulk_header& h, const std::string& why);
+  // Reads past `bytes` bytes of a frame that is not kept.
+  bool skip(connection& c, uint64_t bytes);
   caf::actor route_of(caf::actor_id id);
 
   const std::string task_;

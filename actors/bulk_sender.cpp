@@ -8,6 +8,7 @@
 
 #include "actors/log.hpp"
 #include "net/bulk_frame.hpp"
+#include "net/time_scale.hpp"
 #include "net/wire_chunk.hpp"
 
 namespace caflow {
@@ -15,9 +16,21 @@ namespace {
 
 // How long a peer may take to accept a connection, and to answer its token.
 constexpr std::chrono::milliseconds handshake_patience{5000};
+// How long a write may make no progress before the peer counts as gone: a live receiver reads
+// all the time. Beyond failure detection (1 s), so the step has failed by then anyway.
+constexpr std::chrono::milliseconds write_patience{10000};
+// Bytes one link may hold queued; beyond, tensors go through CAF (a peer that reads slowly
+// must not make this process hold every step's tensors).
+constexpr uint64_t max_queued_bytes = 1ull << 30;
 
 std::string link_name(const bulk_endpoint& at) {
   return at.host + ":" + std::to_string(at.port);
+}
+
+void set_timeout(const socket_fd& s, int option, std::chrono::milliseconds t) {
+  const timeval tv{static_cast<time_t>(t.count() / 1000),
+                   static_cast<suseconds_t>(t.count() % 1000 * 1000)};
+  (void)::setsockopt(s.get(), SOL_SOCKET, option, &tv, sizeof tv);
 }
 
 }  // namespace
@@ -28,7 +41,8 @@ void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& ke
     caf::anon_send(to, cf_chunk_atom::value, std::move(c));
 }
 
-bulk_sender::bulk_sender(std::string task) : task_(std::move(task)) {}
+bulk_sender::bulk_sender(std::string task, std::shared_ptr<const finished_steps> finished)
+    : task_(std::move(task)), finished_(std::move(finished)) {}
 
 bulk_sender::~bulk_sender() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -46,9 +60,10 @@ bulk_sender::~bulk_sender() {
 void bulk_sender::send(const bulk_endpoint& at, const caf::actor& to, int64_t step_id,
                        const std::string& key, const tensor& value) {
   link* l = nullptr;
-  {
+  if (key.size() <= max_bulk_key_bytes) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = links_[link_name(at)];
+    // With the token: a peer restarted on the same port is another link.
+    auto& slot = links_[link_name(at) + "/" + at.token];
     if (!slot) {
       slot = std::make_unique<link>();
       slot->at = at;
@@ -56,9 +71,10 @@ void bulk_sender::send(const bulk_endpoint& at, const caf::actor& to, int64_t st
     }
     l = slot.get();
   }
-  {
+  if (l) {
     std::lock_guard<std::mutex> lock(l->mu);
-    if (!l->broken) {
+    if (!l->broken && l->queued_bytes + value.byte_size() <= max_queued_bytes) {
+      l->queued_bytes += value.byte_size();
       l->queue.push_back(item{to, step_id, key, value});
       l->ready.notify_one();
       return;
@@ -77,13 +93,18 @@ void bulk_sender::write_loop(link& l) {
       if (l.stopping) return;  // the worker is going: its steps end with it
       next = std::move(l.queue.front());
       l.queue.pop_front();
+      l.queued_bytes -= next.value.byte_size();
     }
+    // A step over on this task (aborted, say) needs its tensors no more.
+    if (finished_ && finished_->contains(next.step_id)) continue;
     if (!up || !write(l, next)) {
       // Given up: this one and whatever queued meanwhile go through CAF, in order.
       std::deque<item> rest;
       {
         std::lock_guard<std::mutex> lock(l.mu);
         rest = std::move(l.queue);
+        l.queued_bytes = 0;
+        l.socket = socket_fd{};
       }
       send_in_chunks(next.to, next.step_id, next.key, next.value);
       for (const item& it : rest) send_in_chunks(it.to, it.step_id, it.key, it.value);
@@ -92,13 +113,13 @@ void bulk_sender::write_loop(link& l) {
 }
 
 bool bulk_sender::open(link& l) {
-  auto s = connect_to(l.at.host, l.at.port, handshake_patience);
+  auto s = connect_to(l.at.host, l.at.port, scaled(handshake_patience));
   if (!s.ok()) {
     give_up(l, s.get_status().message());
     return false;
   }
-  const timeval patience{handshake_patience.count() / 1000, 0};
-  (void)::setsockopt(s->get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  set_timeout(*s, SO_RCVTIMEO, scaled(handshake_patience));
+  set_timeout(*s, SO_SNDTIMEO, scaled_failure(write_patience));
   {
     std::lock_guard<std::mutex> lock(l.mu);
     if (l.stopping) return false;

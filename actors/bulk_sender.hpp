@@ -4,10 +4,12 @@
 // and writes header and bytes straight from the tensor's buffer. `send` only queues, so a
 // _Send never blocks its executor thread on the network.
 //
-// When a connection cannot be made, the peer refuses the token, or a write fails, that
-// endpoint is given up for good (logged once) and its tensors, the one in flight included,
-// go through CAF as chunks (net/wire_chunk.hpp) to the same rendezvous actor; a frame cut off
-// in the middle is dropped by the receiver, so nothing arrives twice.
+// When a connection cannot be made, the peer refuses the token, or a write fails or makes no
+// progress for 10 s, that endpoint is given up for good (logged once) and its tensors, the one
+// in flight included, go through CAF as chunks (net/wire_chunk.hpp) to the same rendezvous
+// actor; a frame cut off in the middle is dropped by the receiver, so nothing arrives twice.
+// So do tensors beyond 1 GiB queued for one link, and those with an absurdly long key. Queued
+// tensors of steps that are over on this task are dropped.
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -18,6 +20,7 @@
 
 #include <caf/actor.hpp>
 
+#include "actors/rendezvous_actor.hpp"
 #include "graph/tensor.hpp"
 #include "net/protocol.hpp"
 #include "net/socket_io.hpp"
@@ -26,9 +29,10 @@ namespace caflow {
 
 class bulk_sender {
  public:
-  // `task` names this task in logs.
-  explicit bulk_sender(std::string task);
-  // Stops the writers: tensors still queued are sent through CAF instead.
+  // `task` names this task in logs; `finished` (may be null) are its steps that are over.
+  bulk_sender(std::string task, std::shared_ptr<const finished_steps> finished);
+  // Stops the writers; tensors still queued are dropped (their steps end with the worker). A
+  // writer still connecting is waited for (at most the 5 s a connection may take).
   ~bulk_sender();
   bulk_sender(const bulk_sender&) = delete;
   bulk_sender& operator=(const bulk_sender&) = delete;
@@ -50,6 +54,7 @@ class bulk_sender {
     std::mutex mu;
     std::condition_variable ready;
     std::deque<item> queue;
+    uint64_t queued_bytes = 0;
     bool stopping = false;
     bool broken = false;    // given up: everything goes through CAF
     socket_fd socket;       // the writer's; shut down to wake it when stopping
@@ -64,8 +69,9 @@ class bulk_sender {
   void give_up(link& l, const std::string& why);
 
   const std::string task_;
-  std::mutex mu_;                         // guards links_
-  std::map<std::string, std::unique_ptr<link>> links_;  // by "host:port"
+  const std::shared_ptr<const finished_steps> finished_;
+  std::mutex mu_;  // guards links_
+  std::map<std::string, std::unique_ptr<link>> links_;  // by "host:port/token"
 };
 
 // Sends `value` to the rendezvous actor `to` as (cf_chunk_atom, edge_chunk) messages.

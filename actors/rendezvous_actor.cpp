@@ -12,6 +12,7 @@
 
 #include "graph/allocator.hpp"
 #include "net/chunk_assembler.hpp"
+#include "net/errors.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -84,6 +85,10 @@ caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, s
       // By const reference: a local message keeps sharing the sender's tensor buffer.
       [self](cf_push_atom, const edge_value& v) { self->state.deposit(v); },
       [self](cf_chunk_atom, const edge_chunk& c) { self->state.take_chunk(c); },
+      [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
+        auto& s = self->state;
+        if (!s.finished->contains(step_id)) s.local->abort_step(step_id, status_from_text(reason));
+      },
       [self](cf_cleanup_atom, int64_t step_id) {
         auto& s = self->state;
         s.pending.erase(step_id);

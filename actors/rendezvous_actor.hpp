@@ -16,6 +16,10 @@
 //                               many bytes, a changed header, an absurd size) aborts the step
 //                               on this task with an error naming the edge, and the transfer's
 //                               remaining chunks are dropped.
+//   (cf_abort_atom, int64_t step, std::string reason)
+//                               from this task's bulk receiver, for a value that arrived but
+//                               could not be kept: aborts the step on this task with `reason`
+//                               (a status::to_string()), so its _Recv fails instead of waiting.
 //   (cf_cleanup_atom, int64_t)  from its worker once a step is over: forgets the step.
 //
 // Memory is bounded: the actor holds values (whole or being assembled) of at most

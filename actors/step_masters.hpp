@@ -23,8 +23,6 @@ class step_masters {
   // `master` is lost: its steps that are not over, forgotten here.
   std::vector<int64_t> lost(const caf::actor_addr& master);
 
-  size_t watched() const { return watched_.size(); }
-
  private:
   std::unordered_set<caf::actor_addr> watched_;
   std::unordered_map<caf::actor_addr, std::unordered_set<int64_t>> steps_;  // by master

@@ -19,14 +19,14 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/admin_queries.hpp"
+#include "actors/bulk_receiver.hpp"
+#include "actors/bulk_sender.hpp"
 #include "actors/chunked_values.hpp"
 #include "actors/executor.hpp"
 #include "actors/log.hpp"
-#include "actors/bulk_receiver.hpp"
-#include "actors/bulk_sender.hpp"
 #include "actors/remote_rendezvous.hpp"
-#include "actors/step_masters.hpp"
 #include "actors/rendezvous_actor.hpp"
+#include "actors/step_masters.hpp"
 #include "actors/trace_recorder.hpp"
 #include "graph/device_name.hpp"
 #include "graph/partition.hpp"
@@ -189,17 +189,6 @@ worker_state::~worker_state() {
     static_cast<void>(cpu.release());
   }
   for (auto& [key, e] : endpoints) caf::anon_send_exit(e.actor, caf::exit_reason::user_shutdown);
-}
-
-// The master forwards a root cause as status::to_string(); this restores its code.
-status status_from_text(const std::string& text) {
-  for (int c = 1; c <= static_cast<int>(error_code::aborted); ++c) {
-    const auto code = static_cast<error_code>(c);
-    const std::string prefix = std::string(error_code_name(code)) + ": ";
-    if (text.compare(0, prefix.size(), prefix) == 0)
-      return status(code, text.substr(prefix.size()));
-  }
-  return errors::aborted(text.empty() ? std::string("the step was aborted with no reason") : text);
 }
 
 std::string hex(uint64_t x) {
@@ -498,7 +487,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
     auto bulk = bulk_receiver::start(opts.bulk_host, st.task_name);
     if (bulk.ok()) {
       st.bulk_in = std::move(bulk).value();
-      st.bulk_out = std::make_shared<bulk_sender>(st.task_name);
+      st.bulk_out = std::make_shared<bulk_sender>(st.task_name, st.finished);
     } else {
       write_log(log_level::warn, st.task_name, "no bulk channel, big tensors go through CAF: ",
                 bulk.get_status().message());

@@ -31,6 +31,9 @@ inline constexpr size_t bulk_token_bytes = 16;
 inline constexpr char bulk_accepted = 'K';
 // Keys are edge names of a few dozen bytes; this bounds what a forged prefix makes us read.
 inline constexpr uint32_t max_bulk_header_bytes = 64 << 10;
+// The longest key a frame carries (its header must stay within max_bulk_header_bytes); a
+// longer one cannot take the channel.
+inline constexpr size_t max_bulk_key_bytes = 32 << 10;
 
 struct bulk_header {
   uint64_t actor_id = 0;  // the receiving rendezvous actor (its id in the receiving process)

@@ -9,7 +9,8 @@
 namespace caflow {
 
 chunk_assembler::chunk_assembler(admit_fn admit)
-    : admit_(std::move(admit)), buffers_(std::make_shared<recycling_allocator>("caflow.chunk_assembly")) {}
+    : admit_(std::move(admit)),
+      buffers_(std::make_shared<recycling_allocator>("caflow.chunk_assembly")) {}
 
 chunk_assembler::~chunk_assembler() {
   for (const auto& [t, a] : assembling_) chunk_sinks::global().remove(t.first, t.second);

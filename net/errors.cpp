@@ -34,4 +34,14 @@ std::string render_caflow_error(uint8_t code, caf::atom_value, const caf::messag
   return status(static_cast<error_code>(code), message).to_string();
 }
 
+status status_from_text(const std::string& text) {
+  for (int c = 1; c <= static_cast<int>(error_code::aborted); ++c) {
+    const auto code = static_cast<error_code>(c);
+    const std::string prefix = std::string(error_code_name(code)) + ": ";
+    if (text.compare(0, prefix.size(), prefix) == 0)
+      return status(code, text.substr(prefix.size()));
+  }
+  return errors::aborted(text.empty() ? std::string("the step was aborted with no reason") : text);
+}
+
 }  // namespace caflow

@@ -23,6 +23,7 @@
 
 using namespace caflow;
 using caflow::testing::check_error;
+using caflow::testing::check_tensor;
 using namespace caflow::testing::two_tasks;
 
 namespace {
@@ -32,15 +33,17 @@ struct arrivals {
   std::mutex mu;
   std::condition_variable changed;
   std::vector<edge_value> pushed;
+  std::vector<std::pair<int64_t, std::string>> aborted;  // step, reason
   std::vector<edge_chunk> chunks;
   chunk_assembler assembler;
   std::vector<tensor> assembled;
 
-  // Waits until `n` values arrived either way; false after 10 s (stretched under TSan).
+  // Waits until `n` values arrived either way (or were refused); false after 10 s (stretched
+  // under TSan).
   bool wait_for(size_t n) {
     std::unique_lock<std::mutex> lock(mu);
     return changed.wait_for(lock, scaled(std::chrono::milliseconds(10000)),
-                            [&] { return pushed.size() + assembled.size() >= n; });
+                            [&] { return pushed.size() + assembled.size() + aborted.size() >= n; });
   }
 };
 
@@ -49,6 +52,11 @@ caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<arrivals> log) {
       [log](cf_push_atom, const edge_value& v) {
         std::lock_guard<std::mutex> lock(log->mu);
         log->pushed.push_back(v);
+        log->changed.notify_all();
+      },
+      [log](cf_abort_atom, int64_t step_id, const std::string& reason) {
+        std::lock_guard<std::mutex> lock(log->mu);
+        log->aborted.emplace_back(step_id, reason);
         log->changed.notify_all();
       },
       [log](cf_chunk_atom, const edge_chunk& c) {
@@ -139,7 +147,7 @@ TEST_CASE("bulk frames: a header survives encoding; a bad one is refused before 
 
 TEST_CASE("a big tensor crosses the bulk channel whole, straight into a buffer of its own") {
   channel_fixture f;
-  bulk_sender sender("test");
+  bulk_sender sender("test", nullptr);
   const tensor a = counting(0), b = counting(1000);
   sender.send(f.receiver->endpoint(), f.rendezvous, 5, "k", a);
   sender.send(f.receiver->endpoint(), f.rendezvous, 6, "k", b);
@@ -158,7 +166,7 @@ TEST_CASE("a big tensor crosses the bulk channel whole, straight into a buffer o
 
 TEST_CASE("a wrong token or an unreachable peer: the tensor goes through CAF in chunks") {
   channel_fixture f;
-  bulk_sender sender("test");
+  bulk_sender sender("test", nullptr);
   bulk_endpoint at = f.receiver->endpoint();
   SUBCASE("wrong token") { at.token[0] ^= 1; }
   SUBCASE("nobody listens") {
@@ -181,7 +189,7 @@ TEST_CASE("a wrong token or an unreachable peer: the tensor goes through CAF in 
 
 TEST_CASE("a frame for an actor the receiver does not route is dropped, the next one arrives") {
   channel_fixture f;
-  bulk_sender sender("test");
+  bulk_sender sender("test", nullptr);
   auto other_log = std::make_shared<arrivals>();
   caf::actor unrouted = f.sys.spawn(recorder, other_log);
   sender.send(f.receiver->endpoint(), unrouted, 1, "k", counting(1));
@@ -209,12 +217,50 @@ TEST_CASE("a peer with the token but an absurd header is cut off before anything
   char answer = 0;
   REQUIRE(read_exact(*s, &answer, 1));
   CHECK(answer == bulk_accepted);
-  auto frame = encode_bulk_header({.actor_id = f.rendezvous.id(), .step_id = 1, .key = "k",
-                                   .type = static_cast<uint8_t>(dtype::float32), .dims = {int64_t{1} << 40},
+  auto frame = encode_bulk_header({.actor_id = f.rendezvous.id(),
+                                   .step_id = 1,
+                                   .key = "k",
+                                   .type = static_cast<uint8_t>(dtype::float32),
+                                   .dims = {int64_t{1} << 40},
                                    .total_bytes = uint64_t{4} << 40});
   iovec part{frame.data(), frame.size()};
   REQUIRE(write_all(*s, std::span<iovec>(&part, 1)).ok());
   char more = 0;
   CHECK_FALSE(read_exact(*s, &more, 1));  // closed by the receiver
   CHECK(f.receiver->delivered() == 0);
+}
+
+TEST_CASE("a value that arrives but cannot be kept fails its step; the stream goes on") {
+  channel_fixture f;
+  auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
+  REQUIRE(s.ok());
+  std::string token = f.receiver->endpoint().token;
+  iovec hello{token.data(), token.size()};
+  REQUIRE(write_all(*s, std::span<iovec>(&hello, 1)).ok());
+  char answer = 0;
+  REQUIRE(read_exact(*s, &answer, 1));
+  // bool[4] holding a 7, then a good float32[2] on the same connection.
+  auto send_frame = [&](int64_t step, dtype type, std::vector<int64_t> dims, std::string bytes) {
+    auto frame = encode_bulk_header({.actor_id = f.rendezvous.id(),
+                                     .step_id = step,
+                                     .key = "k",
+                                     .type = static_cast<uint8_t>(type),
+                                     .dims = std::move(dims),
+                                     .total_bytes = bytes.size()});
+    iovec parts[2] = {{frame.data(), frame.size()}, {bytes.data(), bytes.size()}};
+    REQUIRE(write_all(*s, parts).ok());
+  };
+  send_frame(1, dtype::boolean, {4}, std::string("\x00\x01\x07\x00", 4));
+  const float good[2] = {1.5f, -2.0f};
+  send_frame(2, dtype::float32, {2}, std::string(reinterpret_cast<const char*>(good), 8));
+  REQUIRE(f.log->wait_for(2));
+  std::lock_guard<std::mutex> lock(f.log->mu);
+  REQUIRE(f.log->aborted.size() == 1);
+  CHECK(f.log->aborted[0].first == 1);
+  CHECK(f.log->aborted[0].second.find("edge 'k', step 1: the bulk channel could not take the "
+                                      "value: a boolean tensor holds bytes other than 0 and 1") !=
+        std::string::npos);
+  REQUIRE(f.log->pushed.size() == 1);
+  CHECK(f.log->pushed[0].step_id == 2);
+  check_tensor(f.log->pushed[0].value.value, tensor_shape{2}, std::vector<float>{1.5f, -2.0f});
 }
