@@ -8,7 +8,8 @@
 namespace caflow {
 
 struct cpu_device::pools {
-  pools(int intra, int inter) : intra_pool(intra), eigen(&intra_pool, intra), inter_pool(inter) {}
+  pools(int intra, int inter, bool inter_spins)
+      : intra_pool(intra), eigen(&intra_pool, intra), inter_pool(inter, inter_spins) {}
   Eigen::ThreadPool intra_pool;
   Eigen::ThreadPoolDevice eigen;
   Eigen::ThreadPool inter_pool;
@@ -31,7 +32,7 @@ cpu_device::cpu_device(std::string name, const cpu_device_options& opts)
       "cpu", std::make_shared<caching_allocator>(default_allocator()), opts.memory_limit_bytes);
   counter_ = counter.get();
   alloc_ = std::move(counter);
-  pools_ = std::make_unique<pools>(intra_threads_, inter_threads_);
+  pools_ = std::make_unique<pools>(intra_threads_, inter_threads_, opts.spin_inter_op_threads);
 }
 
 cpu_device::~cpu_device() = default;

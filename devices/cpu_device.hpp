@@ -13,6 +13,12 @@ struct cpu_device_options {
   int intra_op_threads = 0;  // 0: the number of hardware threads
   int inter_op_threads = 0;  // 0: the number of hardware threads
   int64_t memory_limit_bytes = 0;  // 0: unlimited
+  // Whether idle inter-op threads spin a while before they sleep. Eigen's default; off here:
+  // a step's kernels come a few at a time, and on a machine with few cores the spinning
+  // threads of several tasks took the cores their network threads needed (2 cores, 3 tasks:
+  // bench/dist_step_latency_us 412-431 -> 333-388 us; train_mlp unchanged; local_step_rate
+  // -4%). The intra-op pool spins, for the fork-join bursts of Eigen's parallel loops.
+  bool spin_inter_op_threads = false;
 };
 
 class cpu_device final : public device {
