@@ -95,6 +95,18 @@ struct channel_fixture {
     receiver = std::move(r).value();
     receiver->route(rendezvous);
   }
+  // A raw connection that showed the token and was accepted, for writing frames by hand.
+  socket_fd handshake() {
+    auto s = connect_to("127.0.0.1", receiver->endpoint().port, std::chrono::seconds(5));
+    REQUIRE(s.ok());
+    std::string token = receiver->endpoint().token;
+    iovec hello{token.data(), token.size()};
+    REQUIRE(write_all(*s, std::span<iovec>(&hello, 1)).ok());
+    char answer = 0;
+    REQUIRE(read_exact(*s, &answer, 1));
+    CHECK(answer == bulk_accepted);
+    return std::move(s).value();
+  }
   ~channel_fixture() {
     receiver.reset();
     caf::anon_send_exit(rendezvous, caf::exit_reason::user_shutdown);
@@ -209,14 +221,7 @@ TEST_CASE("a frame for an actor the receiver does not route is dropped, the next
 
 TEST_CASE("a peer with the token but an absurd header is cut off before anything is allocated") {
   channel_fixture f;
-  auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
-  REQUIRE(s.ok());
-  std::string token = f.receiver->endpoint().token;
-  iovec hello{token.data(), token.size()};
-  REQUIRE(write_all(*s, std::span<iovec>(&hello, 1)).ok());
-  char answer = 0;
-  REQUIRE(read_exact(*s, &answer, 1));
-  CHECK(answer == bulk_accepted);
+  socket_fd s = f.handshake();
   auto frame = encode_bulk_header({.actor_id = f.rendezvous.id(),
                                    .step_id = 1,
                                    .key = "k",
@@ -224,21 +229,15 @@ TEST_CASE("a peer with the token but an absurd header is cut off before anything
                                    .dims = {int64_t{1} << 40},
                                    .total_bytes = uint64_t{4} << 40});
   iovec part{frame.data(), frame.size()};
-  REQUIRE(write_all(*s, std::span<iovec>(&part, 1)).ok());
+  REQUIRE(write_all(s, std::span<iovec>(&part, 1)).ok());
   char more = 0;
-  CHECK_FALSE(read_exact(*s, &more, 1));  // closed by the receiver
+  CHECK_FALSE(read_exact(s, &more, 1));  // closed by the receiver
   CHECK(f.receiver->delivered() == 0);
 }
 
 TEST_CASE("a value that arrives but cannot be kept fails its step; the stream goes on") {
   channel_fixture f;
-  auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
-  REQUIRE(s.ok());
-  std::string token = f.receiver->endpoint().token;
-  iovec hello{token.data(), token.size()};
-  REQUIRE(write_all(*s, std::span<iovec>(&hello, 1)).ok());
-  char answer = 0;
-  REQUIRE(read_exact(*s, &answer, 1));
+  socket_fd s = f.handshake();
   // bool[4] holding a 7, then a good float32[2] on the same connection.
   auto send_frame = [&](int64_t step, dtype type, std::vector<int64_t> dims, std::string bytes) {
     auto frame = encode_bulk_header({.actor_id = f.rendezvous.id(),
@@ -248,7 +247,7 @@ TEST_CASE("a value that arrives but cannot be kept fails its step; the stream go
                                      .dims = std::move(dims),
                                      .total_bytes = bytes.size()});
     iovec parts[2] = {{frame.data(), frame.size()}, {bytes.data(), bytes.size()}};
-    REQUIRE(write_all(*s, parts).ok());
+    REQUIRE(write_all(s, parts).ok());
   };
   send_frame(1, dtype::boolean, {4}, std::string("\x00\x01\x07\x00", 4));
   const float good[2] = {1.5f, -2.0f};
