@@ -1,8 +1,5 @@
 #include "actors/bulk_receiver.hpp"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -22,16 +19,8 @@
 namespace caflow {
 namespace {
 
-// How long a new connection has to present its token.
-constexpr std::chrono::milliseconds handshake_patience{5000};
 // Connections one receiver serves at once: one per sending task is the norm.
 constexpr size_t max_connections = 256;
-
-void set_receive_timeout(const socket_fd& s, std::chrono::milliseconds t) {
-  const timeval tv{static_cast<time_t>(t.count() / 1000),
-                   static_cast<suseconds_t>(t.count() % 1000 * 1000)};
-  (void)::setsockopt(s.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
 
 // In constant time: how many leading bytes match says nothing to a prober.
 bool same_token(const std::array<char, bulk_token_bytes>& got, const std::string& want) {
@@ -116,7 +105,7 @@ void bulk_receiver::accept_loop() {
       continue;
     }
     // A peer must show its token in time, so idle connections cannot pin threads.
-    set_receive_timeout(s, scaled(handshake_patience));
+    set_receive_timeout(s, scaled(bulk_handshake_patience));
     connection& c = connections_.emplace_back();
     c.socket = std::move(s);
     try {

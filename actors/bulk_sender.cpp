@@ -1,8 +1,5 @@
 #include "actors/bulk_sender.hpp"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <caf/send.hpp>
 #include <vector>
 
@@ -14,8 +11,6 @@
 namespace caflow {
 namespace {
 
-// How long a peer may take to accept a connection, and to answer its token.
-constexpr std::chrono::milliseconds handshake_patience{5000};
 // How long a write may make no progress before the peer counts as gone: a live receiver reads
 // all the time. Beyond failure detection (1 s), so the step has failed by then anyway.
 constexpr std::chrono::milliseconds write_patience{10000};
@@ -25,12 +20,6 @@ constexpr uint64_t max_queued_bytes = 1ull << 30;
 
 std::string link_name(const bulk_endpoint& at) {
   return at.host + ":" + std::to_string(at.port);
-}
-
-void set_timeout(const socket_fd& s, int option, std::chrono::milliseconds t) {
-  const timeval tv{static_cast<time_t>(t.count() / 1000),
-                   static_cast<suseconds_t>(t.count() % 1000 * 1000)};
-  (void)::setsockopt(s.get(), SOL_SOCKET, option, &tv, sizeof tv);
 }
 
 }  // namespace
@@ -113,13 +102,13 @@ void bulk_sender::write_loop(link& l) {
 }
 
 bool bulk_sender::open(link& l) {
-  auto s = connect_to(l.at.host, l.at.port, scaled(handshake_patience));
+  auto s = connect_to(l.at.host, l.at.port, scaled(bulk_handshake_patience));
   if (!s.ok()) {
     give_up(l, s.get_status().message());
     return false;
   }
-  set_timeout(*s, SO_RCVTIMEO, scaled(handshake_patience));
-  set_timeout(*s, SO_SNDTIMEO, scaled_failure(write_patience));
+  set_receive_timeout(*s, scaled(bulk_handshake_patience));
+  set_send_timeout(*s, scaled_failure(write_patience));
   {
     std::lock_guard<std::mutex> lock(l.mu);
     if (l.stopping) return false;

@@ -16,6 +16,7 @@
 // A peer of the other byte order fails at the magic. Every header is checked before anything
 // is allocated (check_announced_tensor): a connection that sends a bad one is closed.
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,6 +30,8 @@ inline constexpr uint32_t bulk_magic = 0xCAF10B01;
 inline constexpr size_t bulk_prefix_bytes = 8;
 inline constexpr size_t bulk_token_bytes = 16;
 inline constexpr char bulk_accepted = 'K';
+// How long either end waits for the other's part of that handshake (stretched under TSan).
+inline constexpr std::chrono::milliseconds bulk_handshake_patience{5000};
 // Keys are edge names of a few dozen bytes; this bounds what a forged prefix makes us read.
 inline constexpr uint32_t max_bulk_header_bytes = 64 << 10;
 // The longest key a frame carries (its header must stay within max_bulk_header_bytes); a

@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -46,7 +47,21 @@ void no_delay(int fd) {
   (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
 }
 
+void set_timeout(const socket_fd& s, int option, std::chrono::milliseconds t) {
+  const timeval tv{static_cast<time_t>(t.count() / 1000),
+                   static_cast<suseconds_t>(t.count() % 1000 * 1000)};
+  (void)::setsockopt(s.get(), SOL_SOCKET, option, &tv, sizeof tv);
+}
+
 }  // namespace
+
+void set_receive_timeout(const socket_fd& s, std::chrono::milliseconds t) {
+  set_timeout(s, SO_RCVTIMEO, t);
+}
+
+void set_send_timeout(const socket_fd& s, std::chrono::milliseconds t) {
+  set_timeout(s, SO_SNDTIMEO, t);
+}
 
 socket_fd& socket_fd::operator=(socket_fd&& other) noexcept {
   if (this != &other) {

@@ -50,6 +50,11 @@ status_or<socket_fd> connect_to(const std::string& host, uint16_t port,
 // The next connection on `listener`; invalid once the listener is shut down.
 socket_fd accept_from(const socket_fd& listener);
 
+// How long a blocking read (receive) or write (send) on `s` may make no progress before it
+// fails; zero: forever.
+void set_receive_timeout(const socket_fd& s, std::chrono::milliseconds t);
+void set_send_timeout(const socket_fd& s, std::chrono::milliseconds t);
+
 // Writes every byte of `parts`, in order (never raising SIGPIPE). Errors say why.
 status write_all(const socket_fd& s, std::span<iovec> parts);
 // Reads exactly `bytes` bytes into `into`. False at the end of the stream or on an error.

@@ -339,6 +339,8 @@ TEST_CASE("binding: a key the graph does not send, a key left out, running unbou
               "has no _Send with the key 'bogus;key'");
   check_error(master.bind(0, {handle, {}, {}}), "leaves the _Send key '" + keys[0] + "' unbound");
   check_error(master.bind(0, {handle, {keys[0]}, {}}), "1 send keys but 0 endpoints");
+  check_error(master.bind(0, {handle, {keys[0]}, {some_actor}, {bulk_endpoint{}, bulk_endpoint{}}}),
+              "1 send keys but 2 bulk endpoints");
   check_error(master.bind(0, {handle, {keys[0]}, {caf::actor{}}}), "invalid actor handle");
   check_error(master.bind(0, {"nope", {}, {}}), "no graph 'nope'");
   CHECK(master.bind(0, {handle, {keys[0]}, {some_actor}}).ok());
