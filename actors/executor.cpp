@@ -35,6 +35,7 @@ struct executor::node_item {
   std::shared_ptr<const node_trace_info> info;  // what traces and `pending` say of the node
   bool is_send = false;
   bool is_recv = false;
+  bool may_inline = false;  // on an actor's thread, if measured light
 };
 
 struct executor::step_state {
@@ -71,6 +72,16 @@ struct executor::ready_list {
   }
 };
 
+namespace {
+
+thread_local int actor_thread_depth = 0;
+
+}  // namespace
+
+executor::actor_thread_scope::actor_thread_scope() { ++actor_thread_depth; }
+executor::actor_thread_scope::~actor_thread_scope() { --actor_thread_depth; }
+bool executor::on_actor_thread() { return actor_thread_depth > 0; }
+
 executor::executor(std::shared_ptr<const graph> g, device& dev)
     : graph_(std::move(g)), dev_(dev), waits_(std::make_unique<recv_waits>()) {}
 executor::~executor() = default;
@@ -103,6 +114,9 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
     item.is_send = n.def->op == "_Send";
     item.is_recv = n.def->op == "_Recv";
+    // Stateful kernels may wait on a resource's lock; those declared cheap (_Arg, _Retval,
+    // accumulator counters) do not.
+    item.may_inline = !item.is_async && (!n.op->is_stateful || n.op->is_cheap);
     auto info = std::make_shared<node_trace_info>();
     info->name = n.def->name;
     info->op = n.def->op;
@@ -118,6 +132,8 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
+  ex->cost_ns_.reset(new std::atomic<int64_t>[ex->items_.size()]);
+  for (size_t i = 0; i < ex->items_.size(); ++i) ex->cost_ns_[i].store(-1, std::memory_order_relaxed);
   return ex;
 }
 
@@ -141,8 +157,35 @@ void executor::run_async(const step_context& step, done_fn done) {
   });
   if (!s->registered) s->abort(errors::cancelled("step ", step.step_id, " was cancelled"));
   ready_list ready;
-  for (auto it = roots_.rbegin(); it != roots_.rend(); ++it) ready.push(*it);
+  for (auto it = roots_.rbegin(); it != roots_.rend(); ++it) {
+    if (runs_here(s, *it)) ready.push(*it);
+    else run_on_device(s, *it);
+  }
   process(s, ready);
+}
+
+bool executor::runs_here(const step_state* s, int id) const {
+  if (actor_thread_depth == 0) return true;
+  const node_item& item = items_[id];
+  if (item.is_send || item.is_recv || s->aborted.load(std::memory_order_relaxed)) return true;
+  if (!item.may_inline) return false;
+  const int64_t cost = cost_ns_[id].load(std::memory_order_relaxed);
+  if (cost < 0 || cost > light_node_ns) return false;
+  size_t bytes = 0;
+  for (int i = 0; i < item.num_inputs; ++i) {
+    const kernel_value& in = s->inputs[item.input_start + i];
+    if (item.deref[i]) return false;  // a variable's size is not known until it is read
+    bytes += in.value.initialized() ? in.value.byte_size() : 0;
+  }
+  return bytes <= light_input_bytes;
+}
+
+void executor::run_on_device(step_state* s, int id) {
+  dev_.schedule([this, s, id] {
+    ready_list more;
+    run_node(s, id, more);
+    process(s, more);
+  });
 }
 
 void executor::process(step_state* s, ready_list& ready) {
@@ -165,6 +208,16 @@ bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value
   }
   return true;
 }
+
+namespace {
+
+// What a trace says a synchronous node moved: a _Send's bytes.
+template <class Item>
+int64_t traced_bytes(const Item& item, const kernel_value* inputs) {
+  return item.is_send ? static_cast<int64_t>(inputs[0].value.byte_size()) : -1;
+}
+
+}  // namespace
 
 void executor::run_node(step_state* s, int id, ready_list& ready) {
   const node_item& item = items_[id];
@@ -210,13 +263,24 @@ void executor::run_node(step_state* s, int id, ready_list& ready) {
     outputs = large.data();
   }
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
-  if (s->trace == nullptr) [[likely]] {
+  // Always on an actor's thread: a node whose cost grew with its inputs' values (a Fill of a
+  // bigger shape) goes back to the device's threads from its next step on.
+  const bool measure = item.may_inline && (actor_thread_depth > 0 || (s->step.step_id & 15) == 0 ||
+                                           cost_ns_[id].load(std::memory_order_relaxed) < 0);
+  if (measure) {
+    const auto start = std::chrono::steady_clock::now();
+    item.kernel->compute(ctx);
+    const auto end = std::chrono::steady_clock::now();
+    cost_ns_[id].store(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count(),
+                       std::memory_order_relaxed);
+    if (s->trace) s->trace->record(item.info, s->step.step_id, start, end, traced_bytes(item, inputs));
+  } else if (s->trace == nullptr) [[likely]] {
     item.kernel->compute(ctx);
   } else {
     const auto start = trace_recorder::clock::now();
     item.kernel->compute(ctx);
     s->trace->record(item.info, s->step.step_id, start, trace_recorder::clock::now(),
-                     item.is_send ? static_cast<int64_t>(inputs[0].value.byte_size()) : -1);
+                     traced_bytes(item, inputs));
   }
   finish_node(s, id, outputs, ctx.get_status(), ready);
 }
@@ -242,16 +306,14 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
     const node_item& dst = items_[e.dst];
     if (!e.is_control() && outputs) s->inputs[dst.input_start + e.dst_port] = outputs[e.src_port];
     if (s->pending[e.dst].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-    if (!dst.expensive || s->aborted.load(std::memory_order_relaxed)) {
+    if (!runs_here(s, e.dst)) {
+      run_on_device(s, e.dst);
+    } else if (!dst.expensive || actor_thread_depth > 0 ||
+               s->aborted.load(std::memory_order_relaxed)) {
       ready.push(e.dst);
     } else {
       // Keep one expensive node for this thread; hand the others to the pool.
-      if (expensive_ready >= 0)
-        dev_.schedule([this, s, n = expensive_ready] {
-          ready_list more;
-          run_node(s, n, more);
-          process(s, more);
-        });
+      if (expensive_ready >= 0) run_on_device(s, expensive_ready);
       expensive_ready = e.dst;
     }
   }

@@ -5,9 +5,17 @@
 // device's inter-op pool when more than one is ready, so independent nodes run in parallel.
 // Asynchronous kernels (Recv, queues) hold no thread while they wait.
 //
+// On an actor's thread (inside an `actor_thread_scope`) the executor runs only light nodes
+// (_Send, _Recv, and stateless kernels measured to take under `light_node_ns` on inputs of at
+// most `light_input_bytes`) and hands the rest to the device's pool: a small distributed step
+// then continues on the thread its value arrived on instead of waking a device thread at
+// every edge, while no kernel of any size holds an actor. A node's cost is measured on an
+// actor's thread, while it is unknown, and on every 16th step elsewhere.
+//
 // The first error aborts the step: nodes not yet started are skipped, the step's cancellation
 // wakes waiting asynchronous kernels, and `done` receives that first error prefixed with the
 // node's name, op and device. Every node completes or is skipped, so `done` runs exactly once.
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -39,6 +47,19 @@ struct waiting_recv;
 class executor {
  public:
   using done_fn = std::function<void(const status&)>;
+
+  static constexpr int64_t light_node_ns = 20000;
+  static constexpr size_t light_input_bytes = 64 * 1024;
+
+  // Marks the calling thread as an actor's while it lives (see above). Nests.
+  class actor_thread_scope {
+   public:
+    actor_thread_scope();
+    ~actor_thread_scope();
+    actor_thread_scope(const actor_thread_scope&) = delete;
+    actor_thread_scope& operator=(const actor_thread_scope&) = delete;
+  };
+  static bool on_actor_thread();
 
   // Builds one kernel per node on `dev` (stateful ones through `shared`, when given). Errors
   // name the node (e.g. no kernel for a dtype).
@@ -72,12 +93,17 @@ class executor {
   void finish_node(step_state* s, int id, kernel_value* outputs, const status& st,
                    ready_list& ready);
   bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
+  // Whether node `id`, whose inputs are all in, may run on this thread.
+  bool runs_here(const step_state* s, int id) const;
+  void run_on_device(step_state* s, int id);
 
   std::shared_ptr<const graph> graph_;
   device& dev_;
   std::vector<node_item> items_;
   std::vector<int> roots_;
   int num_input_slots_ = 0;
+  // Per node: the last measured compute time in ns, or -1 while unknown.
+  std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
   std::shared_ptr<trace_recorder> trace_;
   std::unique_ptr<recv_waits> waits_;
 };

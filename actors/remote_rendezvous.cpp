@@ -5,16 +5,18 @@
 #include <utility>
 
 #include "actors/bulk_sender.hpp"
+#include "actors/executor.hpp"
 #include "devices/device.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
 namespace {
 
-// How many recv_async calls this thread is inside. Only executor threads call recv_async, so
-// a callback that finds this non-zero runs on an executor thread and may continue the step
-// right there; otherwise (a value deposited, or an abort, on an actor's thread) the step
-// continues on the device's threads, because kernels must not occupy the actor scheduler.
+// How many recv_async calls this thread is inside. Only executors call recv_async, so a
+// callback that finds this non-zero may continue the step right there. So may one on a thread
+// in an executor::actor_thread_scope (a value deposited by a rendezvous actor): the executor
+// runs only light nodes there. Anywhere else (an abort, a value sent by another partition of
+// this task) the step continues on the device's threads.
 thread_local int recv_calls_in_progress = 0;
 
 }  // namespace
@@ -51,7 +53,7 @@ void remote_rendezvous::recv_async(const std::string& key, int64_t step_id, recv
   ++recv_calls_in_progress;
   local_->recv_async(key, step_id,
                      [dev = &dev_, done = std::move(done)](const status& st, const tensor& value) {
-                       if (recv_calls_in_progress > 0) {
+                       if (recv_calls_in_progress > 0 || executor::on_actor_thread()) {
                          done(st, value);
                          return;
                        }

@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "actors/executor.hpp"
 #include "graph/allocator.hpp"
 #include "net/chunk_assembler.hpp"
 #include "net/errors.hpp"
@@ -82,9 +83,16 @@ caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, s
   st.finished = std::move(finished);
   st.max_pending = static_cast<size_t>(max_pending_steps > 0 ? max_pending_steps : 1);
   return {
-      // By const reference: a local message keeps sharing the sender's tensor buffer.
-      [self](cf_push_atom, const edge_value& v) { self->state.deposit(v); },
-      [self](cf_chunk_atom, const edge_chunk& c) { self->state.take_chunk(c); },
+      // By const reference: a local message keeps sharing the sender's tensor buffer. The
+      // receiving step continues here with its light nodes (see executor.hpp).
+      [self](cf_push_atom, const edge_value& v) {
+        executor::actor_thread_scope on_actor;
+        self->state.deposit(v);
+      },
+      [self](cf_chunk_atom, const edge_chunk& c) {
+        executor::actor_thread_scope on_actor;
+        self->state.take_chunk(c);
+      },
       [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
         auto& s = self->state;
         if (!s.finished->contains(step_id)) s.local->abort_step(step_id, status_from_text(reason));

@@ -423,16 +423,15 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   ++s.running;
   ++g->running;
   st.counter->start();
-  // Kernels run on the device's threads, never on this actor's.
-  st.cpu->schedule([ex = g->exec.get(), run, run_id, step_id = req.step_id, counter = st.counter,
-                    me = caf::actor_cast<worker_impl>(self)] {
-    ex->run_async({step_id, &run->frame, run->cancel.get(), run->rdv.get()},
-                  [run, run_id, counter, me](const status& result) {
-                    run->result = result;
-                    caf::anon_send(me, cf_run_done_atom::value, run_id);
-                    counter->finish();
-                  });
-  });
+  // Light nodes start here; the executor hands every other node to the device's threads.
+  executor::actor_thread_scope on_actor;
+  g->exec->run_async({req.step_id, &run->frame, run->cancel.get(), run->rdv.get()},
+                     [run, run_id, counter = st.counter,
+                      me = caf::actor_cast<worker_impl>(self)](const status& result) {
+                       run->result = result;
+                       caf::anon_send(me, cf_run_done_atom::value, run_id);
+                       counter->finish();
+                     });
   return promise;
 }
 

@@ -55,8 +55,12 @@ int main() {
   const std::string cluster = "master=127.0.0.1:" + std::to_string(ports[0]) +
                               ";worker=127.0.0.1:" + std::to_string(ports[1]) +
                               ",127.0.0.1:" + std::to_string(ports[2]);
-  // Forked before this process starts any thread.
-  bench::forked_server w0(cluster, "worker", 0), w1(cluster, "worker", 1);
+  // Forked before this process starts any thread. One scheduler thread per task: a step's
+  // actors then hand messages to each other on that thread instead of waking a second one
+  // (the step's kernels run on device threads either way).
+  constexpr int intra_op = 1, scheduler_threads = 1;
+  bench::forked_server w0(cluster, "worker", 0, intra_op, scheduler_threads),
+      w1(cluster, "worker", 1, intra_op, scheduler_threads);
 
   auto spec = cluster_spec::from_flag(cluster);
   bench::check(spec.ok(), "cluster spec");
@@ -66,7 +70,7 @@ int main() {
   so.task = 0;
   so.cpu.intra_op_threads = 1;
   so.cpu.inter_op_threads = 1;
-  so.scheduler_threads = 2;
+  so.scheduler_threads = scheduler_threads;
   auto srv = server::start(so);
   if (!srv.ok()) {
     std::fprintf(stderr, "master server: %s\n", srv.get_status().to_string().c_str());

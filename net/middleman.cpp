@@ -46,6 +46,7 @@ void configure_network(caf::actor_system_config& cfg, const failure_detection& f
   // distributed step tens of microseconds; the sharing policy wakes them on a condition
   // variable instead (bench/dist_step_latency_us: 966 -> 490 us, throughput unchanged).
   cfg.set("scheduler.policy", caf::atom("sharing"));
+  cfg.set("middleman.workers", size_t{0});
   apply_sanitizer_settings(cfg);
 }
 
