@@ -1,5 +1,6 @@
 #include "actors/executor.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
@@ -132,8 +133,9 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
-  ex->cost_ns_.reset(new std::atomic<int64_t>[ex->items_.size()]);
-  for (size_t i = 0; i < ex->items_.size(); ++i) ex->cost_ns_[i].store(-1, std::memory_order_relaxed);
+  ex->costs_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
+  for (size_t i = 0; i < ex->items_.size(); ++i)
+    ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
   return ex;
 }
 
@@ -169,7 +171,7 @@ bool executor::runs_here(const step_state* s, int id) const {
   const node_item& item = items_[id];
   if (item.is_send || item.is_recv || s->aborted.load(std::memory_order_relaxed)) return true;
   if (!item.may_inline) return false;
-  const int64_t cost = cost_ns_[id].load(std::memory_order_relaxed);
+  const int64_t cost = cost_of(id);
   if (cost < 0 || cost > light_node_ns) return false;
   size_t bytes = 0;
   for (int i = 0; i < item.num_inputs; ++i) {
@@ -183,9 +185,23 @@ bool executor::runs_here(const step_state* s, int id) const {
 void executor::run_on_device(step_state* s, int id) {
   dev_.schedule([this, s, id] {
     ready_list more;
-    run_node(s, id, more);
+    run_node(s, id, more, true);
     process(s, more);
   });
+}
+
+// The last two measurements share one word (32 bits of nanoseconds each, saturated; all ones
+// while unmeasured); the cost is the smaller, so one preempted run does not move a light node.
+int64_t executor::cost_of(int id) const {
+  const uint64_t both = costs_[id].load(std::memory_order_relaxed);
+  const uint64_t cost = std::min(both >> 32, both & 0xffffffffu);
+  return cost == 0xffffffffu ? -1 : static_cast<int64_t>(cost);
+}
+
+void executor::record_cost(int id, int64_t ns) {
+  const uint64_t latest = static_cast<uint64_t>(std::clamp<int64_t>(ns, 0, 0xfffffffe));
+  const uint64_t before = costs_[id].load(std::memory_order_relaxed);
+  costs_[id].store((before << 32) | latest, std::memory_order_relaxed);
 }
 
 void executor::process(step_state* s, ready_list& ready) {
@@ -219,7 +235,7 @@ int64_t traced_bytes(const Item& item, const kernel_value* inputs) {
 
 }  // namespace
 
-void executor::run_node(step_state* s, int id, ready_list& ready) {
+void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor) {
   const node_item& item = items_[id];
   kernel_value* inputs = s->inputs.data() + item.input_start;
   if (s->aborted.load(std::memory_order_acquire) || !prepare_inputs(s, item, inputs)) {
@@ -265,14 +281,13 @@ void executor::run_node(step_state* s, int id, ready_list& ready) {
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
   // Always on an actor's thread: a node whose cost grew with its inputs' values (a Fill of a
   // bigger shape) goes back to the device's threads from its next step on.
-  const bool measure = item.may_inline && (actor_thread_depth > 0 || (s->step.step_id & 15) == 0 ||
-                                           cost_ns_[id].load(std::memory_order_relaxed) < 0);
+  const bool measure = item.may_inline && (off_actor || actor_thread_depth > 0 ||
+                                           (s->step.step_id & 15) == 0 || cost_of(id) < 0);
   if (measure) {
     const auto start = std::chrono::steady_clock::now();
     item.kernel->compute(ctx);
     const auto end = std::chrono::steady_clock::now();
-    cost_ns_[id].store(std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count(),
-                       std::memory_order_relaxed);
+    record_cost(id, std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count());
     if (s->trace) s->trace->record(item.info, s->step.step_id, start, end, traced_bytes(item, inputs));
   } else if (s->trace == nullptr) [[likely]] {
     item.kernel->compute(ctx);

@@ -9,8 +9,9 @@
 // (_Send, _Recv, and stateless kernels measured to take under `light_node_ns` on inputs of at
 // most `light_input_bytes`) and hands the rest to the device's pool: a small distributed step
 // then continues on the thread its value arrived on instead of waking a device thread at
-// every edge, while no kernel of any size holds an actor. A node's cost is measured on an
-// actor's thread, while it is unknown, and on every 16th step elsewhere.
+// every edge, while no kernel of any size holds an actor. A node's cost is the smaller of its
+// last two measured run times; it is measured whenever it runs on an actor's thread or is
+// handed from one to the device, while unknown, and on every 16th step elsewhere.
 //
 // The first error aborts the step: nodes not yet started are skipped, the step's cancellation
 // wakes waiting asynchronous kernels, and `done` receives that first error prefixed with the
@@ -89,21 +90,23 @@ class executor {
 
   executor(std::shared_ptr<const graph> g, device& dev);
   void process(step_state* s, ready_list& ready);
-  void run_node(step_state* s, int id, ready_list& ready);
+  // `off_actor`: handed to the device's threads, so measured (it may be light again).
+  void run_node(step_state* s, int id, ready_list& ready, bool off_actor = false);
   void finish_node(step_state* s, int id, kernel_value* outputs, const status& st,
                    ready_list& ready);
   bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
   // Whether node `id`, whose inputs are all in, may run on this thread.
   bool runs_here(const step_state* s, int id) const;
   void run_on_device(step_state* s, int id);
+  int64_t cost_of(int id) const;  // -1 while unknown
+  void record_cost(int id, int64_t ns);
 
   std::shared_ptr<const graph> graph_;
   device& dev_;
   std::vector<node_item> items_;
   std::vector<int> roots_;
   int num_input_slots_ = 0;
-  // Per node: the last measured compute time in ns, or -1 while unknown.
-  std::unique_ptr<std::atomic<int64_t>[]> cost_ns_;
+  std::unique_ptr<std::atomic<uint64_t>[]> costs_;  // per node: see cost_of
   std::shared_ptr<trace_recorder> trace_;
   std::unique_ptr<recv_waits> waits_;
 };
