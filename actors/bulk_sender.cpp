@@ -30,8 +30,8 @@ void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& ke
     caf::anon_send(to, cf_chunk_atom::value, std::move(c));
 }
 
-bulk_sender::bulk_sender(std::string task, std::shared_ptr<const finished_steps> finished)
-    : task_(std::move(task)), finished_(std::move(finished)) {}
+bulk_sender::bulk_sender(std::string task, std::shared_ptr<const finished_steps> abandoned)
+    : task_(std::move(task)), abandoned_(std::move(abandoned)) {}
 
 bulk_sender::~bulk_sender() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -84,8 +84,8 @@ void bulk_sender::write_loop(link& l) {
       l.queue.pop_front();
       l.queued_bytes -= next.value.byte_size();
     }
-    // A step over on this task (aborted, say) needs its tensors no more.
-    if (finished_ && finished_->contains(next.step_id)) continue;
+    // A step abandoned on this task (aborted, say) needs its tensors no more.
+    if (abandoned_ && abandoned_->contains(next.step_id)) continue;
     if (!up || !write(l, next)) {
       // Given up: this one and whatever queued meanwhile go through CAF, in order.
       std::deque<item> rest;

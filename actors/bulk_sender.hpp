@@ -29,8 +29,10 @@ namespace caflow {
 
 class bulk_sender {
  public:
-  // `task` names this task in logs; `finished` (may be null) are its steps that are over.
-  bulk_sender(std::string task, std::shared_ptr<const finished_steps> finished);
+  // `task` names this task in logs; `abandoned` (may be null) are its steps that ended without
+  // success here: their queued tensors are dropped. (A step that succeeded here may still have
+  // tensors queued for other tasks.)
+  bulk_sender(std::string task, std::shared_ptr<const finished_steps> abandoned);
   // Stops the writers; tensors still queued are dropped (their steps end with the worker). A
   // writer still connecting is waited for (at most the 5 s a connection may take).
   ~bulk_sender();
@@ -69,7 +71,7 @@ class bulk_sender {
   void give_up(link& l, const std::string& why);
 
   const std::string task_;
-  const std::shared_ptr<const finished_steps> finished_;
+  const std::shared_ptr<const finished_steps> abandoned_;
   std::mutex mu_;  // guards links_
   std::map<std::string, std::unique_ptr<link>> links_;  // by "host:port/token"
 };

@@ -33,7 +33,9 @@ void finish_step(master_pointer self, int64_t step_id) {
     s.client.promise.deliver(to_caf_error(s.root_cause));
   }
   self->state.arrivals.forget(step_id);
-  for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
+  // After a success every worker has cleaned up by itself (run_graph_request::runs_here).
+  if (!s.root_cause.ok())
+    for (const auto& p : s.run->parts) self->send(p.worker, cf_cleanup_atom::value, step_id);
   if (auto ss = self->state.sessions.find(s.session); ss != self->state.sessions.end())
     ss->second.latency.record(s.started, s.root_cause.ok());
   if (!s.root_cause.ok())
@@ -81,7 +83,8 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
-                        static_cast<int32_t>(run->num_fetches), {}};
+                        static_cast<int32_t>(run->num_fetches), {}, 0};
+    for (const auto& other : run->parts) r.runs_here += other.worker == p.worker ? 1 : 0;
     for (int64_t a : p.arg_indices) {
       if (p.remote && travels_in_chunks(req.feeds[a].value)) {
         // Ahead of the request, from this actor to the same worker: they arrive in order.

@@ -39,6 +39,10 @@ struct rendezvous_state {
   // Makes room for one more step's value, or aborts the step.
   bool admit(int64_t step_id) {
     if (pending.count(step_id)) return true;
+    // Steps that succeeded were cleaned up without telling this actor (their values were all
+    // taken): forget them when their room is needed.
+    if (pending.size() >= max_pending)
+      std::erase_if(pending, [this](int64_t id) { return finished->contains(id); });
     if (pending.size() >= max_pending) {
       local->abort_step(
           step_id,

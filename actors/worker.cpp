@@ -85,6 +85,8 @@ struct step_record {
   std::shared_ptr<cancellation_manager> cancel = std::make_shared<cancellation_manager>();
   status aborted;  // the root cause, once aborted
   int running = 0;
+  int expected_runs = 0;  // run_graph_request::runs_here; 0: the master cleans the step up
+  int succeeded = 0;
   bool cleanup_requested = false;
   std::vector<graph_ptr> graphs;  // asked to run in this step: whose edges to clean up
 };
@@ -137,6 +139,8 @@ struct worker_state {
   chunked_arrivals chunked_args;  // big feeds from masters in other processes, by step
   // Steps cleaned up here: late values for them are dropped, late work refused.
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
+  // Those of them that did not succeed here: tensors still queued for them are dropped.
+  std::shared_ptr<finished_steps> abandoned = std::make_shared<finished_steps>();
   uint64_t next_graph = 1;
   uint64_t next_run = 1;
   std::shared_ptr<trace_recorder> trace;  // the console's `trace on|off`, for every executor
@@ -336,8 +340,9 @@ void release_graph(worker_state& st, const registered_graph& g) {
 }
 
 // Forgets a step whose runs here are over, and has every rendezvous actor that may hold one
-// of its values drop it.
-void finish_step(worker_pointer self, int64_t step_id) {
+// of its values drop it. After runs that all succeeded (`succeeded`) no actor holds one: each
+// of their _Recvs took its value, and each edge carries one value per step.
+void finish_step(worker_pointer self, int64_t step_id, bool succeeded = false) {
   auto& st = self->state;
   std::vector<graph_ptr> graphs;
   if (auto it = st.steps.find(step_id); it != st.steps.end()) {
@@ -349,6 +354,8 @@ void finish_step(worker_pointer self, int64_t step_id) {
   st.finished->add(step_id);
   st.chunked_args.forget(step_id);
   st.local->cleanup_step(step_id);
+  if (succeeded) return;
+  st.abandoned->add(step_id);
   if (graphs.empty()) {  // no run here (refused or never sent): any edge may hold a value
     for (auto& [key, e] : st.endpoints) caf::anon_send(e.actor, cf_cleanup_atom::value, step_id);
     return;
@@ -404,6 +411,7 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   if (status bad = check_run(st, *g, req, args); !bad.ok()) return to_caf_error(bad);
   step_record& s = st.steps[req.step_id];
   s.graphs.push_back(g);
+  s.expected_runs = std::max(s.expected_runs, req.runs_here);
   if (!s.aborted.ok()) return to_caf_error(s.aborted);
 
   auto run = std::make_shared<run_frame>();
@@ -468,9 +476,14 @@ void run_done(worker_pointer self, uint64_t run_id) {
     r.promise.deliver(
         to_caf_error(names_task ? result : result.with_context("task " + st.task_name)));
   }
+  if (result.ok()) ++s.succeeded;
   --r.graph->running;
   if (r.graph->retired && r.graph->running == 0) release_graph(st, *r.graph);
-  if (--s.running == 0 && s.cleanup_requested) finish_step(self, r.step_id);
+  if (--s.running > 0) return;
+  if (s.cleanup_requested)
+    finish_step(self, r.step_id);
+  else if (s.expected_runs > 0 && s.succeeded == s.expected_runs && s.aborted.ok())
+    finish_step(self, r.step_id, true);
 }
 
 worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
@@ -486,7 +499,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
     auto bulk = bulk_receiver::start(opts.bulk_host, st.task_name);
     if (bulk.ok()) {
       st.bulk_in = std::move(bulk).value();
-      st.bulk_out = std::make_shared<bulk_sender>(st.task_name, st.finished);
+      st.bulk_out = std::make_shared<bulk_sender>(st.task_name, st.abandoned);
     } else {
       write_log(log_level::warn, st.task_name, "no bulk channel, big tensors go through CAF: ",
                 bulk.get_status().message());

@@ -9,14 +9,20 @@
 // The client session targets the in-process server's caflow:// address. For comparison it
 // also times a step that stays on the master's task (local = x + 1 there), and then, to tell
 // the client's share from the cluster's, the same two steps requested straight from the
-// in-process master by a scoped_actor (no client process hop, no TCP), and a bare scoped_actor
-// round trip to an echo actor in the master's actor system.
+// in-process master by a scoped_actor (no client process hop, no TCP), a bare scoped_actor
+// round trip to an echo actor in the master's actor system, one to a worker process, and a
+// plain TCP round trip between two processes: the machine's own floor.
 // Target: <= 100 us.
 #include <algorithm>
 #include <caf/all.hpp>
 #include <chrono>
 #include <cstdio>
 #include <vector>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "actors/session.hpp"
 #include "bench_util.hpp"
@@ -25,6 +31,7 @@
 #include "graph/serialization.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
+#include "net/socket_io.hpp"
 
 using namespace caflow;
 using clock_type = std::chrono::steady_clock;
@@ -48,6 +55,43 @@ double median_us(F&& fn) {
   return us[samples / 2];
 }
 
+// A forked child that echoes 8-byte messages on one loopback connection until it closes.
+class tcp_echo_child {
+ public:
+  tcp_echo_child() {
+    auto l = listen_on("127.0.0.1", 0);
+    bench::check(l.ok(), "echo: listen");
+    listener_ = std::move(l).value();
+    pid_ = ::fork();
+    bench::check(pid_ >= 0, "echo: fork");
+    if (pid_ > 0) return;
+    socket_fd c = accept_from(listener_);
+    char msg[8];
+    iovec part{msg, sizeof msg};
+    while (read_exact(c, msg, sizeof msg) && write_all(c, {&part, 1}).ok()) {
+    }
+    ::_exit(0);
+  }
+  ~tcp_echo_child() { ::waitpid(pid_, nullptr, 0); }
+
+  // Median round trip of an 8-byte message, in microseconds; then closes the connection.
+  double round_trip_us() {
+    auto c = connect_to("127.0.0.1", bound_port(listener_), std::chrono::seconds(10));
+    bench::check(c.ok(), "echo: connect");
+    const int one = 1;
+    ::setsockopt(c->get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    char msg[8] = {};
+    iovec part{msg, sizeof msg};
+    return median_us([&] {
+      bench::check(write_all(*c, {&part, 1}).ok() && read_exact(*c, msg, sizeof msg), "echo");
+    });
+  }
+
+ private:
+  socket_fd listener_;
+  pid_t pid_ = -1;
+};
+
 }  // namespace
 
 int main() {
@@ -55,6 +99,7 @@ int main() {
   const std::string cluster = "master=127.0.0.1:" + std::to_string(ports[0]) +
                               ";worker=127.0.0.1:" + std::to_string(ports[1]) +
                               ",127.0.0.1:" + std::to_string(ports[2]);
+  tcp_echo_child echo_child;
   // Forked before this process starts any thread. One scheduler thread per task: a step's
   // actors then hand messages to each other on that thread instead of waking a second one
   // (the step's kernels run on device threads either way).
@@ -149,6 +194,7 @@ int main() {
     });
   }
   (*srv)->stop();
+  const double tcp = echo_child.round_trip_us();
   std::printf("session over caflow://: distributed %.1f us, master's task only %.1f us\n", dist,
               local_only);
   std::printf(
@@ -157,6 +203,7 @@ int main() {
       direct_dist, direct_local);
   std::printf("scoped_actor round trip to an echo actor: %.1f us\n", echo);
   std::printf("scoped_actor round trip to a worker in another process: %.1f us\n", remote_echo);
+  std::printf("plain TCP round trip between two processes (8 bytes): %.1f us\n", tcp);
   bench::result("dist_step_latency_us", dist, "us");
   return 0;
 }

@@ -81,6 +81,10 @@ struct run_graph_request {
   // Indices of `args` left empty here because they came ahead in chunks ("arg:<i>", this step;
   // actors/chunked_values.hpp).
   std::vector<int32_t> chunked_args;
+  // How many partitions of the step the master runs on this worker. Once that many have
+  // succeeded here, the worker cleans the step up by itself and the master sends no cleanup
+  // (a failed step still gets one). 0: wait for the master's cleanup.
+  int32_t runs_here = 0;
 };
 
 struct run_graph_reply {
@@ -171,7 +175,7 @@ typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {
   return f(caf::meta::type_name("run_graph_request"), x.graph_handle, x.step_id, x.args,
-           x.num_rets, x.chunked_args);
+           x.num_rets, x.chunked_args, x.runs_here);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
