@@ -18,6 +18,7 @@
 #include "actors/master.hpp"
 #include "actors/worker.hpp"
 #include "net/introductions.hpp"
+#include "net/loop_scheduler.hpp"
 
 namespace caflow {
 namespace {
@@ -29,7 +30,10 @@ std::string task_name_of(const std::string& job, int task) {
 struct server_config : caf::actor_system_config {
   explicit server_config(const server_options& opts) {
     configure_network(*this, opts.failures, opts.security);
-    if (opts.scheduler_threads > 0) set("scheduler.max-threads", opts.scheduler_threads);
+    if (opts.scheduler_threads > 0)
+      set("scheduler.max-threads", opts.scheduler_threads);
+    else
+      run_actors_on_network_loop(*this);
   }
 };
 

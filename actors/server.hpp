@@ -26,7 +26,10 @@ struct server_options {
   failure_detection failures{};
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
   std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
-  int scheduler_threads = 0;  // 0: CAF's default
+  // Where the task's actors run. 0: on the network event loop, the thread that also reads and
+  // writes the task's sockets (net/loop_scheduler.hpp; the fewest thread hand-overs per step).
+  // N > 0: a pool of N threads (CAF's work-sharing scheduler).
+  int scheduler_threads = 0;
   // TLS and the cluster id; every task and client of the cluster needs the same CA and id.
   transport_security security{};
   // Big cut-edge tensors to other tasks over a TCP connection of their own, straight from and

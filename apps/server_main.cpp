@@ -24,6 +24,7 @@ int usage(const char* why) {
                "caflow-server: %s\n"
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
                "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
+               "       [--actor-threads N]   (default 0: actors on the network thread)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
                "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
                "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n",
@@ -54,6 +55,8 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
     } else if (flag == "--task") {
       CAFLOW_ASSIGN_OR_RETURN(opts.task, parse_int(flag, value));
       have_task = true;
+    } else if (flag == "--actor-threads") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.scheduler_threads, parse_int(flag, value));
     } else if (flag == "--intra-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
     } else if (flag == "--inter-op-threads") {

@@ -100,10 +100,9 @@ int main() {
                               ";worker=127.0.0.1:" + std::to_string(ports[1]) +
                               ",127.0.0.1:" + std::to_string(ports[2]);
   tcp_echo_child echo_child;
-  // Forked before this process starts any thread. One scheduler thread per task: a step's
-  // actors then hand messages to each other on that thread instead of waking a second one
-  // (the step's kernels run on device threads either way).
-  constexpr int intra_op = 1, scheduler_threads = 1;
+  // Forked before this process starts any thread. Every task runs its actors on its network
+  // thread (server_options::scheduler_threads = 0, the default).
+  constexpr int intra_op = 1, scheduler_threads = 0;
   bench::forked_server w0(cluster, "worker", 0, intra_op, scheduler_threads),
       w1(cluster, "worker", 1, intra_op, scheduler_threads);
 

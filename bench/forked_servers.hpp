@@ -60,7 +60,7 @@ class forked_server {
   // Forks a child that serves task `task` of `job` in the cluster `cluster_flag` until it is
   // stopped. REQUIRES: no thread has been started in this process yet.
   forked_server(const std::string& cluster_flag, const std::string& job, int task,
-                int intra_op_threads = 1, int scheduler_threads = 2) {
+                int intra_op_threads = 1, int scheduler_threads = 0) {
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) {

@@ -1,0 +1,23 @@
+#pragma once
+// An actor scheduler that runs every scheduled actor of a system on the middleman's event loop
+// (the thread that reads and writes its sockets) instead of a pool of threads.
+//
+// Why: a distributed step hands messages from the network to actors and back many times. With a
+// thread pool each hand-over wakes another thread (a context switch, and on virtual machines an
+// inter-processor interrupt), which dominates a small step's latency. On the loop, a message
+// read from a socket reaches its actor, and the actor's replies reach the socket, on the same
+// thread in the same turn of the loop.
+//
+// The price: an actor's handler holds up the process's networking while it runs. caflow's
+// actors never run kernels there except light ones (actors/executor.hpp), and never block on
+// the network (lookups run in a detached actor, net/middleman.hpp), so handlers are short; a
+// task that plans or registers very large graphs pauses its I/O for that long. Timeouts run on
+// a clock thread of their own, as with CAF's schedulers.
+#include <caf/actor_system_config.hpp>
+
+namespace caflow {
+
+// REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
+void run_actors_on_network_loop(caf::actor_system_config& cfg);
+
+}  // namespace caflow

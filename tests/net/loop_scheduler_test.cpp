@@ -1,0 +1,126 @@
+// Actors of a system whose scheduler is the network loop (net/loop_scheduler.hpp) run on the
+// middleman's thread, keep CAF's semantics (order, request timeouts, delayed messages, an actor
+// with a long mailbox yielding to others), and the system shuts down cleanly.
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/io/network/multiplexer.hpp>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "net/loop_scheduler.hpp"
+#include "net/middleman.hpp"
+#include "net/time_scale.hpp"
+
+using namespace caflow;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct loop_config : caf::actor_system_config {
+  loop_config() {
+    configure_network(*this, failure_detection{}, transport_security{});
+    run_actors_on_network_loop(*this);
+  }
+};
+
+using where_atom = caf::atom_constant<caf::atom("where")>;
+using count_atom = caf::atom_constant<caf::atom("count")>;
+
+// Tells which thread it runs on, and counts what it was sent.
+caf::behavior reporter(caf::stateful_actor<int>* self) {
+  return {
+      [](where_atom) { return std::hash<std::thread::id>{}(std::this_thread::get_id()); },
+      [self](int32_t) { ++self->state; },
+      [self](count_atom) { return self->state; },
+  };
+}
+
+size_t tag(std::thread::id id) { return std::hash<std::thread::id>{}(id); }
+
+}  // namespace
+
+TEST_CASE("scheduled actors run on the middleman's event loop") {
+  loop_config cfg;
+  caf::actor_system sys{cfg};
+  const size_t loop_thread = tag(sys.middleman().backend().thread_id());
+  caf::scoped_actor self{sys};
+  std::vector<caf::actor> actors;
+  for (int i = 0; i < 3; ++i) actors.push_back(sys.spawn(reporter));
+  for (auto& a : actors) {
+    size_t where = 0;
+    self->request(a, scaled(5s), where_atom::value)
+        .receive([&](size_t w) { where = w; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    CHECK(where == loop_thread);
+    CHECK(where != tag(std::this_thread::get_id()));
+  }
+  for (auto& a : actors) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("an actor with a mailbox longer than one turn on the loop handles all of it, in order") {
+  loop_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  auto busy = sys.spawn(reporter);
+  auto other = sys.spawn(reporter);
+  constexpr int n = 10000;  // far more than one turn on the loop
+  for (int i = 0; i < n; ++i) self->send(busy, int32_t{i});
+  self->send(other, int32_t{1});
+  int other_count = -1, busy_count = -1;
+  self->request(other, scaled(5s), count_atom::value)
+      .receive([&](int c) { other_count = c; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  self->request(busy, scaled(5s), count_atom::value)
+      .receive([&](int c) { busy_count = c; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  CHECK(other_count == 1);
+  CHECK(busy_count == n);  // the request came after all n: in order
+  caf::anon_send_exit(busy, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(other, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("request timeouts and delayed messages fire from the clock thread") {
+  loop_config cfg;
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  // Never answers: its request must time out.
+  auto silent = sys.spawn([]() -> caf::behavior {
+    return {[](where_atom) -> caf::result<size_t> { return caf::delegated<size_t>{}; }};
+  });
+  bool timed_out = false;
+  const auto start = std::chrono::steady_clock::now();
+  self->request(silent, 50ms, where_atom::value)
+      .receive([](size_t) {}, [&](caf::error& e) { timed_out = e == caf::sec::request_timeout; });
+  CHECK(timed_out);
+  CHECK(std::chrono::steady_clock::now() - start < scaled(5s));
+  // A delayed message from an actor on the loop to this thread.
+  auto delayer = sys.spawn([](caf::event_based_actor* a) -> caf::behavior {
+    return {[a](int32_t v, const caf::actor& to) { a->delayed_send(to, 20ms, v + 1); }};
+  });
+  self->send(delayer, int32_t{41}, caf::actor{self});
+  int32_t got = 0;
+  self->receive([&](int32_t v) { got = v; }, caf::after(scaled(5s)) >> [] {});
+  CHECK(got == 42);
+  caf::anon_send_exit(silent, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(delayer, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a system whose actors are still running shuts down") {
+  // ~actor_system waits for its actors, which need the loop to handle their exit.
+  for (int round = 0; round < 3; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    {
+      loop_config cfg;
+      caf::actor_system sys{cfg};
+      caf::scoped_actor self{sys};
+      auto a = sys.spawn(reporter);
+      for (int i = 0; i < 5; ++i) self->send(a, int32_t{i});
+      int count = 0;
+      self->request(a, scaled(5s), count_atom::value)
+          .receive([&](int c) { count = c; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+      CHECK(count == 5);
+      caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    }
+    CHECK(std::chrono::steady_clock::now() - start < scaled(5s));
+  }
+}
