@@ -144,7 +144,9 @@ status_or<std::vector<tensor>> remote_client::run(
   // fetches arrive in its mailbox ahead of the reply.
   auto master = impl_->master_now();
   if (!master) return impl_->gone();
-  caf::scoped_actor self{impl_->sys};
+  // For a master in this process, an actor of its own system: a hand-over within one system
+  // (and its server waits for this call before it goes away).
+  caf::scoped_actor self{impl_->local ? master.home_system() : impl_->sys};
   run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
   req.transfer = static_cast<int64_t>(impl_->transfer_ids() >> 1);
   for (size_t i = 0; i < feeds.size(); ++i) {

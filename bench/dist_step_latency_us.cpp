@@ -95,11 +95,12 @@ class tcp_echo_child {
 }  // namespace
 
 int main() {
+  // First, so that its listener's port is not among the three picked for the servers.
+  tcp_echo_child echo_child;
   const auto ports = bench::free_ports(3);
   const std::string cluster = "master=127.0.0.1:" + std::to_string(ports[0]) +
                               ";worker=127.0.0.1:" + std::to_string(ports[1]) +
                               ",127.0.0.1:" + std::to_string(ports[2]);
-  tcp_echo_child echo_child;
   // Forked before this process starts any thread. Every task runs its actors on its network
   // thread (server_options::scheduler_threads = 0, the default).
   constexpr int intra_op = 1, scheduler_threads = 0;
