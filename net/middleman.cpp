@@ -46,6 +46,9 @@ void configure_network(caf::actor_system_config& cfg, const failure_detection& f
   // distributed step tens of microseconds; the sharing policy wakes them on a condition
   // variable instead (bench/dist_step_latency_us: 966 -> 490 us, throughput unchanged).
   cfg.set("scheduler.policy", caf::atom("sharing"));
+  // BASP hands each received message to a deserializing worker thread by default: one more
+  // thread hand-over per message. The multiplexer deserializes it itself instead (big tensors
+  // bypass BASP through the bulk channel; see also net/sanitizer_settings.hpp).
   cfg.set("middleman.workers", size_t{0});
   apply_sanitizer_settings(cfg);
 }
