@@ -24,7 +24,9 @@ struct rendezvous_state {
   std::shared_ptr<rendezvous> local;
   std::shared_ptr<const finished_steps> finished;
   size_t max_pending = 0;
-  std::set<int64_t> pending;  // steps with a value deposited or being assembled here
+  std::chrono::milliseconds stale_after{0};
+  // Steps with a value deposited or being assembled here, and when the first came.
+  std::map<int64_t, std::chrono::steady_clock::time_point> pending;
   chunk_assembler assembling{[this](int64_t step_id) { return admit(step_id); }};
   static inline const char* name = "caflow.rendezvous";
 
@@ -39,22 +41,38 @@ struct rendezvous_state {
   // Makes room for one more step's value, or aborts the step.
   bool admit(int64_t step_id) {
     if (pending.count(step_id)) return true;
-    // Steps that succeeded were cleaned up without telling this actor (their values were all
-    // taken): forget them when their room is needed.
-    if (pending.size() >= max_pending)
-      std::erase_if(pending, [this](int64_t id) { return finished->contains(id); });
+    if (pending.size() >= max_pending) forget_steps_over();
     if (pending.size() >= max_pending) {
       local->abort_step(
           step_id,
           errors::resource_exhausted(
               "edge '", key, "' refuses the value of step ", step_id, ": it already holds ",
               pending.size(), " steps' values that are not cleaned up (oldest: step ",
-              *pending.begin(), "; max_pending_steps_per_edge = ", max_pending,
+              pending.begin()->first, "; max_pending_steps_per_edge = ", max_pending,
               "): the receiving task falls behind, or its steps are never cleaned up"));
       return false;
     }
-    pending.insert(step_id);
+    pending.emplace(step_id, std::chrono::steady_clock::now());
     return true;
+  }
+
+  // Steps that succeeded were cleaned up without telling this actor (their values were all
+  // taken); values older than stale_after belong to steps whose master is gone.
+  void forget_steps_over() {
+    const auto now = std::chrono::steady_clock::now();
+    std::erase_if(pending, [&](const auto& entry) {
+      const auto& [step_id, since] = entry;
+      if (finished->contains(step_id)) return true;
+      if (stale_after.count() <= 0 || now - since < stale_after) return false;
+      assembling.forget(step_id);
+      local->abort_step(
+          step_id,
+          errors::aborted("edge '", key, "' dropped its value of step ", step_id, " after ",
+                          std::chrono::duration_cast<std::chrono::milliseconds>(now - since).count(),
+                          " ms: the step neither ran to its end here nor was cleaned up (its "
+                          "master was lost before it ran here?)"));
+      return true;
+    });
   }
 
   void hand_over(int64_t step_id, const tensor& value) {
@@ -80,8 +98,9 @@ struct rendezvous_state {
 caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, std::string key,
                                   std::shared_ptr<rendezvous> local,
                                   std::shared_ptr<const finished_steps> finished,
-                                  int max_pending_steps) {
+                                  int max_pending_steps, std::chrono::milliseconds stale_after) {
   auto& st = self->state;
+  st.stale_after = stale_after;
   st.key = std::move(key);
   st.local = std::move(local);
   st.finished = std::move(finished);
@@ -133,9 +152,9 @@ bool finished_steps::contains(int64_t step_id) const {
 caf::actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
                                   std::shared_ptr<rendezvous> local,
                                   std::shared_ptr<const finished_steps> finished,
-                                  int max_pending_steps) {
+                                  int max_pending_steps, std::chrono::milliseconds stale_after) {
   return sys.spawn(rendezvous_endpoint, std::move(key), std::move(local), std::move(finished),
-                   max_pending_steps);
+                   max_pending_steps, stale_after);
 }
 
 }  // namespace caflow

@@ -30,6 +30,7 @@
 // late) is dropped. Besides, an edge that assembles tensors from chunks keeps the buffer of
 // the last one freed, to assemble the next into without faulting in fresh pages.
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -62,9 +63,13 @@ class finished_steps {
 
 // `local` is the worker's receiving rendezvous and `finished` its record of finished steps;
 // both are shared because the actor may outlive its worker by a message or two.
+// A value held for `stale_after` whose step was neither cleaned up nor finished here is
+// dropped (its step aborted here) when its room is needed: a live master cleans up a failed
+// step within its step timeout, so such a value's master was lost before the step ran here.
 caf::actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
                                   std::shared_ptr<rendezvous> local,
                                   std::shared_ptr<const finished_steps> finished,
-                                  int max_pending_steps);
+                                  int max_pending_steps,
+                                  std::chrono::milliseconds stale_after = std::chrono::minutes(2));
 
 }  // namespace caflow

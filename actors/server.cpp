@@ -64,6 +64,7 @@ struct server::impl {
     // The bulk channel is plain TCP: with TLS on, every byte goes through CAF's TLS instead.
     const bool bulk = opts.bulk_channel && !opts.security.tls();
     worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu,
+                                .stale_value_after = 2 * opts.step_timeout,
                                 .bulk_host = bulk ? where.host : std::string{}});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
     // Named before the port opens: an earlier task introduces itself as soon as it can.

@@ -128,6 +128,7 @@ struct worker_state {
   std::string task_name;  // "/job:J/replica:0/task:T"
   uint64_t incarnation = 0;
   int max_pending_steps_per_edge = 8;
+  std::chrono::milliseconds stale_value_after{0};
   std::shared_ptr<local_rendezvous> local = std::make_shared<local_rendezvous>();
   std::shared_ptr<run_counter> counter = std::make_shared<run_counter>();
   std::map<std::string, session_kernels> sessions;
@@ -493,6 +494,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   st.task_name = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task);
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.max_pending_steps_per_edge = opts.max_pending_steps_per_edge;
+  st.stale_value_after = opts.stale_value_after;
   st.trace = std::make_shared<trace_recorder>(st.task_name);
   self->set_down_handler([self](caf::down_msg& dm) { master_lost(self, dm); });
   if (!opts.bulk_host.empty()) {
@@ -522,7 +524,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
           edge_endpoint& e = st.endpoints[key];
           if (!e.actor) {
             e.actor = spawn_rendezvous_actor(self->home_system(), key, st.local, st.finished,
-                                             st.max_pending_steps_per_edge);
+                                             st.max_pending_steps_per_edge, st.stale_value_after);
             if (st.bulk_in) st.bulk_in->route(e.actor);
           }
           ++e.graphs;

@@ -12,18 +12,23 @@
 //               from a promise: the actor never waits for a step
 //   abort       cancels the step here, waking its _Recvs with the given root cause; later work
 //               of the step is refused with it
-//   cleanup     forgets the step once its runs here are over
+//   cleanup     forgets the step once its runs here are over; only a step that failed needs
+//               it: once as many runs of a step as its requests' runs_here have succeeded
+//               here, the worker forgets the step by itself
 //   dereg       drops a graph (once its running steps are over)
 //
 // What the worker relies on from its master:
 //   - step ids are unique among all masters that use this worker, and never reused (a run of
 //     one of the last 4096 steps cleaned up here is refused): TensorFlow draws them at random;
 //   - run_graph(step) reaches a worker before abort(step) and cleanup(step) do (one sender's
-//     messages arrive in order), and cleanup follows every step, failed or not: values held
-//     for a step, and the per-edge bound, are released only by cleanup.
+//     messages arrive in order), and cleanup follows every step that did not succeed on every
+//     worker it ran on (or whose requests left runs_here 0): values held for such a step are
+//     released by cleanup, or dropped after stale_value_after when the edge needs room.
 //
-// Kernels never run on actor threads: a step starts on the device's threads and a pushed value
-// continues a step there too.
+// A step starts on the worker's thread and a pushed value continues it on the rendezvous
+// actor's, with light nodes only (actors/executor.hpp); every other kernel runs on the
+// device's threads.
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +46,10 @@ struct worker_options {
   // A rendezvous actor refuses a step's value (the step fails with resource_exhausted naming
   // the edge) while it holds values of this many other steps not yet cleaned up.
   int max_pending_steps_per_edge = 8;
+  // A value its edge held this long without its step ending or being cleaned up here is
+  // dropped when the edge needs room (actors/rendezvous_actor.hpp). A server makes it twice
+  // its step timeout.
+  std::chrono::milliseconds stale_value_after = std::chrono::minutes(2);
   // Tells this life of the task from earlier ones in rendezvous keys. 0: a random non-zero
   // number chosen at spawn. A master that partitions before it has seen a registration reply
   // may use 0 for the task's _Sends; a non-zero one that differs is refused (a restarted task).
