@@ -78,10 +78,9 @@ struct one_system {
   caf::actor_system sys{cfg};
   std::vector<worker_actor> workers;
 
-  explicit one_system(int max_pending_steps = 8,
-                      std::chrono::milliseconds stale_value_after = std::chrono::minutes(2)) {
-    workers.push_back(spawn_worker(sys, options(0, max_pending_steps, stale_value_after)));
-    workers.push_back(spawn_worker(sys, options(1, max_pending_steps, stale_value_after)));
+  explicit one_system(int max_pending_steps = 8) {
+    workers.push_back(spawn_worker(sys, options(0, max_pending_steps)));
+    workers.push_back(spawn_worker(sys, options(1, max_pending_steps)));
   }
   ~one_system() {
     for (auto& w : workers) caf::anon_send_exit(w, caf::exit_reason::user_shutdown);
@@ -422,33 +421,6 @@ TEST_CASE("a step that succeeds on every task it ran on is cleaned up there with
   auto again = await<run_graph_reply>(master.run_request(1, handles[1], 7, {}, 2));
   check_error(again, "was already received in step 7");
   master.cleanup(7);
-}
-
-TEST_CASE("values of steps that never run on their task are dropped once stale") {
-  // Task 0 runs steps 1 and 2 and pushes x to task 1's edge; task 1 never hears of them (as
-  // when their master is lost before it asks): with room for 2 steps the edge is full.
-  using namespace std::chrono_literals;
-  for (const bool stale : {false, true}) {
-    CAPTURE(stale);
-    one_system c(/*max_pending_steps=*/2, stale ? 100ms : 1h);
-    hand_master master(c.sys, c.workers);
-    xyz_graph g;
-    const auto handles = master.install(g.p);
-    for (int64_t i = 1; i <= 2; ++i) {
-      auto run = master.run_request(0, handles[0], i, {xyz_graph::feed(i)}, 2);
-      master.sync(0);
-      master.abort(0, i, errors::aborted("test: the master of step ", i, " is gone"));
-      check_error(await<run_graph_reply>(std::move(run)), "is gone");
-    }
-    std::this_thread::sleep_for(200ms);
-    auto out = master.step(handles, 3, {xyz_graph::feed(3)}, 2);
-    if (stale) {
-      REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
-      xyz_graph::check(3, *out);
-    } else {
-      check_error(out, "refuses the value of step 3");
-    }
-  }
 }
 
 TEST_CASE("200 steps, two in flight at a time, never mix or lose a value") {

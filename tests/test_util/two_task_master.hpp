@@ -46,13 +46,11 @@ inline const std::vector<std::string> devices = {dev0, dev1};
 inline constexpr uint64_t incarnation0 = 0xa0a0;
 inline constexpr uint64_t incarnation1 = 0xb1b1;
 
-inline worker_options options(int task, int max_pending_steps = 8,
-                              std::chrono::milliseconds stale_value_after = std::chrono::minutes(2)) {
+inline worker_options options(int task, int max_pending_steps = 8) {
   return {.job = "worker",
           .task = task,
           .cpu = {.intra_op_threads = 1, .inter_op_threads = 2},
           .max_pending_steps_per_edge = max_pending_steps,
-          .stale_value_after = stale_value_after,
           .incarnation = task == 0 ? incarnation0 : incarnation1};
 }
 
