@@ -1,4 +1,5 @@
 #include "actors/worker.hpp"
+#include "actors/worker_state.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -35,141 +36,7 @@
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 
-namespace caflow {
-namespace {
-
-// A run finished and left its result in its run_frame. The executor's done callback sends it,
-// from whatever thread that runs on, so the promise is delivered on the worker's own thread.
-using cf_run_done_atom = caf::atom_constant<caf::atom("cf_rundone")>;
-using worker_impl = worker_actor::extend<caf::reacts_to<cf_run_done_atom, uint64_t>>;
-
-// Fetches one run may ask for: bounds what a malformed request makes the worker allocate.
-constexpr int32_t max_rets = 1 << 20;
-// How long an exiting worker waits for its cancelled steps before giving up on them.
-constexpr std::chrono::seconds shutdown_patience{30};
-
-struct registered_graph {
-  std::string handle;
-  std::string session;
-  std::unique_ptr<executor> exec;
-  std::vector<std::string> recv_keys;
-  std::set<std::string> send_keys;
-  std::vector<int64_t> arg_indices;
-  int64_t rets_needed = 0;  // 1 + the highest _Retval index
-  // Replaced by each bind; a graph without _Sends runs with the one made at registration.
-  std::shared_ptr<remote_rendezvous> rdv;
-  bool bound = false;
-  int running = 0;
-  bool retired = false;  // deregistered: released once `running` drops to 0
-};
-using graph_ptr = std::shared_ptr<registered_graph>;
-
-// What a run shares with the executor's callbacks. Owned jointly, so nothing here is freed
-// under a kernel; it holds nothing that must not be freed on a device thread.
-struct run_frame {
-  call_frame frame;
-  status result;
-  std::shared_ptr<cancellation_manager> cancel;
-  std::shared_ptr<remote_rendezvous> rdv;
-};
-
-struct pending_run {
-  int64_t step_id = 0;
-  graph_ptr graph;  // keeps the executor alive until the run is over
-  std::shared_ptr<run_frame> run;
-  caf::typed_response_promise<run_graph_reply> promise;
-  caf::strong_actor_ptr reply_to;  // in another process: big fetches go ahead in chunks
-};
-
-struct step_record {
-  std::shared_ptr<cancellation_manager> cancel = std::make_shared<cancellation_manager>();
-  status aborted;  // the root cause, once aborted
-  int running = 0;
-  int expected_runs = 0;  // run_graph_request::runs_here; 0: the master cleans the step up
-  int succeeded = 0;
-  bool cleanup_requested = false;
-  std::vector<graph_ptr> graphs;  // asked to run in this step: whose edges to clean up
-};
-
-// Runs handed to device threads, so an exiting worker can wait for them before its executors
-// and device go away.
-struct run_counter {
-  std::mutex mu;
-  std::condition_variable cv;
-  int running = 0;
-
-  void start() {
-    std::lock_guard<std::mutex> lock(mu);
-    ++running;
-  }
-  void finish() {
-    std::lock_guard<std::mutex> lock(mu);
-    if (--running == 0) cv.notify_all();
-  }
-  bool wait_idle(std::chrono::seconds patience) {
-    std::unique_lock<std::mutex> lock(mu);
-    return cv.wait_for(lock, patience, [this] { return running == 0; });
-  }
-};
-
-struct edge_endpoint {
-  caf::actor actor;
-  int graphs = 0;  // registered graphs receiving through it
-};
-
-struct session_kernels {
-  std::unique_ptr<kernel_cache> cache = std::make_unique<kernel_cache>();
-  int graphs = 0;
-};
-
-struct worker_state {
-  // First, so it is destroyed last: executors run kernels on it.
-  std::unique_ptr<cpu_device> cpu;
-  std::string task_name;  // "/job:J/replica:0/task:T"
-  uint64_t incarnation = 0;
-  int max_pending_steps_per_edge = 8;
-  std::chrono::milliseconds stale_value_after{0};
-  std::shared_ptr<local_rendezvous> local = std::make_shared<local_rendezvous>();
-  std::shared_ptr<run_counter> counter = std::make_shared<run_counter>();
-  std::map<std::string, session_kernels> sessions;
-  std::unordered_map<std::string, edge_endpoint> endpoints;  // by recv key
-  std::unordered_map<std::string, graph_ptr> graphs;         // by handle
-  std::unordered_map<int64_t, step_record> steps;
-  step_masters masters;  // who runs each step: a lost master's steps end here too
-  std::unordered_map<uint64_t, pending_run> runs;
-  chunked_arrivals chunked_args;  // big feeds from masters in other processes, by step
-  // Steps cleaned up here: late values for them are dropped, late work refused.
-  std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
-  // Those of them that did not succeed here: tensors still queued for them are dropped.
-  std::shared_ptr<finished_steps> abandoned = std::make_shared<finished_steps>();
-  uint64_t next_graph = 1;
-  uint64_t next_run = 1;
-  std::shared_ptr<trace_recorder> trace;  // the console's `trace on|off`, for every executor
-  // Big cut-edge tensors to and from other processes (null: through CAF).
-  std::unique_ptr<bulk_receiver> bulk_in;
-  std::shared_ptr<bulk_sender> bulk_out;
-  static inline const char* name = "caflow.worker";
-
-  worker_state() = default;
-  worker_state(const worker_state&) = delete;
-  worker_state& operator=(const worker_state&) = delete;
-  ~worker_state();
-
-  // Aborts a step on this task: pending _Recvs wake with `reason`, running kernels see the
-  // cancellation, and later runs of the step are refused with `reason`.
-  void abort_here(int64_t step_id, const status& reason) {
-    if (finished->contains(step_id)) return;
-    step_record& s = steps[step_id];
-    if (!s.aborted.ok()) return;
-    write_log(log_level::debug, task_name, "step ", step_id, " aborted: ", reason.to_string());
-    s.aborted = reason;
-    // Before the cancellation, whose _Recv callbacks would abort with a plain "cancelled".
-    local->abort_step(step_id, reason);
-    s.cancel->cancel();
-  }
-};
-
-using worker_pointer = worker_impl::stateful_pointer<worker_state>;
+namespace caflow::worker_internal {
 
 worker_state::~worker_state() {
   if (!cpu) return;  // never initialized
@@ -195,6 +62,8 @@ worker_state::~worker_state() {
   }
   for (auto& [key, e] : endpoints) caf::anon_send_exit(e.actor, caf::exit_reason::user_shutdown);
 }
+
+namespace {
 
 std::string hex(uint64_t x) {
   char buf[17];
@@ -307,27 +176,8 @@ status check_bindings(const registered_graph& g, const bind_request& req) {
   return {};
 }
 
-status check_run(const worker_state& st, const registered_graph& g, const run_graph_request& req,
-                 const std::vector<tensor>& args) {
-  if (st.finished->contains(req.step_id))
-    return errors::failed_precondition("step ", req.step_id, " is already over on task ",
-                                       st.task_name, ": a master must not reuse step ids");
-  if (!g.bound && !g.send_keys.empty())
-    return errors::failed_precondition("graph '", g.handle, "' is not bound: its _Send key '",
-                                       *g.send_keys.begin(), "' has no rendezvous actor");
-  if (req.num_rets < g.rets_needed || req.num_rets > max_rets)
-    return errors::invalid_argument("graph '", g.handle, "' writes ", g.rets_needed,
-                                    " fetches but step ", req.step_id, " asks for ", req.num_rets);
-  for (int64_t index : g.arg_indices) {
-    if (index >= static_cast<int64_t>(args.size()) || !args[index].initialized())
-      return errors::invalid_argument("graph '", g.handle, "' needs feed #", index, ", which step ",
-                                      req.step_id, " does not carry");
-    tsan_acquire(args[index].raw_data());  // written by the client or a kernel, on its thread
-  }
-  return {};
-}
+}  // namespace
 
-// Drops a deregistered graph's share of the edges' actors and of its session's kernels.
 void release_graph(worker_state& st, const registered_graph& g) {
   for (const std::string& key : g.recv_keys) {
     auto e = st.endpoints.find(key);
@@ -340,152 +190,7 @@ void release_graph(worker_state& st, const registered_graph& g) {
   if (s != st.sessions.end() && --s->second.graphs == 0) st.sessions.erase(s);
 }
 
-// Forgets a step whose runs here are over, and has every rendezvous actor that may hold one
-// of its values drop it. After runs that all succeeded (`succeeded`) no actor holds one: each
-// of their _Recvs took its value, and each edge carries one value per step.
-void finish_step(worker_pointer self, int64_t step_id, bool succeeded = false) {
-  auto& st = self->state;
-  std::vector<graph_ptr> graphs;
-  if (auto it = st.steps.find(step_id); it != st.steps.end()) {
-    graphs = std::move(it->second.graphs);
-    st.steps.erase(it);
-  }
-  st.masters.remove(step_id);
-  // Marked before the rendezvous actors hear of it, so that they drop the step's late values.
-  st.finished->add(step_id);
-  st.chunked_args.forget(step_id);
-  st.local->cleanup_step(step_id);
-  if (succeeded) return;
-  st.abandoned->add(step_id);
-  if (graphs.empty()) {  // no run here (refused or never sent): any edge may hold a value
-    for (auto& [key, e] : st.endpoints) caf::anon_send(e.actor, cf_cleanup_atom::value, step_id);
-    return;
-  }
-  std::sort(graphs.begin(), graphs.end());
-  graphs.erase(std::unique(graphs.begin(), graphs.end()), graphs.end());
-  for (const graph_ptr& g : graphs)
-    for (const std::string& key : g->recv_keys)
-      if (auto e = st.endpoints.find(key); e != st.endpoints.end())
-        caf::anon_send(e->second.actor, cf_cleanup_atom::value, step_id);
-}
-
-// A master that ran steps here is gone (its process died, or the link to it broke): its abort
-// and cleanup cannot come any more, so its steps are aborted and cleaned up here.
-void master_lost(worker_pointer self, const caf::down_msg& dm) {
-  auto& st = self->state;
-  const auto steps = st.masters.lost(dm.source);
-  if (steps.empty()) return;
-  const status why = errors::aborted("the master that ran the step here was lost (",
-                                     self->home_system().render(dm.reason), ")");
-  write_log(log_level::warn, st.task_name, "a master was lost (",
-            self->home_system().render(dm.reason), "); aborting its ", steps.size(),
-            " steps here");
-  for (int64_t step_id : steps) {
-    st.abort_here(step_id, why);
-    auto it = st.steps.find(step_id);
-    if (it != st.steps.end() && it->second.running > 0)
-      it->second.cleanup_requested = true;  // once its runs have answered the abort
-    else
-      finish_step(self, step_id);
-  }
-}
-
-caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_request& req) {
-  auto& st = self->state;
-  auto found = st.graphs.find(req.graph_handle);
-  if (found == st.graphs.end())
-    return to_caf_error(errors::not_found("no graph '", req.graph_handle,
-                                          "' is registered on task ", st.task_name));
-  const graph_ptr& g = found->second;
-  std::vector<tensor> args;
-  args.reserve(req.args.size());
-  for (const wire_tensor& a : req.args) args.push_back(a.value);
-  for (int32_t i : req.chunked_args) {
-    auto arrived = st.chunked_args.claim(req.step_id, chunk_key("arg", static_cast<size_t>(i)));
-    if (!arrived.ok()) return to_caf_error(arrived.get_status().with_context("task " + st.task_name));
-    if (i < 0 || static_cast<size_t>(i) >= args.size())
-      return to_caf_error(errors::invalid_argument("feed #", i, " of step ", req.step_id,
-                                                   " came in chunks but the step has ",
-                                                   args.size(), " feeds"));
-    args[static_cast<size_t>(i)] = std::move(arrived).value();
-  }
-  if (status bad = check_run(st, *g, req, args); !bad.ok()) return to_caf_error(bad);
-  step_record& s = st.steps[req.step_id];
-  s.graphs.push_back(g);
-  s.expected_runs = std::max(s.expected_runs, req.runs_here);
-  if (!s.aborted.ok()) return to_caf_error(s.aborted);
-
-  auto run = std::make_shared<run_frame>();
-  run->frame.args = std::move(args);
-  run->frame.rets.resize(static_cast<size_t>(req.num_rets));
-  run->cancel = s.cancel;
-  run->rdv = g->rdv;
-  const uint64_t run_id = st.next_run++;
-  // Where the reply goes (the last forwarding stage, else the sender): another process?
-  // Read before make_response_promise, which moves the sender out of the request.
-  caf::strong_actor_ptr reply_to = reply_destination(self);
-  if (reply_to && st.masters.add(caf::actor_cast<caf::actor_addr>(reply_to), req.step_id))
-    self->monitor(reply_to);
-  if (!in_other_process(reply_to, self)) reply_to = nullptr;
-  auto promise = self->make_response_promise<run_graph_reply>();
-  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
-  ++s.running;
-  ++g->running;
-  st.counter->start();
-  // Light nodes start here; the executor hands every other node to the device's threads.
-  executor::actor_thread_scope on_actor;
-  g->exec->run_async({req.step_id, &run->frame, run->cancel.get(), run->rdv.get()},
-                     [run, run_id, counter = st.counter,
-                      me = caf::actor_cast<worker_impl>(self)](const status& result) {
-                       run->result = result;
-                       caf::anon_send(me, cf_run_done_atom::value, run_id);
-                       counter->finish();
-                     });
-  return promise;
-}
-
-void run_done(worker_pointer self, uint64_t run_id) {
-  auto& st = self->state;
-  auto it = st.runs.find(run_id);
-  if (it == st.runs.end()) return;
-  pending_run r = std::move(it->second);
-  st.runs.erase(it);
-  step_record& s = st.steps.at(r.step_id);
-  const status& result = r.run->result;
-  if (result.ok()) {
-    run_graph_reply reply;
-    reply.rets.reserve(r.run->frame.rets.size());
-    for (size_t i = 0; i < r.run->frame.rets.size(); ++i) {
-      tensor& t = r.run->frame.rets[i];
-      if (r.reply_to && travels_in_chunks(t)) {
-        // Ahead of the reply, which the same actor sends the same way: they arrive in order.
-        send_chunks(self, caf::actor_cast<master_actor>(r.reply_to), r.step_id,
-                    chunk_key("ret", i), t);
-        reply.chunked_rets.push_back(static_cast<int32_t>(i));
-        reply.rets.emplace_back();
-      } else {
-        reply.rets.push_back(wire_tensor{std::move(t)});
-      }
-    }
-    r.promise.deliver(std::move(reply));
-  } else if (!s.aborted.ok()) {
-    // Woken by the abort: the root cause says more than this task's echo of it.
-    r.promise.deliver(to_caf_error(s.aborted));
-  } else {
-    // Kernel errors name node, op and device, and so the task.
-    const bool names_task = result.message().find(st.task_name) != std::string::npos;
-    r.promise.deliver(
-        to_caf_error(names_task ? result : result.with_context("task " + st.task_name)));
-  }
-  if (result.ok()) ++s.succeeded;
-  --r.graph->running;
-  if (r.graph->retired && r.graph->running == 0) release_graph(st, *r.graph);
-  if (--s.running > 0) return;
-  if (s.cleanup_requested)
-    finish_step(self, r.step_id);
-  else if (s.expected_runs > 0 && s.succeeded == s.expected_runs && s.aborted.ok())
-    finish_step(self, r.step_id, true);
-}
+namespace {
 
 worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   auto& st = self->state;
@@ -599,9 +304,12 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
 }
 
 }  // namespace
+}  // namespace caflow::worker_internal
+
+namespace caflow {
 
 worker_actor spawn_worker(caf::actor_system& sys, const worker_options& opts) {
-  return sys.spawn(worker, opts);
+  return sys.spawn(worker_internal::worker, opts);
 }
 
 }  // namespace caflow

@@ -1,0 +1,182 @@
+// Runs and steps of the worker actor (actors/worker_state.hpp): starting a run, answering
+// it, and forgetting a step once it is over here.
+#include <algorithm>
+
+#include <caf/actor_cast.hpp>
+#include <caf/send.hpp>
+
+#include "actors/log.hpp"
+#include "actors/worker_state.hpp"
+#include "graph/thread_sanitizer.hpp"
+#include "net/errors.hpp"
+
+namespace caflow::worker_internal {
+namespace {
+
+status check_run(const worker_state& st, const registered_graph& g, const run_graph_request& req,
+                 const std::vector<tensor>& args) {
+  if (st.finished->contains(req.step_id))
+    return errors::failed_precondition("step ", req.step_id, " is already over on task ",
+                                       st.task_name, ": a master must not reuse step ids");
+  if (!g.bound && !g.send_keys.empty())
+    return errors::failed_precondition("graph '", g.handle, "' is not bound: its _Send key '",
+                                       *g.send_keys.begin(), "' has no rendezvous actor");
+  if (req.num_rets < g.rets_needed || req.num_rets > max_rets)
+    return errors::invalid_argument("graph '", g.handle, "' writes ", g.rets_needed,
+                                    " fetches but step ", req.step_id, " asks for ", req.num_rets);
+  for (int64_t index : g.arg_indices) {
+    if (index >= static_cast<int64_t>(args.size()) || !args[index].initialized())
+      return errors::invalid_argument("graph '", g.handle, "' needs feed #", index, ", which step ",
+                                      req.step_id, " does not carry");
+    tsan_acquire(args[index].raw_data());  // written by the client or a kernel, on its thread
+  }
+  return {};
+}
+
+}  // namespace
+
+void finish_step(worker_pointer self, int64_t step_id, bool succeeded) {
+  auto& st = self->state;
+  std::vector<graph_ptr> graphs;
+  if (auto it = st.steps.find(step_id); it != st.steps.end()) {
+    graphs = std::move(it->second.graphs);
+    st.steps.erase(it);
+  }
+  st.masters.remove(step_id);
+  // Marked before the rendezvous actors hear of it, so that they drop the step's late values.
+  st.finished->add(step_id);
+  st.chunked_args.forget(step_id);
+  st.local->cleanup_step(step_id);
+  if (succeeded) return;
+  st.abandoned->add(step_id);
+  if (graphs.empty()) {  // no run here (refused or never sent): any edge may hold a value
+    for (auto& [key, e] : st.endpoints) caf::anon_send(e.actor, cf_cleanup_atom::value, step_id);
+    return;
+  }
+  std::sort(graphs.begin(), graphs.end());
+  graphs.erase(std::unique(graphs.begin(), graphs.end()), graphs.end());
+  for (const graph_ptr& g : graphs)
+    for (const std::string& key : g->recv_keys)
+      if (auto e = st.endpoints.find(key); e != st.endpoints.end())
+        caf::anon_send(e->second.actor, cf_cleanup_atom::value, step_id);
+}
+
+// A master that ran steps here is gone (its process died, or the link to it broke): its abort
+// and cleanup cannot come any more, so its steps are aborted and cleaned up here.
+void master_lost(worker_pointer self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  const auto steps = st.masters.lost(dm.source);
+  if (steps.empty()) return;
+  const status why = errors::aborted("the master that ran the step here was lost (",
+                                     self->home_system().render(dm.reason), ")");
+  write_log(log_level::warn, st.task_name, "a master was lost (",
+            self->home_system().render(dm.reason), "); aborting its ", steps.size(),
+            " steps here");
+  for (int64_t step_id : steps) {
+    st.abort_here(step_id, why);
+    auto it = st.steps.find(step_id);
+    if (it != st.steps.end() && it->second.running > 0)
+      it->second.cleanup_requested = true;  // once its runs have answered the abort
+    else
+      finish_step(self, step_id);
+  }
+}
+
+caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_request& req) {
+  auto& st = self->state;
+  auto found = st.graphs.find(req.graph_handle);
+  if (found == st.graphs.end())
+    return to_caf_error(errors::not_found("no graph '", req.graph_handle,
+                                          "' is registered on task ", st.task_name));
+  const graph_ptr& g = found->second;
+  std::vector<tensor> args;
+  args.reserve(req.args.size());
+  for (const wire_tensor& a : req.args) args.push_back(a.value);
+  for (int32_t i : req.chunked_args) {
+    auto arrived = st.chunked_args.claim(req.step_id, chunk_key("arg", static_cast<size_t>(i)));
+    if (!arrived.ok()) return to_caf_error(arrived.get_status().with_context("task " + st.task_name));
+    if (i < 0 || static_cast<size_t>(i) >= args.size())
+      return to_caf_error(errors::invalid_argument("feed #", i, " of step ", req.step_id,
+                                                   " came in chunks but the step has ",
+                                                   args.size(), " feeds"));
+    args[static_cast<size_t>(i)] = std::move(arrived).value();
+  }
+  if (status bad = check_run(st, *g, req, args); !bad.ok()) return to_caf_error(bad);
+  step_record& s = st.steps[req.step_id];
+  s.graphs.push_back(g);
+  s.expected_runs = std::max(s.expected_runs, req.runs_here);
+  if (!s.aborted.ok()) return to_caf_error(s.aborted);
+
+  auto run = std::make_shared<run_frame>();
+  run->frame.args = std::move(args);
+  run->frame.rets.resize(static_cast<size_t>(req.num_rets));
+  run->cancel = s.cancel;
+  run->rdv = g->rdv;
+  const uint64_t run_id = st.next_run++;
+  // Where the reply goes (the last forwarding stage, else the sender): another process?
+  // Read before make_response_promise, which moves the sender out of the request.
+  caf::strong_actor_ptr reply_to = reply_destination(self);
+  if (reply_to && st.masters.add(caf::actor_cast<caf::actor_addr>(reply_to), req.step_id))
+    self->monitor(reply_to);
+  if (!in_other_process(reply_to, self)) reply_to = nullptr;
+  auto promise = self->make_response_promise<run_graph_reply>();
+  st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
+  ++s.running;
+  ++g->running;
+  st.counter->start();
+  // Light nodes start here; the executor hands every other node to the device's threads.
+  executor::actor_thread_scope on_actor;
+  g->exec->run_async({req.step_id, &run->frame, run->cancel.get(), run->rdv.get()},
+                     [run, run_id, counter = st.counter,
+                      me = caf::actor_cast<worker_impl>(self)](const status& result) {
+                       run->result = result;
+                       caf::anon_send(me, cf_run_done_atom::value, run_id);
+                       counter->finish();
+                     });
+  return promise;
+}
+
+void run_done(worker_pointer self, uint64_t run_id) {
+  auto& st = self->state;
+  auto it = st.runs.find(run_id);
+  if (it == st.runs.end()) return;
+  pending_run r = std::move(it->second);
+  st.runs.erase(it);
+  step_record& s = st.steps.at(r.step_id);
+  const status& result = r.run->result;
+  if (result.ok()) {
+    run_graph_reply reply;
+    reply.rets.reserve(r.run->frame.rets.size());
+    for (size_t i = 0; i < r.run->frame.rets.size(); ++i) {
+      tensor& t = r.run->frame.rets[i];
+      if (r.reply_to && travels_in_chunks(t)) {
+        // Ahead of the reply, which the same actor sends the same way: they arrive in order.
+        send_chunks(self, caf::actor_cast<master_actor>(r.reply_to), r.step_id,
+                    chunk_key("ret", i), t);
+        reply.chunked_rets.push_back(static_cast<int32_t>(i));
+        reply.rets.emplace_back();
+      } else {
+        reply.rets.push_back(wire_tensor{std::move(t)});
+      }
+    }
+    r.promise.deliver(std::move(reply));
+  } else if (!s.aborted.ok()) {
+    // Woken by the abort: the root cause says more than this task's echo of it.
+    r.promise.deliver(to_caf_error(s.aborted));
+  } else {
+    // Kernel errors name node, op and device, and so the task.
+    const bool names_task = result.message().find(st.task_name) != std::string::npos;
+    r.promise.deliver(
+        to_caf_error(names_task ? result : result.with_context("task " + st.task_name)));
+  }
+  if (result.ok()) ++s.succeeded;
+  --r.graph->running;
+  if (r.graph->retired && r.graph->running == 0) release_graph(st, *r.graph);
+  if (--s.running > 0) return;
+  if (s.cleanup_requested)
+    finish_step(self, r.step_id);
+  else if (s.expected_runs > 0 && s.succeeded == s.expected_runs && s.aborted.ok())
+    finish_step(self, r.step_id, true);
+}
+
+}  // namespace caflow::worker_internal
