@@ -32,6 +32,7 @@
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/recv_future.hpp"
 #include "test_util/two_task_master.hpp"
 
 using namespace caflow;
@@ -85,18 +86,9 @@ struct forged_edge {
 
   // What the step's _Recv gets once `chunks` have been pushed.
   status_or<tensor> receive(int64_t step, const std::vector<edge_chunk>& chunks) {
-    auto done = std::make_shared<std::promise<status_or<tensor>>>();
-    auto got = done->get_future();
-    local->recv_async("k", step, [done](const status& st, const tensor& t) {
-      if (st.ok())
-        done->set_value(t);
-      else
-        done->set_value(st);
-    });
+    auto got = testing::recv_future(*local, "k", step);
     for (const edge_chunk& c : chunks) caf::anon_send(endpoint, cf_chunk_atom::value, c);
-    REQUIRE_MESSAGE(got.wait_for(std::chrono::seconds(5)) == std::future_status::ready,
-                    "the _Recv of step ", step, " was never completed");
-    return got.get();
+    return testing::await_recv(got, step);
   }
 };
 

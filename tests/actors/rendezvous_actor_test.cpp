@@ -14,6 +14,7 @@
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/recv_future.hpp"
 #include "test_util/two_task_master.hpp"
 
 using namespace caflow;
@@ -41,18 +42,9 @@ struct edge {
 
   // What the step's _Recv gets (its value may have come before, or come with `push_it`).
   status_or<tensor> receive(int64_t step, bool push_it) {
-    auto done = std::make_shared<std::promise<status_or<tensor>>>();
-    auto got = done->get_future();
-    local->recv_async("k", step, [done](const status& st, const tensor& t) {
-      if (st.ok())
-        done->set_value(t);
-      else
-        done->set_value(st);
-    });
+    auto got = testing::recv_future(*local, "k", step);
     if (push_it) push(step);
-    REQUIRE_MESSAGE(got.wait_for(5s) == std::future_status::ready, "the _Recv of step ", step,
-                    " was never completed");
-    return got.get();
+    return testing::await_recv(got, step);
   }
 };
 
