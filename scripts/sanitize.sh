@@ -61,6 +61,8 @@ for preset in "${presets[@]}"; do
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     cmake --preset "$preset" -B "$dir" -DCAFLOW_BUILD_TESTS=ON -DCAFLOW_BUILD_BENCH=OFF \
       -DCAFLOW_CUDA=OFF >/dev/null
+  else
+    cmake "$dir" >/dev/null  # picks up test files added since, before ctest lists the tests
   fi
   targets=$(selected_targets "$dir" "$@")
   if [ -n "$targets" ]; then
