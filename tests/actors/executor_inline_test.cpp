@@ -96,6 +96,15 @@ const int64_t here = thread_tag(std::this_thread::get_id());
 const tensor fast = tensor::scalar(0.0f);
 const tensor slow = tensor::scalar(2000.0f);  // a hundred times light_node_ns
 
+// Runs fast steps on an actor's thread until one runs inline; how many that took (at most 10).
+// One will soon: a run measured on the device makes the node light unless that run was slow,
+// which a cold first run can be (page faults; ten times longer under a sanitizer).
+int runs_until_inline(fixture& f) {
+  for (int runs = 1; runs <= 10; ++runs)
+    if (f.run(fast, true) == here) return runs;
+  return -1;
+}
+
 TEST_CASE("outside an actor's thread every node runs on the calling thread") {
   fixture f;
   CHECK(f.run(fast, false) == here);
@@ -106,7 +115,9 @@ TEST_CASE("on an actor's thread a node of unknown cost runs on the device, then 
   fixture f;
   CHECK_FALSE(executor::on_actor_thread());
   CHECK(f.run(fast, true) != here);  // never measured yet
-  CHECK(f.run(fast, true) == here);
+  const int runs = runs_until_inline(f);
+  CHECK(runs >= 1);
+  CHECK(runs <= 3);
   CHECK(f.run(fast, true) == here);
   CHECK_FALSE(executor::on_actor_thread());
 }
@@ -120,19 +131,17 @@ TEST_CASE("on an actor's thread a node measured heavy runs on the device") {
 
 TEST_CASE("a light node that turns out slow on an actor's thread goes back to the device") {
   fixture f;
-  f.run(fast, true);
-  CHECK(f.run(fast, true) == here);
+  REQUIRE(runs_until_inline(f) > 0);
   CHECK(f.run(slow, true) == here);  // light as far as the executor could know
   CHECK(f.run(slow, true) == here);  // one slow run may have been preempted: still light
-  CHECK(f.run(fast, true) != here);  // slow twice: heavy; measured fast on the device, and
-  CHECK(f.run(fast, true) == here);  // a run is never fast by accident: light again
+  CHECK(f.run(fast, true) != here);  // slow twice: heavy; measured on the device, and a run
+  CHECK(runs_until_inline(f) > 0);   // is never fast by accident: light again
 }
 
 TEST_CASE("on an actor's thread a light node with inputs over light_input_bytes runs on the device") {
   fixture f;
   const int64_t big_elems = executor::light_input_bytes / sizeof(float) + 1;
-  f.run(fast, true);
-  CHECK(f.run(fast, true) == here);
+  REQUIRE(runs_until_inline(f) > 0);
   CHECK(f.run(tensor::filled(tensor_shape{big_elems}, 0.0f), true) != here);
   CHECK(f.run(fast, true) == here);
 }

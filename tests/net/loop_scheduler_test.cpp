@@ -29,8 +29,10 @@ struct loop_config : caf::actor_system_config {
 using where_atom = caf::atom_constant<caf::atom("where")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
 
-// Tells which thread it runs on, and counts what it was sent.
-caf::behavior reporter(caf::stateful_actor<int>* self) {
+// Tells which thread it runs on, and counts what it was sent. (`start` is there because CAF
+// 0.17 dereferences a null argument tuple when a spawned function takes no argument.)
+caf::behavior reporter(caf::stateful_actor<int>* self, int start) {
+  self->state = start;
   return {
       [](where_atom) { return std::hash<std::thread::id>{}(std::this_thread::get_id()); },
       [self](int32_t) { ++self->state; },
@@ -48,7 +50,7 @@ TEST_CASE("scheduled actors run on the middleman's event loop") {
   const size_t loop_thread = tag(sys.middleman().backend().thread_id());
   caf::scoped_actor self{sys};
   std::vector<caf::actor> actors;
-  for (int i = 0; i < 3; ++i) actors.push_back(sys.spawn(reporter));
+  for (int i = 0; i < 3; ++i) actors.push_back(sys.spawn(reporter, 0));
   for (auto& a : actors) {
     size_t where = 0;
     self->request(a, scaled(5s), where_atom::value)
@@ -63,8 +65,8 @@ TEST_CASE("an actor with a mailbox longer than one turn on the loop handles all 
   loop_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
-  auto busy = sys.spawn(reporter);
-  auto other = sys.spawn(reporter);
+  auto busy = sys.spawn(reporter, 0);
+  auto other = sys.spawn(reporter, 0);
   constexpr int n = 10000;  // far more than one turn on the loop
   for (int i = 0; i < n; ++i) self->send(busy, int32_t{i});
   self->send(other, int32_t{1});
@@ -84,9 +86,9 @@ TEST_CASE("request timeouts and delayed messages fire from the clock thread") {
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   // Never answers: its request must time out.
-  auto silent = sys.spawn([]() -> caf::behavior {
+  auto silent = sys.spawn([](int) -> caf::behavior {
     return {[](where_atom) -> caf::result<size_t> { return caf::delegated<size_t>{}; }};
-  });
+  }, 0);
   bool timed_out = false;
   const auto start = std::chrono::steady_clock::now();
   self->request(silent, 50ms, where_atom::value)
@@ -94,9 +96,9 @@ TEST_CASE("request timeouts and delayed messages fire from the clock thread") {
   CHECK(timed_out);
   CHECK(std::chrono::steady_clock::now() - start < scaled(5s));
   // A delayed message from an actor on the loop to this thread.
-  auto delayer = sys.spawn([](caf::event_based_actor* a) -> caf::behavior {
+  auto delayer = sys.spawn([](caf::event_based_actor* a, int) -> caf::behavior {
     return {[a](int32_t v, const caf::actor& to) { a->delayed_send(to, 20ms, v + 1); }};
-  });
+  }, 0);
   self->send(delayer, int32_t{41}, caf::actor{self});
   int32_t got = 0;
   self->receive([&](int32_t v) { got = v; }, caf::after(scaled(5s)) >> [] {});
@@ -113,7 +115,7 @@ TEST_CASE("a system whose actors are still running shuts down") {
       loop_config cfg;
       caf::actor_system sys{cfg};
       caf::scoped_actor self{sys};
-      auto a = sys.spawn(reporter);
+      auto a = sys.spawn(reporter, 0);
       for (int i = 0; i < 5; ++i) self->send(a, int32_t{i});
       int count = 0;
       self->request(a, scaled(5s), count_atom::value)
