@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <future>
 #include <random>
 
 #include "actors/chunked_values.hpp"
@@ -15,9 +16,17 @@
 namespace caflow {
 namespace {
 
+// A client declares its master lost after 5 s of silence, not the 1 s tasks use among
+// themselves: it fails the running step then (ask_watching_master below), and a client on a
+// loaded machine (a build next to it) should not lose a healthy master.
+failure_detection client_failure_detection() {
+  return {.heartbeat_interval = std::chrono::milliseconds{500},
+          .timeout = scaled_failure(std::chrono::milliseconds{5000})};
+}
+
 struct client_config : caf::actor_system_config {
   explicit client_config(const transport_security& security) {
-    configure_network(*this, failure_detection{}, security);
+    configure_network(*this, client_failure_detection(), security);
     set("scheduler.max-threads", 2);
   }
 };
@@ -76,22 +85,8 @@ struct remote_client::impl {
 
 namespace {
 
-// The fetches `reply` lists as sent ahead in chunks, from `self`'s mailbox into the reply.
-status receive_chunked_fetches(caf::scoped_actor& self, run_step_reply& reply) {
-  if (reply.chunked_fetches.empty()) return {};
-  chunked_arrivals arrivals;
-  const auto settled = [&] {
-    for (int32_t i : reply.chunked_fetches)
-      if (!arrivals.settled(reply.transfer, chunk_key("fetch", static_cast<size_t>(i))))
-        return false;
-    return true;
-  };
-  bool timed_out = false;
-  // They are in the mailbox already (sent before the reply); the timeout only guards against
-  // a master that announced chunks it never sent.
-  while (!settled() && !timed_out)
-    self->receive([&](cf_chunk_atom, const edge_chunk& c) { (void)arrivals.take(c); },
-                  caf::after(scaled(std::chrono::seconds(10))) >> [&] { timed_out = true; });
+// Puts the fetches `reply` lists as sent ahead in chunks, which `arrivals` took, into it.
+status claim_chunked_fetches(chunked_arrivals& arrivals, run_step_reply& reply) {
   for (int32_t i : reply.chunked_fetches) {
     if (i < 0 || static_cast<size_t>(i) >= reply.fetches.size())
       return errors::internal("the master sent fetch #", i, " in chunks, but the step has ",
@@ -101,6 +96,47 @@ status receive_chunked_fetches(caf::scoped_actor& self, run_step_reply& reply) {
     reply.fetches[i] = wire_tensor{std::move(t)};
   }
   return {};
+}
+
+// One step asked of a master in another process.
+struct remote_step {
+  master_actor master;
+  run_step_request req;
+  std::vector<std::pair<size_t, tensor>> chunked_feeds;  // go ahead of the request
+  std::chrono::milliseconds timeout;
+  std::string target;
+  std::promise<status_or<run_step_reply>> done;
+};
+
+// Asks for the step from an actor of its own that watches the master, so a lost master (its
+// process died, or the link broke) fails the step once failure detection notices, not at the
+// step timeout: a blocking actor waiting for a response sees no down message. Big feeds go
+// ahead of the request from this actor, big fetches come to it ahead of the reply.
+caf::behavior ask_watching_master(caf::event_based_actor* self, std::shared_ptr<remote_step> step) {
+  auto arrivals = std::make_shared<chunked_arrivals>();
+  // Each path quits, so at most one of them runs.
+  auto finish = [self, step](status_or<run_step_reply> r) {
+    step->done.set_value(std::move(r));
+    self->quit();
+  };
+  self->monitor(step->master);
+  self->set_down_handler([self, step, finish](caf::down_msg& dm) {
+    finish(errors::unavailable("master at ", step->target, " was lost in the middle of the step (",
+                               self->system().render(dm.reason), ")"));
+  });
+  for (const auto& [i, t] : step->chunked_feeds)
+    send_chunks(self, step->master, step->req.transfer, chunk_key("feed", i), t);
+  self->request(step->master, step->timeout, cf_step_atom::value, std::move(step->req))
+      .then(
+          [arrivals, finish](run_step_reply& r) {
+            status claimed = claim_chunked_fetches(*arrivals, r);
+            finish(claimed.ok() ? status_or<run_step_reply>(std::move(r))
+                                : status_or<run_step_reply>(claimed));
+          },
+          [step, finish](caf::error& e) {
+            finish(to_status(e).with_context("master at " + step->target));
+          });
+  return {[arrivals](cf_chunk_atom, const edge_chunk& c) { (void)arrivals->take(c); }};
 }
 
 }  // namespace
@@ -140,22 +176,18 @@ status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     run_step_reply* prepared) {
   if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
-  // One actor for the whole exchange: big feeds go ahead of the request from it, and big
-  // fetches arrive in its mailbox ahead of the reply.
   auto master = impl_->master_now();
   if (!master) return impl_->gone();
-  // For a master in this process, an actor of its own system: a hand-over within one system
-  // (and its server waits for this call before it goes away).
-  caf::scoped_actor self{impl_->local ? master.home_system() : impl_->sys};
   run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
   req.transfer = static_cast<int64_t>(impl_->transfer_ids() >> 1);
+  std::vector<std::pair<size_t, tensor>> chunked_feeds;
   for (size_t i = 0; i < feeds.size(); ++i) {
     const auto& [name, t] = feeds[i];
     req.feed_names.push_back(name);
     tsan_release(t.raw_data());  // read by kernels on a device thread
     // In this process a feed travels as a handle to its bytes, whatever its size.
     if (!impl_->local && travels_in_chunks(t)) {
-      send_chunks(self.ptr(), master, req.transfer, chunk_key("feed", i), t);
+      chunked_feeds.emplace_back(i, t);
       req.chunked_feeds.push_back(static_cast<int32_t>(i));
       req.feeds.emplace_back();
     } else {
@@ -163,12 +195,35 @@ status_or<std::vector<tensor>> remote_client::run(
     }
   }
   run_step_reply reply;
-  status result;
-  self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req))
-      .receive([&](run_step_reply& r) { reply = std::move(r); },
-               [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
-  CAFLOW_RETURN_IF_ERROR(result);
-  CAFLOW_RETURN_IF_ERROR(receive_chunked_fetches(self, reply));
+  if (impl_->local) {
+    // An actor of the master's own system: a hand-over within one system, and its server waits
+    // for this call before it goes away. Nothing comes in chunks in a process.
+    caf::scoped_actor self{master.home_system()};
+    status result;
+    self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req))
+        .receive([&](run_step_reply& r) { reply = std::move(r); },
+                 [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
+    CAFLOW_RETURN_IF_ERROR(result);
+  } else {
+    auto step = std::make_shared<remote_step>();
+    step->master = master;
+    step->req = std::move(req);
+    step->chunked_feeds = std::move(chunked_feeds);
+    step->timeout = impl_->step_timeout;
+    step->target = impl_->target;
+    auto got = step->done.get_future();
+    impl_->sys.spawn(ask_watching_master, step);
+    // The request's own timeout ends it; the margin only guards against an actor that never ran.
+    if (got.wait_for(impl_->step_timeout + std::chrono::seconds(10)) != std::future_status::ready)
+      return errors::deadline_exceeded("no answer from the master at ", impl_->target, " within ",
+                                       impl_->step_timeout.count(), " ms");
+    try {
+      CAFLOW_ASSIGN_OR_RETURN(reply, got.get());
+    } catch (const std::future_error&) {  // the actor went without an answer: its system stopped
+      return errors::unavailable("the step asked of the master at ", impl_->target,
+                                 " was dropped: the client is shutting down");
+    }
+  }
   std::vector<tensor> out;
   for (auto& w : reply.fetches) {
     tsan_acquire(w.value.raw_data());  // a kernel's output, written on a device thread

@@ -101,6 +101,23 @@ TEST_CASE("SIGKILL of a worker mid-step: the client hears of the lost task withi
   CHECK(ok->at(0).scalar_value<float>() == 9.0f);
 }
 
+TEST_CASE("SIGKILL of the master's process mid-step: the client hears of it within 2 s") {
+  three_process_cluster c;
+  REQUIRE(c.ready());
+  slow_step g;
+  session sess(g.root, remote(c.target()));  // worker 0's master, in another process
+  auto running = std::async(std::launch::async, [&] { return sess.run({g.result}); });
+  std::this_thread::sleep_for(500ms);
+  REQUIRE(running.wait_for(0s) == std::future_status::timeout);  // still mid-step
+  const auto killed = std::chrono::steady_clock::now();
+  c.worker0->signal(SIGKILL);
+  REQUIRE(running.wait_for(scaled_failure(5s)) == std::future_status::ready);
+  const auto waited = std::chrono::steady_clock::now() - killed;
+  auto out = running.get();
+  check_error(out, "master at " + c.target() + " was lost in the middle of the step");
+  CHECK(waited < scaled_failure(2s));
+}
+
 TEST_CASE("SIGSTOP of a worker mid-step: detected by heartbeats within 5 s") {
   three_process_cluster c;
   REQUIRE(c.ready());
