@@ -8,7 +8,8 @@
 //   1. reg_graph to each worker with its partition  -> reply: (recv key, rendezvous actor)s
 //   2. bind to each worker: (send key, rendezvous actor)s of its _Sends, from step 1's replies
 //   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors
-//   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id)
+//   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id). A step that
+//      succeeded everywhere needs neither: each worker forgets it by itself (runs_here)
 // Every request between processes is bounded in time (a dead peer never answers): by a CAF
 // timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
 #include <string>
