@@ -73,6 +73,8 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_ses
     p.num_nodes = static_cast<int64_t>(def.nodes.size());
     run->parts.push_back(std::move(p));
   }
+  for (auto& p : run->parts)
+    for (const auto& other : run->parts) p.runs_on_worker += other.worker == p.worker ? 1 : 0;
   run->report.nodes_removed = optimized.nodes_removed;
   run->report.nodes_folded = optimized.nodes_folded;
   run->report.optimization = std::move(optimized.summary);

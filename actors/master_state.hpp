@@ -33,6 +33,7 @@ struct partition_ref {
   std::string handle;                // from the worker, once registered
   int64_t num_nodes = 0;             // for the console's `graphs`
   bool remote = false;               // in another process: big feeds go to it in chunks
+  int32_t runs_on_worker = 0;        // partitions of the signature its worker runs (runs_here)
 };
 
 // A run signature turned into registered partitions.

@@ -83,8 +83,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
-                        static_cast<int32_t>(run->num_fetches), {}, 0};
-    for (const auto& other : run->parts) r.runs_here += other.worker == p.worker ? 1 : 0;
+                        static_cast<int32_t>(run->num_fetches), {}, p.runs_on_worker};
     for (int64_t a : p.arg_indices) {
       if (p.remote && travels_in_chunks(req.feeds[a].value)) {
         // Ahead of the request, from this actor to the same worker: they arrive in order.

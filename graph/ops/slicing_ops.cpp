@@ -273,20 +273,25 @@ output slice(const scope& s, const output& input, const std::vector<int64_t>& be
   return slice(s, input, index_vector(s, begin), index_vector(s, size));
 }
 
-output strided_slice(const scope& s, const output& input, const output& begin, const output& end,
-                     const output& strides, const strided_slice_attrs& attrs) {
-  return node_builder(s, "StridedSlice")
-      .input(input)
-      .input(begin)
-      .input(end)
-      .input(strides)
-      .attr("begin_mask", attrs.begin_mask)
+namespace {
+
+// The five masks StridedSlice and its gradient share; then the node.
+output with_masks(node_builder& b, const strided_slice_attrs& attrs) {
+  return b.attr("begin_mask", attrs.begin_mask)
       .attr("end_mask", attrs.end_mask)
       .attr("ellipsis_mask", attrs.ellipsis_mask)
       .attr("new_axis_mask", attrs.new_axis_mask)
       .attr("shrink_axis_mask", attrs.shrink_axis_mask)
       .finalize()
       .out();
+}
+
+}  // namespace
+
+output strided_slice(const scope& s, const output& input, const output& begin, const output& end,
+                     const output& strides, const strided_slice_attrs& attrs) {
+  node_builder b(s, "StridedSlice");
+  return with_masks(b.input(input).input(begin).input(end).input(strides), attrs);
 }
 output strided_slice(const scope& s, const output& input, const std::vector<int64_t>& begin,
                      const std::vector<int64_t>& end, const std::vector<int64_t>& strides,
@@ -298,19 +303,8 @@ output strided_slice(const scope& s, const output& input, const std::vector<int6
 output strided_slice_grad(const scope& s, const output& shape, const output& begin,
                           const output& end, const output& strides, const output& dy,
                           const strided_slice_attrs& attrs) {
-  return node_builder(s, "StridedSliceGrad")
-      .input(shape)
-      .input(begin)
-      .input(end)
-      .input(strides)
-      .input(dy)
-      .attr("begin_mask", attrs.begin_mask)
-      .attr("end_mask", attrs.end_mask)
-      .attr("ellipsis_mask", attrs.ellipsis_mask)
-      .attr("new_axis_mask", attrs.new_axis_mask)
-      .attr("shrink_axis_mask", attrs.shrink_axis_mask)
-      .finalize()
-      .out();
+  node_builder b(s, "StridedSliceGrad");
+  return with_masks(b.input(shape).input(begin).input(end).input(strides).input(dy), attrs);
 }
 
 output gather(const scope& s, const output& params, const output& indices, const output& axis,

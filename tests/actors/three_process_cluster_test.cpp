@@ -151,6 +151,11 @@ TEST_CASE("bad server flags are rejected with a message naming the culprit") {
   child_process unknown({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "worker", "--task", "0"});
   CHECK(unknown.wait_exit(10s) != 0);
   CHECK(unknown.output().find("worker") != std::string::npos);
+  child_process negative({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "ps",
+                          "--task", "0", "--actor-threads", "-1"});
+  CHECK(negative.wait_exit(10s) == 2 << 8);
+  CHECK(negative.output().find("--actor-threads takes a non-negative integer, got '-1'") !=
+        std::string::npos);
 }
 
 TEST_CASE("a restarted worker is found again and its partitions registered anew") {
