@@ -1,7 +1,8 @@
 #include "net/loop_scheduler.hpp"
 
+#include "net/deadline_clock.hpp"
+
 #include <caf/actor_system.hpp>
-#include <caf/detail/thread_safe_actor_clock.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/io/network/multiplexer.hpp>
 #include <caf/resumable.hpp>
@@ -57,7 +58,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
     }
   }
 
-  caf::detail::thread_safe_actor_clock clock_;
+  deadline_clock clock_;
   std::thread timer_;
 };
 

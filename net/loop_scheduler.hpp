@@ -12,7 +12,7 @@
 // actors never run kernels there except light ones (actors/executor.hpp), and never block on
 // the network (lookups run in a detached actor, net/middleman.hpp), so handlers are short; a
 // task that plans or registers very large graphs pauses its I/O for that long. Timeouts run on
-// a clock thread of their own, as with CAF's schedulers.
+// a clock thread of their own (net/deadline_clock.hpp), woken only for an earlier deadline.
 #include <caf/actor_system_config.hpp>
 
 namespace caflow {
