@@ -33,7 +33,7 @@ struct server_config : caf::actor_system_config {
     if (opts.scheduler_threads > 0)
       set("scheduler.max-threads", opts.scheduler_threads);
     else
-      run_actors_on_network_loop(*this);
+      run_actors_on_network_loop(*this, opts.busy_poll);
   }
 };
 

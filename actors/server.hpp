@@ -12,6 +12,7 @@
 
 #include "devices/cpu_device.hpp"
 #include "net/cluster_spec.hpp"
+#include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
 #include "net/transport_security.hpp"
@@ -30,6 +31,9 @@ struct server_options {
   // writes the task's sockets (net/loop_scheduler.hpp; the fewest thread hand-overs per step).
   // N > 0: a pool of N threads (CAF's work-sharing scheduler).
   int scheduler_threads = 0;
+  // With actors on the network loop: how long the loop keeps polling its sockets instead of
+  // sleeping after an actor last ran (net/loop_scheduler.hpp); 0 turns polling off.
+  std::chrono::microseconds busy_poll = default_busy_poll;
   // TLS and the cluster id; every task and client of the cluster needs the same CA and id.
   transport_security security{};
   // Big cut-edge tensors to other tasks over a TCP connection of their own, straight from and

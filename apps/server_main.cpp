@@ -25,6 +25,8 @@ int usage(const char* why) {
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
                "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
+               "       [--busy-poll-us US]   (default 200: the network thread polls that long after\n"
+               "                              its actors last ran, instead of sleeping; 0: off)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
                "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
                "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n",
@@ -57,6 +59,9 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
       have_task = true;
     } else if (flag == "--actor-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.scheduler_threads, parse_int(flag, value));
+    } else if (flag == "--busy-poll-us") {
+      CAFLOW_ASSIGN_OR_RETURN(int us, parse_int(flag, value));
+      opts.busy_poll = std::chrono::microseconds(us);
     } else if (flag == "--intra-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
     } else if (flag == "--inter-op-threads") {

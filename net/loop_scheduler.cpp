@@ -7,7 +7,10 @@
 #include <caf/io/network/multiplexer.hpp>
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
+#include <sched.h>
+
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 namespace caflow {
@@ -16,9 +19,44 @@ namespace {
 // Messages an actor handles before the loop turns to its sockets and other actors again.
 constexpr size_t loop_throughput = 64;
 
+using steady = std::chrono::steady_clock;
+
+// Keeps the loop turning, polling its sockets, until `window` after the last touch(). It stays
+// queued on the loop (resume_later) rather than being posted anew for every turn.
+class busy_poller final : public caf::io::network::multiplexer::runnable {
+ public:
+  explicit busy_poller(std::chrono::microseconds window) : window_(window) {}
+
+  // Called on the loop's thread whenever an actor runs there.
+  void touch(caf::io::network::multiplexer& loop) {
+    last_touch_ = steady::now();
+    if (queued_) return;
+    queued_ = true;
+    intrusive_ptr_add_ref(this);  // the loop's reference, released when resume() returns done
+    loop.exec_later(this);
+  }
+
+  resume_result resume(caf::execution_unit*, size_t) override {
+    if (steady::now() - last_touch_ > window_) {
+      queued_ = false;
+      return done;
+    }
+    sched_yield();  // any runnable thread on this core goes first: polling only fills idle time
+    return resume_later;
+  }
+
+ private:
+  std::chrono::microseconds window_;
+  steady::time_point last_touch_;
+  bool queued_ = false;
+};
+
 class loop_coordinator final : public caf::scheduler::abstract_coordinator {
  public:
-  explicit loop_coordinator(caf::actor_system& sys) : abstract_coordinator(sys) {}
+  loop_coordinator(caf::actor_system& sys, std::chrono::microseconds busy_poll)
+      : abstract_coordinator(sys) {
+    if (busy_poll.count() > 0) poller_ = caf::make_counted<busy_poller>(busy_poll);
+  }
 
   // Takes over the reference that comes with `job`, as CAF's schedulers do.
   void enqueue(caf::resumable* job) override {
@@ -45,6 +83,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
  private:
   void run(caf::resumable* job, caf::io::network::multiplexer& loop) {
+    if (poller_) poller_->touch(loop);
     switch (job->resume(&loop, std::min(max_throughput(), loop_throughput))) {
       case caf::resumable::resume_later:
         enqueue(job);  // behind whatever else waits on the loop
@@ -60,13 +99,16 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
   deadline_clock clock_;
   std::thread timer_;
+  caf::intrusive_ptr<busy_poller> poller_;
 };
 
 }  // namespace
 
-void run_actors_on_network_loop(caf::actor_system_config& cfg) {
-  cfg.module_factories.push_back(
-      [](caf::actor_system& sys) -> caf::actor_system::module* { return new loop_coordinator(sys); });
+void run_actors_on_network_loop(caf::actor_system_config& cfg,
+                                std::chrono::microseconds busy_poll) {
+  cfg.module_factories.push_back([busy_poll](caf::actor_system& sys) -> caf::actor_system::module* {
+    return new loop_coordinator(sys, busy_poll);
+  });
 }
 
 }  // namespace caflow

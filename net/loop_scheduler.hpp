@@ -13,11 +13,22 @@
 // the network (lookups run in a detached actor, net/middleman.hpp), so handlers are short; a
 // task that plans or registers very large graphs pauses its I/O for that long. Timeouts run on
 // a clock thread of their own (net/deadline_clock.hpp), woken only for an earlier deadline.
+//
+// Busy polling: for `busy_poll` after an actor last handled a message, the loop polls its
+// sockets without sleeping, yielding its core to any other runnable thread between polls. A
+// reply that comes back within that window is read without waking a sleeping thread, which on
+// a virtual machine whose idle cores halt costs tens of microseconds (an exit to the
+// hypervisor). An idle task sleeps as before; a busy one spends its idle moments polling.
 #include <caf/actor_system_config.hpp>
+#include <chrono>
 
 namespace caflow {
 
+inline constexpr std::chrono::microseconds default_busy_poll{200};
+
 // REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
-void run_actors_on_network_loop(caf::actor_system_config& cfg);
+// busy_poll == 0 turns polling off: the loop sleeps whenever it has nothing to do.
+void run_actors_on_network_loop(caf::actor_system_config& cfg,
+                                std::chrono::microseconds busy_poll = default_busy_poll);
 
 }  // namespace caflow

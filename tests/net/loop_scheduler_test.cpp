@@ -6,6 +6,9 @@
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/io/network/multiplexer.hpp>
+#include <pthread.h>
+#include <time.h>
+
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -125,4 +128,63 @@ TEST_CASE("a system whose actors are still running shuts down") {
     }
     CHECK(std::chrono::steady_clock::now() - start < scaled(5s));
   }
+}
+
+namespace {
+
+struct polling_config : caf::actor_system_config {
+  explicit polling_config(std::chrono::microseconds busy_poll) {
+    configure_network(*this, failure_detection{}, transport_security{});
+    run_actors_on_network_loop(*this, busy_poll);
+  }
+};
+
+// CPU time the thread `t` of this process spends during `d`, in milliseconds.
+double cpu_ms_during(pthread_t t, std::chrono::milliseconds d) {
+  clockid_t cid;
+  REQUIRE(pthread_getcpuclockid(t, &cid) == 0);
+  auto read = [&] {
+    timespec ts{};
+    clock_gettime(cid, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  };
+  const double before = read();
+  std::this_thread::sleep_for(d);
+  return read() - before;
+}
+
+// The loop thread's pthread handle, asked of an actor that runs there.
+pthread_t loop_thread_of(caf::actor_system& sys, caf::scoped_actor& self) {
+  auto a = sys.spawn([](int) -> caf::behavior {
+    return {[](where_atom) { return static_cast<uint64_t>(pthread_self()); }};
+  }, 0);
+  uint64_t t = 0;
+  self->request(a, scaled(5s), where_atom::value)
+      .receive([&](uint64_t v) { t = v; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  return static_cast<pthread_t>(t);
+}
+
+}  // namespace
+
+TEST_CASE("after its actors ran, the loop polls for the busy-poll window, then sleeps") {
+  polling_config cfg{std::chrono::microseconds(300ms)};
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  const pthread_t loop = loop_thread_of(sys, self);
+  // Inside the window it keeps turning: it uses CPU with nothing to do (yielding between polls,
+  // so on a busy machine it gets less than the whole 100 ms).
+  const double polling = cpu_ms_during(loop, 100ms);
+  CHECK(polling > 5);
+  std::this_thread::sleep_for(scaled(400ms));
+  // Past the window it sleeps in epoll_wait.
+  CHECK(cpu_ms_during(loop, 200ms) < 5);
+}
+
+TEST_CASE("with busy polling off, the loop sleeps as soon as its actors are done") {
+  polling_config cfg{std::chrono::microseconds(0)};
+  caf::actor_system sys{cfg};
+  caf::scoped_actor self{sys};
+  const pthread_t loop = loop_thread_of(sys, self);
+  CHECK(cpu_ms_during(loop, 200ms) < 5);
 }
