@@ -10,6 +10,7 @@
 #include "graph/serialization.hpp"
 #include "graph/thread_sanitizer.hpp"
 #include "net/errors.hpp"
+#include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
 
@@ -27,7 +28,7 @@ failure_detection client_failure_detection() {
 struct client_config : caf::actor_system_config {
   explicit client_config(const transport_security& security) {
     configure_network(*this, client_failure_detection(), security);
-    set("scheduler.max-threads", 2);
+    run_actors_on_network_loop(*this);
   }
 };
 
