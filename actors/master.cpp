@@ -166,30 +166,27 @@ void handle_step(master_pointer self, run_step_request req,
     cached = s.cache.end();
   }
   if (cached == s.cache.end()) {
-    auto run = plan(self->state, s, req);
-    if (!run.ok()) {
-      if (may_resolve && !self->state.lost.empty())
-        resolve_lost_then_retry(self, std::move(req), client, run.get_status());
-      else
-        client.promise.deliver(to_caf_error(run.get_status()));
-      return;
-    }
-    cached = s.cache.emplace(key, *run).first;
-    register_partitions(self, *run, req.session);
+    auto run = std::make_shared<prepared_run>();
+    cached = s.cache.emplace(key, run).first;
+    plan_then_register(self, run, req.session, req);
   }
   auto run = cached->second;
-  if (run->failed.ok())
-    if (status st = check_feeds(*run, req); !st.ok()) {
-      client.promise.deliver(to_caf_error(st));
-      return;
-    }
-  if (run->ready || !run->failed.ok()) {
-    start_step(self, run, std::move(req), client);
-  } else {
-    run->waiting.push_back([=, req = std::move(req)]() mutable {
-      start_step(self, run, std::move(req), client);
-    });
-  }
+  // A step starts once its signature's partitions are planned and registered. One that fails
+  // for want of a lost task looks the lost tasks up again first (a restarted task).
+  auto launch = [=](run_step_request r) mutable {
+    if (!run->failed.ok() && may_resolve && !self->state.lost.empty())
+      return resolve_lost_then_retry(self, std::move(r), client, run->failed);
+    if (run->failed.ok())
+      if (status st = check_feeds(*run, r); !st.ok()) {
+        client.promise.deliver(to_caf_error(st));
+        return;
+      }
+    start_step(self, run, std::move(r), client);
+  };
+  if (run->ready || !run->failed.ok())
+    launch(std::move(req));
+  else
+    run->waiting.push_back([launch, req = std::move(req)]() mutable { launch(std::move(req)); });
 }
 
 // What the admin shows of this master: sessions, their cached partitions and step latency.

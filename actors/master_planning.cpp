@@ -1,5 +1,6 @@
 #include <caf/all.hpp>
 
+#include "actors/graph_optimizer.hpp"
 #include "actors/log.hpp"
 #include "actors/master_state.hpp"
 #include "graph/dump.hpp"
@@ -28,43 +29,39 @@ std::string placement_of(const graph& g, const std::vector<std::string>& placeme
   return placement_table(placed);
 }
 
-}  // namespace
+using cf_plan_atom = caf::atom_constant<caf::atom("cf_plan")>;
 
-status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_session& s,
-                                              const run_step_request& req) {
-  run_signature sig{req.feed_names, req.fetches, req.targets};
-  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*s.full, sig));
+// Prunes, places and partitions the job's graph and runs the graph passes on every partition.
+// Runs on the planner's own thread: it reads only the job.
+status plan_partitions(plan_job& job) {
+  run_signature sig{job.feed_names, job.fetches, job.targets};
+  CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*job.full, sig));
   auto run = std::make_shared<prepared_run>();
   run->feed_types = pruned.feed_types;
   run->feed_shapes = pruned.feed_shapes;
-  run->num_fetches = req.fetches.size();
+  run->num_fetches = job.fetches.size();
   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
   placement_options popts;
-  popts.default_device = "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
-  popts.allow_soft_placement = s.config.allow_soft_placement;
+  popts.default_device = job.default_device;
+  popts.allow_soft_placement = job.config.allow_soft_placement;
   CAFLOW_ASSIGN_OR_RETURN(
       std::vector<std::string> placement,
-      place(g, st.devices, popts, [](const node_def& n, std::string_view type) {
+      place(g, job.devices, popts, [](const node_def& n, std::string_view type) {
         return kernel_registry::global().has_kernel(n, type);
       }));
   partition_options part_opts;
-  for (const auto& d : st.devices) part_opts.incarnations[d] = st.incarnations[task_of_device(d)];
-  if (s.config.log_device_placement) run->report.placement = placement_of(g, placement);
+  for (const auto& d : job.devices) part_opts.incarnations[d] = job.incarnations[task_of_device(d)];
+  if (job.config.log_device_placement) run->report.placement = placement_of(g, placement);
   CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
-  const optimizer_options passes = optimizer_options_of(s.config);
+  const optimizer_options passes = optimizer_options_of(job.config);
+  partition_optimizer optimizer;
   optimization_report optimized;
   for (auto& [device, def] : parts.partitions) {
-    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, st.optimizer.run(def, passes, req.targets));
+    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, optimizer.run(def, passes, job.targets));
     optimized.add(done);
     partition_ref p;
     p.device = device;
     p.task = task_of_device(device);
-    auto w = st.opts.workers.find(p.task);
-    if (w == st.opts.workers.end())
-      return errors::not_found("no worker for task ", p.task, " (device ", device, ")");
-    p.worker = w->second;
-    p.remote = caf::actor_cast<caf::strong_actor_ptr>(p.worker)->node() != st.node;
-    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
     for (const node_def& n : def.nodes) {
       if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
       if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
@@ -73,15 +70,37 @@ status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_ses
     p.num_nodes = static_cast<int64_t>(def.nodes.size());
     run->parts.push_back(std::move(p));
   }
-  for (auto& p : run->parts)
-    for (const auto& other : run->parts) p.runs_on_worker += other.worker == p.worker ? 1 : 0;
   run->report.nodes_removed = optimized.nodes_removed;
   run->report.nodes_folded = optimized.nodes_folded;
   run->report.optimization = std::move(optimized.summary);
-  return run;
+  job.run = std::move(run);
+  return {};
 }
 
-namespace {
+// A detached actor for one job: planning a large graph takes a while, and the master's thread
+// is also its task's network loop (net/loop_scheduler.hpp), which must keep serving meanwhile.
+caf::behavior planner(caf::event_based_actor* self, std::shared_ptr<plan_job> job) {
+  return {[=](cf_plan_atom) {
+    job->result = plan_partitions(*job);
+    self->quit();
+    return true;
+  }};
+}
+
+// Back on the master: which worker runs each partition; fails if one of them is lost.
+status assign_workers(const master_state& st, prepared_run& run) {
+  for (auto& p : run.parts) {
+    auto w = st.opts.workers.find(p.task);
+    if (w == st.opts.workers.end())
+      return errors::not_found("no worker for task ", p.task, " (device ", p.device, ")");
+    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
+    p.worker = w->second;
+    p.remote = caf::actor_cast<caf::strong_actor_ptr>(p.worker)->node() != st.node;
+  }
+  for (auto& p : run.parts)
+    for (const auto& other : run.parts) p.runs_on_worker += other.worker == p.worker ? 1 : 0;
+  return {};
+}
 
 void fail_run(const std::shared_ptr<prepared_run>& run, const status& why) {
   run->failed = why;
@@ -160,6 +179,42 @@ void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
                 fail_run(run, to_status(e).with_context("registering a partition on " + task));
             });
   }
+}
+
+void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
+                        const std::string& session, const run_step_request& req) {
+  auto& st = self->state;
+  const master_session& s = st.sessions.at(session);
+  auto job = std::make_shared<plan_job>();
+  job->full = s.full;
+  job->config = s.config;
+  job->feed_names = req.feed_names;
+  job->fetches = req.fetches;
+  job->targets = req.targets;
+  job->default_device = own_task(st);
+  job->devices = st.devices;
+  job->incarnations = st.incarnations;
+  auto worker = self->spawn<caf::detached>(planner, job);
+  self->request(worker, caf::infinite, cf_plan_atom::value)
+      .then(
+          [=](bool) {
+            if (!job->result.ok()) return fail_run(run, job->result);
+            if (!self->state.sessions.count(session))
+              return fail_run(run, errors::cancelled("session '", session,
+                                                     "' was closed while its step was planned"));
+            prepared_run& planned = *job->run;
+            run->parts = std::move(planned.parts);
+            run->feed_types = std::move(planned.feed_types);
+            run->feed_shapes = std::move(planned.feed_shapes);
+            run->num_fetches = planned.num_fetches;
+            run->report = std::move(planned.report);
+            run->planned = true;
+            if (status st = assign_workers(self->state, *run); !st.ok()) return fail_run(run, st);
+            register_partitions(self, run, session);
+          },
+          [=](caf::error& e) {
+            fail_run(run, to_status(e).with_context("planning the step"));
+          });
 }
 
 }  // namespace caflow::master_internal

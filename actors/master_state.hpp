@@ -14,7 +14,6 @@
 #include <caf/all.hpp>
 
 #include "actors/chunked_values.hpp"
-#include "actors/graph_optimizer.hpp"
 #include "actors/master.hpp"
 #include "actors/step_stats.hpp"
 #include "graph/device_name.hpp"
@@ -42,7 +41,8 @@ struct prepared_run {
   std::vector<dtype> feed_types;
   std::vector<partial_shape> feed_shapes;
   size_t num_fetches = 0;
-  bool ready = false;
+  bool planned = false;  // partitions known (planning runs off the master's thread)
+  bool ready = false;    // and registered with their workers
   status failed;
   std::vector<std::function<void()>> waiting;  // steps that arrived during registration
   size_t pending = 0;
@@ -90,7 +90,6 @@ struct master_state {
   // Big feeds from clients (by their transfer id) and fetches from workers (by step id) that
   // came in chunks ahead of their message.
   chunked_arrivals arrivals;
-  partition_optimizer optimizer;
   int64_t next_session = 1;
   // Step ids are drawn at random: workers may serve several masters (between-graph replication)
   // and outlive a restarted master, and refuse ids they have seen.
@@ -110,10 +109,24 @@ inline std::string task_of_device(const std::string& device) {
   return "/job:" + *spec->job + "/replica:0/task:" + std::to_string(*spec->task);
 }
 
+// What planning a signature needs, copied out of the master's state, and what it gives.
+struct plan_job {
+  std::shared_ptr<const graph> full;
+  session_config config;
+  std::vector<std::string> feed_names, fetches, targets;
+  std::string default_device;
+  std::vector<std::string> devices;
+  std::map<std::string, uint64_t> incarnations;  // by task
+  status result;
+  std::shared_ptr<prepared_run> run;  // partitions without their workers yet
+};
+
 // master_planning.cpp: prunes, places and partitions the session's graph for `req`'s
-// signature and runs the graph passes on every partition (nothing is sent yet).
-status_or<std::shared_ptr<prepared_run>> plan(master_state& st, const master_session& s,
-                                              const run_step_request& req);
+// signature and runs the graph passes on every partition, on a thread of its own; then, back
+// on the master, registers the partitions (below). Steps waiting on `run` start when that is
+// done, or fail with it.
+void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
+                        const std::string& session, const run_step_request& req);
 // Registers `run`'s partitions with their workers, then binds their _Sends to the _Recvs'
 // rendezvous actors; steps waiting on the run start when that is done (or fail with it).
 void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,

@@ -11,8 +11,10 @@
 // The price: an actor's handler holds up the process's networking while it runs. caflow's
 // actors never run kernels there except light ones (actors/executor.hpp), and never block on
 // the network (lookups run in a detached actor, net/middleman.hpp), so handlers are short; a
-// task that plans or registers very large graphs pauses its I/O for that long. Timeouts run on
-// a clock thread of their own (net/deadline_clock.hpp), woken only for an earlier deadline.
+// task that reads a very large graph (a session's) or registers a very large partition pauses
+// its I/O for that long; planning runs in a detached actor (actors/master_planning.cpp).
+// Timeouts run on a clock thread of their own (net/deadline_clock.hpp), woken only for an
+// earlier deadline.
 //
 // Busy polling: for `busy_poll` after an actor last handled a message, the loop polls its
 // sockets without sleeping, yielding its core to any other runnable thread between polls. A
