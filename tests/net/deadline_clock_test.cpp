@@ -77,7 +77,7 @@ TEST_CASE("delayed messages arrive in the order of their deadlines") {
   caf::anon_send_exit(d, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("request timeouts fire, and answered requests leave none behind") {
+TEST_CASE("a request times out at its own deadline, not at a later one set before it") {
   loop_config cfg;
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
@@ -85,10 +85,11 @@ TEST_CASE("request timeouts fire, and answered requests leave none behind") {
   auto silent = sys.spawn([](int) -> caf::behavior {
     return {[](int32_t) -> caf::result<int32_t> { return caf::delegated<int32_t>{}; }};
   }, 0);
-  for (int32_t i = 0; i < 100; ++i) {
+  // Answered requests under a long timeout: the clock then sleeps until a minute from now.
+  for (int32_t i = 0; i < 10; ++i) {
     int32_t got = -1;
-    self->request(echo, 50ms, i).receive([&](int32_t v) { got = v; },
-                                        [&](caf::error& e) { FAIL(sys.render(e)); });
+    self->request(echo, std::chrono::minutes(1), i)
+        .receive([&](int32_t v) { got = v; }, [&](caf::error& e) { FAIL(sys.render(e)); });
     CHECK(got == i);
   }
   bool timed_out = false;
@@ -97,10 +98,6 @@ TEST_CASE("request timeouts fire, and answered requests leave none behind") {
       .receive([](int32_t) {}, [&](caf::error& e) { timed_out = e == caf::sec::request_timeout; });
   CHECK(timed_out);
   CHECK(std::chrono::steady_clock::now() - start < scaled(2s));
-  // Nothing of the 100 answered requests fires later into this mailbox.
-  bool stray = false;
-  self->receive([&](caf::message&) { stray = true; }, caf::after(100ms) >> [] {});
-  CHECK_FALSE(stray);
   caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(silent, caf::exit_reason::user_shutdown);
 }
