@@ -194,8 +194,8 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
   job->default_device = own_task(st);
   job->devices = st.devices;
   job->incarnations = st.incarnations;
-  auto worker = self->spawn<caf::detached>(planner, job);
-  self->request(worker, caf::infinite, cf_plan_atom::value)
+  auto planning = self->spawn<caf::detached>(planner, job);
+  self->request(planning, caf::infinite, cf_plan_atom::value)
       .then(
           [=](bool) {
             if (!job->result.ok()) return fail_run(run, job->result);
@@ -208,7 +208,6 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
             run->feed_shapes = std::move(planned.feed_shapes);
             run->num_fetches = planned.num_fetches;
             run->report = std::move(planned.report);
-            run->planned = true;
             if (status st = assign_workers(self->state, *run); !st.ok()) return fail_run(run, st);
             register_partitions(self, run, session);
           },

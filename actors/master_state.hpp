@@ -41,8 +41,7 @@ struct prepared_run {
   std::vector<dtype> feed_types;
   std::vector<partial_shape> feed_shapes;
   size_t num_fetches = 0;
-  bool planned = false;  // partitions known (planning runs off the master's thread)
-  bool ready = false;    // and registered with their workers
+  bool ready = false;  // planned, and registered with its workers
   status failed;
   std::vector<std::function<void()>> waiting;  // steps that arrived during registration
   size_t pending = 0;
