@@ -10,21 +10,14 @@
 #include <vector>
 
 #include "net/deadline_clock.hpp"
-#include "net/loop_scheduler.hpp"
-#include "net/middleman.hpp"
 #include "net/time_scale.hpp"
+#include "test_util/loop_config.hpp"
 
 using namespace caflow;
+using caflow::testing::loop_config;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct loop_config : caf::actor_system_config {
-  loop_config() {
-    configure_network(*this, failure_detection{}, transport_security{});
-    run_actors_on_network_loop(*this);  // whose clock is a deadline_clock
-  }
-};
 
 // Sends each (value, delay) it is given to `to` after that delay.
 caf::behavior delayer(caf::event_based_actor* self, int) {

@@ -16,18 +16,13 @@
 #include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 #include "net/time_scale.hpp"
+#include "test_util/loop_config.hpp"
 
 using namespace caflow;
+using caflow::testing::loop_config;
 using namespace std::chrono_literals;
 
 namespace {
-
-struct loop_config : caf::actor_system_config {
-  loop_config() {
-    configure_network(*this, failure_detection{}, transport_security{});
-    run_actors_on_network_loop(*this);
-  }
-};
 
 using where_atom = caf::atom_constant<caf::atom("where")>;
 using count_atom = caf::atom_constant<caf::atom("count")>;
@@ -132,13 +127,6 @@ TEST_CASE("a system whose actors are still running shuts down") {
 
 namespace {
 
-struct polling_config : caf::actor_system_config {
-  explicit polling_config(std::chrono::microseconds busy_poll) {
-    configure_network(*this, failure_detection{}, transport_security{});
-    run_actors_on_network_loop(*this, busy_poll);
-  }
-};
-
 // CPU time the thread `t` of this process spends during `d`, in milliseconds.
 double cpu_ms_during(pthread_t t, std::chrono::milliseconds d) {
   clockid_t cid;
@@ -168,7 +156,7 @@ pthread_t loop_thread_of(caf::actor_system& sys, caf::scoped_actor& self) {
 }  // namespace
 
 TEST_CASE("after its actors ran, the loop polls for the busy-poll window, then sleeps") {
-  polling_config cfg{std::chrono::microseconds(300ms)};
+  loop_config cfg{std::chrono::microseconds(300ms)};
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   const pthread_t loop = loop_thread_of(sys, self);
@@ -182,7 +170,7 @@ TEST_CASE("after its actors ran, the loop polls for the busy-poll window, then s
 }
 
 TEST_CASE("with busy polling off, the loop sleeps as soon as its actors are done") {
-  polling_config cfg{std::chrono::microseconds(0)};
+  loop_config cfg{std::chrono::microseconds(0)};
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
   const pthread_t loop = loop_thread_of(sys, self);

@@ -1,0 +1,19 @@
+#pragma once
+// An actor system configuration as servers have it: the middleman loaded, and every actor run
+// on its network loop (net/loop_scheduler.hpp, whose clock is net/deadline_clock.hpp).
+#include <caf/actor_system_config.hpp>
+#include <chrono>
+
+#include "net/loop_scheduler.hpp"
+#include "net/middleman.hpp"
+
+namespace caflow::testing {
+
+struct loop_config : caf::actor_system_config {
+  explicit loop_config(std::chrono::microseconds busy_poll = default_busy_poll) {
+    configure_network(*this, failure_detection{}, transport_security{});
+    run_actors_on_network_loop(*this, busy_poll);
+  }
+};
+
+}  // namespace caflow::testing
