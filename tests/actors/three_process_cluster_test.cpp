@@ -156,6 +156,11 @@ TEST_CASE("bad server flags are rejected with a message naming the culprit") {
   CHECK(negative.wait_exit(10s) == 2 << 8);
   CHECK(negative.output().find("--actor-threads takes a non-negative integer, got '-1'") !=
         std::string::npos);
+  child_process poll({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "ps", "--task",
+                      "0", "--busy-poll-us", "200us"});
+  CHECK(poll.wait_exit(10s) == 2 << 8);
+  CHECK(poll.output().find("--busy-poll-us takes a non-negative integer, got '200us'") !=
+        std::string::npos);
 }
 
 TEST_CASE("a restarted worker is found again and its partitions registered anew") {
