@@ -17,7 +17,7 @@
 // earlier deadline.
 //
 // Busy polling: for `busy_poll` after an actor last handled a message, the loop polls its
-// sockets without sleeping, yielding its core to any other runnable thread between polls. A
+// sockets without sleeping, yielding its core to any other runnable thread every few polls. A
 // reply that comes back within that window is read without waking a sleeping thread, which on
 // a virtual machine whose idle cores halt costs tens of microseconds (an exit to the
 // hypervisor). An idle task sleeps as before; a busy one spends its idle moments polling.
