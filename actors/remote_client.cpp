@@ -54,6 +54,7 @@ struct remote_client::impl {
   std::string target;
   std::string session;  // the master's handle, once created
   std::chrono::milliseconds step_timeout{60000};
+  std::chrono::microseconds busy_poll = default_busy_poll;  // before sleeping on a step's answer
   session_config config;
   std::mt19937_64 transfer_ids{std::random_device{}()};
 
@@ -148,12 +149,13 @@ remote_client::~remote_client() = default;
 status_or<std::unique_ptr<remote_client>> remote_client::connect(
     const std::string& target, std::chrono::milliseconds patience,
     std::chrono::milliseconds step_timeout, session_config config,
-    const transport_security& security) {
+    const transport_security& security, std::chrono::microseconds busy_poll) {
   CAFLOW_ASSIGN_OR_RETURN(host_port where, parse_target(target));
   CAFLOW_RETURN_IF_ERROR(validate(security));
   auto i = std::make_unique<impl>(security);
   i->target = target;
   i->step_timeout = step_timeout;
+  i->busy_poll = busy_poll;
   i->config = std::move(config);
   if ((i->local = find_local_master(target, security)))
     return std::unique_ptr<remote_client>(new remote_client(std::move(i)));
@@ -201,8 +203,9 @@ status_or<std::vector<tensor>> remote_client::run(
     // for this call before it goes away. Nothing comes in chunks in a process.
     caf::scoped_actor self{master.home_system()};
     status result;
-    self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req))
-        .receive([&](run_step_reply& r) { reply = std::move(r); },
+    auto asked = self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req));
+    busy_wait([&] { return !self->mailbox().empty(); }, impl_->busy_poll);
+    std::move(asked).receive([&](run_step_reply& r) { reply = std::move(r); },
                  [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
     CAFLOW_RETURN_IF_ERROR(result);
   } else {
@@ -215,6 +218,8 @@ status_or<std::vector<tensor>> remote_client::run(
     auto got = step->done.get_future();
     impl_->sys.spawn(ask_watching_master, step);
     // The request's own timeout ends it; the margin only guards against an actor that never ran.
+    busy_wait([&] { return got.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+              impl_->busy_poll);
     if (got.wait_for(impl_->step_timeout + std::chrono::seconds(10)) != std::future_status::ready)
       return errors::deadline_exceeded("no answer from the master at ", impl_->target, " within ",
                                        impl_->step_timeout.count(), " ms");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph_def.hpp"
+#include "net/busy_wait.hpp"
 #include "net/protocol.hpp"
 #include "net/transport_security.hpp"
 
@@ -21,7 +22,8 @@ class remote_client {
   static status_or<std::unique_ptr<remote_client>> connect(
       const std::string& target, std::chrono::milliseconds patience,
       std::chrono::milliseconds step_timeout, session_config config = {},
-      const transport_security& security = {});
+      const transport_security& security = {},
+      std::chrono::microseconds busy_poll = default_busy_poll);
   ~remote_client();
 
   // Sends nodes to the master: creates the master-side session on first use.

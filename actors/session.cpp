@@ -146,7 +146,8 @@ class session::impl {
                                                             opts_.operation_timeout.count() > 0
                                                                 ? opts_.operation_timeout
                                                                 : std::chrono::hours(24),
-                                                            std::move(config), opts_.security));
+                                                            std::move(config), opts_.security,
+                                                            opts_.busy_poll));
     return {};
   }
 

@@ -20,6 +20,7 @@
 #include "devices/cpu_device.hpp"
 #include "graph/passes/pass.hpp"
 #include "graph/scope.hpp"
+#include "net/busy_wait.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow {
@@ -51,6 +52,9 @@ struct session_options {
   // running steps at once with an error naming it (instead of leaving them blocked until the
   // operation timeout), and new steps fail until the task is back.
   std::vector<std::string> required_tasks = {};
+  // On a cluster: how long the calling thread polls for a step's answer before it sleeps
+  // (net/busy_wait.hpp); 0 sleeps at once.
+  std::chrono::microseconds busy_poll = default_busy_poll;
 };
 
 struct session_stats {

@@ -1,5 +1,6 @@
 #include "net/loop_scheduler.hpp"
 
+#include "net/busy_wait.hpp"
 #include "net/deadline_clock.hpp"
 
 #include <caf/actor_system.hpp>
@@ -7,8 +8,6 @@
 #include <caf/io/network/multiplexer.hpp>
 #include <caf/resumable.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
-#include <sched.h>
-
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -20,9 +19,6 @@ namespace {
 constexpr size_t loop_throughput = 64;
 
 using steady = std::chrono::steady_clock;
-
-// How many turns the busy-polling loop takes between yields of its core.
-constexpr unsigned polls_per_yield = 4;
 
 // Keeps the loop turning, polling its sockets, until `window` after the last touch(). It stays
 // queued on the loop (resume_later) rather than being posted anew for every turn.
@@ -44,11 +40,7 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
       queued_ = false;
       return done;
     }
-    // Any runnable thread on this core goes first, so polling only fills idle time; but not
-    // after every poll: a yield is a system call, and with another poller on this core a
-    // context switch. dist_step_latency_us, interleaved runs: a yield every poll 112-128 us,
-    // every 2nd 102-126 us, every 4th 95-104 us; caflow-train 28.3 s -> 24.9 s.
-    if (++polls_ % polls_per_yield == 0) sched_yield();
+    if (++polls_ % polls_per_yield == 0) sched_yield();  // see net/busy_wait.hpp
     return resume_later;
   }
 

@@ -24,9 +24,9 @@
 #include <caf/actor_system_config.hpp>
 #include <chrono>
 
-namespace caflow {
+#include "net/busy_wait.hpp"
 
-inline constexpr std::chrono::microseconds default_busy_poll{200};
+namespace caflow {
 
 // REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
 // busy_poll == 0 turns polling off: the loop sleeps whenever it has nothing to do.

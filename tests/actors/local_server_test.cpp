@@ -1,6 +1,10 @@
 // create_local_server(): a one-task cluster inside the test process, used through its target
 // like any remote cluster, and server::start's errors for bad task settings.
 #include <doctest/doctest.h>
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
@@ -78,4 +82,55 @@ TEST_CASE("bad targets and tasks are errors naming the culprit") {
   REQUIRE(spec.ok());
   check_error(server::start({.cluster = *spec, .job = "worker", .task = 0}), "worker");
   check_error(server::start({.cluster = *spec, .job = "ps", .task = 3}), "3");
+}
+
+namespace {
+
+// CPU time the calling thread spends in `fn`, and the wall time it takes, in milliseconds.
+template <class F>
+std::pair<double, double> cpu_and_wall_ms(F&& fn) {
+  auto cpu = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  };
+  const double cpu_before = cpu();
+  const auto wall_before = std::chrono::steady_clock::now();
+  fn();
+  return {cpu() - cpu_before,
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_before)
+              .count()};
+}
+
+}  // namespace
+
+TEST_CASE("a session's thread polls for its step's answer for busy_poll, then sleeps") {
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  // A step of some tens of milliseconds: three 512x512 matrix products in a row.
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::mat_mul(root, ops::mat_mul(root, ops::mat_mul(root, x, x), x), x);
+  tensor ones(dtype::float32, tensor_shape{512, 512});
+  std::fill(ones.data<float>(), ones.data<float>() + 512 * 512, 1.0f);
+  const float expected = 512.0f * 512.0f * 512.0f;  // every element of ones^4
+  for (auto poll : {std::chrono::microseconds(200), std::chrono::microseconds(0),
+                    std::chrono::microseconds(20000)}) {
+    CAPTURE(poll.count());
+    session sess(root, {.target = (*srv)->target(), .busy_poll = poll});
+    REQUIRE(sess.run({{x, ones}}, {y}).ok());  // planned and registered
+    auto [cpu, wall] = cpu_and_wall_ms([&] {
+      auto out = sess.run({{x, ones}}, {y});
+      REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+      CHECK(out->at(0).data<float>()[0] == expected);
+    });
+    MESSAGE("busy_poll ", poll.count(), " us: step ", wall, " ms, the caller's CPU ", cpu, " ms");
+    if (poll.count() >= 20000) {
+      // It polled: the whole step, or the whole window.
+      CHECK(cpu > std::min(wall, 20.0) / 4);
+    } else {
+      // It slept for most of the step.
+      CHECK(cpu < wall / 4);
+    }
+  }
 }
