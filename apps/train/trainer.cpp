@@ -189,6 +189,15 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
     }
     auto out = stepper.run(feeds, fetches, {g.train_op});
     if (!out.ok() && until_closed && g.sync->is_end_of_training(out.get_status())) break;
+    // The chief leaves after its last update and closing the token queue; a step begun just
+    // then can find the chief gone before it finds the queue closed. The global step (on a ps)
+    // tells a chief that finished from one that died mid-run.
+    if (!out.ok() && until_closed && out.get_status().code() == error_code::unavailable) {
+      // If the global step cannot be read either (a ps lost), the step's error stands.
+      auto reached = sess.run({g.global_step.ref});
+      if (reached.ok() && (*reached)[0].data<int64_t>()[0] >= total_steps * updates_per_step)
+        break;
+    }
     if (!out.ok()) return out.get_status();
     float loss = 0;
     int64_t correct = 0;
