@@ -11,10 +11,10 @@
 #include <caf/send.hpp>
 
 #include "actors/log.hpp"
-#include "graph/thread_sanitizer.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "net/bulk_frame.hpp"
 #include "net/recycling_allocator.hpp"
-#include "net/time_scale.hpp"
 
 namespace caflow {
 namespace {

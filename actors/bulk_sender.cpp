@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "actors/log.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "net/bulk_frame.hpp"
-#include "net/time_scale.hpp"
 #include "net/wire_chunk.hpp"
 
 namespace caflow {

@@ -21,7 +21,7 @@
 #include <caf/actor.hpp>
 
 #include "actors/rendezvous_actor.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 #include "net/protocol.hpp"
 #include "net/socket_io.hpp"
 

@@ -6,8 +6,8 @@
 #include <mutex>
 
 #include "actors/trace_recorder.hpp"
-#include "graph/partition.hpp"
-#include "graph/thread_sanitizer.hpp"
+#include "graph/ir/partition.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
@@ -310,7 +310,7 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
   }
 #ifdef CAFLOW_TSAN
   // Outputs may leave through actors (a Send, a fetch) whose hand-over TSan cannot see; their
-  // readers acquire (graph/thread_sanitizer.hpp).
+  // readers acquire (graph/platform/thread_sanitizer.hpp).
   if (outputs)
     for (int i = 0; i < item.num_outputs; ++i) tsan_release(outputs[i].value.raw_data());
 #endif

@@ -24,7 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/graph.hpp"
+#include "graph/ir/graph.hpp"
 #include "kernels/op_kernel.hpp"
 
 namespace caflow {

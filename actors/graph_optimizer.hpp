@@ -1,5 +1,5 @@
 #pragma once
-// The graph passes (graph/passes/) as the runtime runs them: on a local session's pruned graph
+// The graph passes (graph/ir/passes/) as the runtime runs them: on a local session's pruned graph
 // and on every partition the master caches, with constant folding evaluated once on a host CPU
 // device. graph/ knows no kernels; this is where the passes get their evaluator.
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "devices/device.hpp"
-#include "graph/passes/pass.hpp"
+#include "graph/ir/passes/pass.hpp"
 
 namespace caflow {
 

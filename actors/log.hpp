@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

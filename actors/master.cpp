@@ -6,7 +6,7 @@
 
 #include "actors/log.hpp"
 #include "actors/master_state.hpp"
-#include "graph/serialization.hpp"
+#include "graph/ir/serialization.hpp"
 #include "net/errors.hpp"
 
 namespace caflow {

@@ -16,8 +16,8 @@
 #include "actors/chunked_values.hpp"
 #include "actors/master.hpp"
 #include "actors/step_stats.hpp"
-#include "graph/device_name.hpp"
-#include "graph/graph.hpp"
+#include "graph/core/device_name.hpp"
+#include "graph/ir/graph.hpp"
 
 namespace caflow::master_internal {
 

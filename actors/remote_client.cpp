@@ -7,8 +7,8 @@
 
 #include "actors/chunked_values.hpp"
 #include "actors/local_masters.hpp"
-#include "graph/serialization.hpp"
-#include "graph/thread_sanitizer.hpp"
+#include "graph/ir/serialization.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 #include "net/errors.hpp"
 #include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"

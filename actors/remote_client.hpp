@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/graph_def.hpp"
-#include "net/busy_wait.hpp"
+#include "graph/ir/graph_def.hpp"
+#include "graph/platform/busy_wait.hpp"
 #include "net/protocol.hpp"
 #include "net/transport_security.hpp"
 

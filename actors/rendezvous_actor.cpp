@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "actors/executor.hpp"
-#include "graph/allocator.hpp"
+#include "graph/core/allocator.hpp"
 #include "net/chunk_assembler.hpp"
 #include "net/errors.hpp"
 #include "net/protocol.hpp"

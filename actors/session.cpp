@@ -6,11 +6,11 @@
 #include <unordered_map>
 
 #include "actors/executor.hpp"
-#include "actors/remote_client.hpp"
 #include "actors/graph_optimizer.hpp"
-#include "graph/dump.hpp"
-#include "graph/passes/pass.hpp"
-#include "graph/prune.hpp"
+#include "actors/remote_client.hpp"
+#include "graph/ir/dump.hpp"
+#include "graph/ir/passes/pass.hpp"
+#include "graph/ir/prune.hpp"
 
 namespace caflow {
 namespace {
@@ -252,11 +252,6 @@ status_or<std::vector<tensor>> session::run(const feed_list& feeds,
     target_names.push_back(op.node);
   }
   return impl_->run(named, fetch_names, target_names);
-}
-
-status session::run_targets(const std::vector<operation>& targets, const feed_list& feeds) {
-  auto r = run(feeds, {}, targets);
-  return r.ok() ? status{} : r.get_status();
 }
 
 status_or<std::vector<tensor>> session::run_named(const named_feed_list& feeds,

@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "devices/cpu_device.hpp"
-#include "graph/passes/pass.hpp"
-#include "graph/scope.hpp"
-#include "net/busy_wait.hpp"
+#include "graph/client/scope.hpp"
+#include "graph/client/step_runner.hpp"
+#include "graph/ir/passes/pass.hpp"
+#include "graph/platform/busy_wait.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow {
@@ -53,7 +54,7 @@ struct session_options {
   // operation timeout), and new steps fail until the task is back.
   std::vector<std::string> required_tasks = {};
   // On a cluster: how long the calling thread polls for a step's answer before it sleeps
-  // (net/busy_wait.hpp); 0 sleeps at once.
+  // (graph/platform/busy_wait.hpp); 0 sleeps at once.
   std::chrono::microseconds busy_poll = default_busy_poll;
 };
 
@@ -67,9 +68,8 @@ struct session_stats {
   std::string last_optimization;  // e.g. "cse: 12 -> 9 nodes (3 removed); ..."
 };
 
-class session {
+class session final : public step_runner {
  public:
-  using feed_list = std::vector<std::pair<output, tensor>>;
   using named_feed_list = std::vector<std::pair<std::string, tensor>>;
 
   explicit session(const session_options& opts = {});
@@ -83,10 +83,8 @@ class session {
   status extend(const graph_def& more);
 
   status_or<std::vector<tensor>> run(const feed_list& feeds, const std::vector<output>& fetches,
-                                     const std::vector<operation>& targets = {});
+                                     const std::vector<operation>& targets = {}) override;
   status_or<std::vector<tensor>> run(const std::vector<output>& fetches) { return run({}, fetches); }
-  // Runs targets only (e.g. an init or train op).
-  status run_targets(const std::vector<operation>& targets, const feed_list& feeds = {});
   // By name: feeds and fetches are "node" or "node:port", targets are node names.
   status_or<std::vector<tensor>> run_named(const named_feed_list& feeds,
                                            const std::vector<std::string>& fetches,

@@ -7,7 +7,7 @@
 
 #include "actors/log.hpp"
 #include "actors/worker_state.hpp"
-#include "graph/thread_sanitizer.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 #include "net/errors.hpp"
 
 namespace caflow::worker_internal {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "devices/gpu_devices.hpp"
-#include "graph/device_name.hpp"
+#include "graph/core/device_name.hpp"
 
 namespace {
 

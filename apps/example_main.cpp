@@ -17,7 +17,7 @@
 #include <cstring>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 
 using namespace caflow;
 

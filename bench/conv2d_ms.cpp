@@ -10,8 +10,8 @@
 
 #include "actors/session.hpp"
 #include "bench_util.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/tensor_views.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/core/tensor_views.hpp"
 
 using namespace caflow;
 

@@ -5,7 +5,7 @@
 // Target: at least 100,000 steps/s on a 2-core machine.
 #include "actors/session.hpp"
 #include "bench_util.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 
 using namespace caflow;
 

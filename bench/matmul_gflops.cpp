@@ -5,8 +5,8 @@
 
 #include "actors/session.hpp"
 #include "bench_util.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/tensor_views.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/core/tensor_views.hpp"
 
 using namespace caflow;
 

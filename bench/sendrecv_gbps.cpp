@@ -25,7 +25,7 @@
 #include "actors/session.hpp"
 #include "bench_util.hpp"
 #include "forked_servers.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 
 using namespace caflow;
 using clock_type = std::chrono::steady_clock;

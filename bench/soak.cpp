@@ -40,7 +40,7 @@
 #include "actors/session.hpp"
 #include "bench_util.hpp"
 #include "forked_servers.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 
 extern char** environ;
 

@@ -21,7 +21,7 @@
 #include "actors/session.hpp"
 #include "apps/train/replication.hpp"
 #include "bench_util.hpp"
-#include "graph/data/fashion_mnist.hpp"
+#include "graph/client/data/fashion_mnist.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;

@@ -17,7 +17,7 @@
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/trainer.hpp"
 #include "bench_util.hpp"
-#include "graph/data/fashion_mnist.hpp"
+#include "graph/client/data/fashion_mnist.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;

@@ -1,8 +1,8 @@
 # The GPU device: CUDA runtime, cuBLAS and cuDNN. CAFLOW_CUDA=AUTO builds it when nvcc and
 # cuDNN are found, ON insists (and says what is missing), OFF never looks.
 #
-# GPU sources (devices/gpu/, kernels/gpu/) form the object library caflow_gpu, whose objects go
-# into the caflow shared library; an OFF build never compiles them. CAFLOW_HAVE_CUDA is defined
+# GPU sources form the layers devices_gpu (devices/gpu/) and kernels_gpu (kernels/gpu/), object
+# libraries whose objects go into the caflow shared library; an OFF build never compiles them. CAFLOW_HAVE_CUDA is defined
 # (publicly) for the always-compiled code that must know, e.g. devices/gpu_devices.cpp.
 # .cu files hold device code and launchers only (no Eigen, no CAF): nvcc is slow, and keeping
 # those translation units free of the project's heavy headers keeps it fast.
@@ -68,31 +68,38 @@ if(CAFLOW_HAVE_CUDA)
   message(STATUS "GPU device: on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures "
                  "${CMAKE_CUDA_ARCHITECTURES}, cuDNN ${CAFLOW_CUDNN_LIBRARY})")
 
-  file(GLOB CAFLOW_GPU_SOURCES CONFIGURE_DEPENDS
-    ${PROJECT_SOURCE_DIR}/devices/gpu/*.cpp
-    ${PROJECT_SOURCE_DIR}/kernels/gpu/*.cpp ${PROJECT_SOURCE_DIR}/kernels/gpu/*.cu)
-  add_library(caflow_gpu OBJECT ${CAFLOW_GPU_SOURCES})
-  # Directory-wide options (-Wall for g++, sanitizers) are not all nvcc's: start from none and
-  # give each language its own.
-  set_target_properties(caflow_gpu PROPERTIES
-    COMPILE_OPTIONS ""
-    POSITION_INDEPENDENT_CODE ON
-    CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
-  target_compile_options(caflow_gpu PRIVATE
-    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
-    # As for the rest of caflow: GCC 12's -Wrestrict misfires in std::string (GCC bug 105651).
-    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
-    # What caflow's users compile with (-march, ...), so inline code agrees across the library.
-    $<$<COMPILE_LANGUAGE:CXX>:$<TARGET_PROPERTY:caflow,INTERFACE_COMPILE_OPTIONS>>
-    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CAFLOW_SANITIZE}>>:-fsanitize=${CAFLOW_SANITIZE} -fno-omit-frame-pointer>
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
-  target_compile_definitions(caflow_gpu PRIVATE CAFLOW_HAVE_CUDA EIGEN_USE_THREADS)
-  target_include_directories(caflow_gpu PRIVATE ${PROJECT_SOURCE_DIR} ${CAFLOW_CUDNN_INCLUDE_DIR})
-  # For the usage requirements (include directories) of what the .cpp files include.
-  target_link_libraries(caflow_gpu PRIVATE Eigen3::Eigen Threads::Threads caf::core caf::io
-                                           CUDA::cudart CUDA::cublas)
-
-  target_sources(caflow PRIVATE $<TARGET_OBJECTS:caflow_gpu>)
+  foreach(layer devices_gpu kernels_gpu)
+    set(gpu_sources "")
+    foreach(dir ${CAFLOW_LAYER_${layer}_DIRS})
+      file(GLOB dir_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${dir}/*.cpp
+           ${PROJECT_SOURCE_DIR}/${dir}/*.cu)
+      list(APPEND gpu_sources ${dir_sources})
+    endforeach()
+    set(target caflow_${layer})
+    add_library(${target} OBJECT ${gpu_sources})
+    # Directory-wide options (-Wall for g++, sanitizers) are not all nvcc's: start from none and
+    # give each language its own.
+    set_target_properties(${target} PROPERTIES
+      COMPILE_OPTIONS ""
+      POSITION_INDEPENDENT_CODE ON
+      CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON CUDA_EXTENSIONS OFF)
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+      # As for the rest of caflow: GCC 12's -Wrestrict misfires in std::string (GCC bug 105651).
+      $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
+      # What caflow's users compile with (-march, ...), so inline code agrees across the library.
+      $<$<COMPILE_LANGUAGE:CXX>:$<TARGET_PROPERTY:caflow,INTERFACE_COMPILE_OPTIONS>>
+      $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CAFLOW_SANITIZE}>>:-fsanitize=${CAFLOW_SANITIZE} -fno-omit-frame-pointer>
+      $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+    target_compile_definitions(${target} PRIVATE CAFLOW_HAVE_CUDA EIGEN_USE_THREADS)
+    # Only the layer's view of the project (cmake/layers.cmake), as for every other layer.
+    target_include_directories(${target} PRIVATE ${CAFLOW_LAYER_${layer}_VIEW}
+                                                 ${CAFLOW_CUDNN_INCLUDE_DIR})
+    # For the usage requirements (include directories) of what the .cpp files include.
+    target_link_libraries(${target} PRIVATE Eigen3::Eigen Threads::Threads caf::core caf::io
+                                            CUDA::cudart CUDA::cublas)
+    target_sources(caflow PRIVATE $<TARGET_OBJECTS:${target}>)
+  endforeach()
   target_compile_definitions(caflow PUBLIC CAFLOW_HAVE_CUDA)
   target_link_libraries(caflow PRIVATE CUDA::cudart CUDA::cublas ${CAFLOW_CUDNN_LIBRARY})
 endif()

@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstdlib>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graph/allocator.hpp"
+#include "graph/core/allocator.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CAFLOW_ASAN 1

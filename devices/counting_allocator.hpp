@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "graph/allocator.hpp"
+#include "graph/core/allocator.hpp"
 
 namespace caflow {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "devices/device.hpp"
-#include "graph/status.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/status.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 

@@ -21,7 +21,7 @@
 #include <string>
 
 #include "devices/device.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 #include "kernels/cancellation.hpp"
 
 namespace caflow {

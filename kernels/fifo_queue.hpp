@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "devices/device.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 #include "kernels/cancellation.hpp"
 
 namespace caflow {

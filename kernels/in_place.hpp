@@ -1,6 +1,6 @@
 #pragma once
 // The check a read-modify-write kernel makes before it writes a variable's bytes in place.
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "devices/device.hpp"
-#include "graph/node_signature.hpp"
+#include "graph/ir/node_signature.hpp"
 #include "kernels/step_context.hpp"
 #include "kernels/variable.hpp"
 

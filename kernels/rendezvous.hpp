@@ -1,6 +1,6 @@
 #pragma once
 // Where the two halves of a cut edge meet: a _Send in one partition hands its tensor over
-// under the edge's key (rendezvous_key in graph/partition.hpp), the matching _Recv in another
+// under the edge's key (rendezvous_key in graph/ir/partition.hpp), the matching _Recv in another
 // partition takes it. Each key is used once per step; values of different steps never mix, so
 // consecutive steps may overlap.
 //
@@ -10,8 +10,8 @@
 #include <functional>
 #include <string>
 
-#include "graph/status.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/status.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 #include "kernels/cancellation.hpp"
 
 namespace caflow {

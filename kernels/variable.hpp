@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "devices/resource_manager.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <random>
 
-#include "graph/shape.hpp"
+#include "graph/core/shape.hpp"
 #include "net/wire_chunk.hpp"
 
 namespace caflow {

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "graph/thread_sanitizer.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 #include "net/recycling_allocator.hpp"
 
 namespace caflow {

@@ -20,7 +20,7 @@
 #include <string>
 #include <utility>
 
-#include "graph/allocator.hpp"
+#include "graph/core/allocator.hpp"
 #include "net/wire_chunk.hpp"
 
 namespace caflow {

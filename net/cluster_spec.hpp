@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "graph/device_name.hpp"
-#include "graph/status.hpp"
+#include "graph/core/device_name.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

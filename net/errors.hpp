@@ -5,7 +5,7 @@
 #include <caf/error.hpp>
 #include <string>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

@@ -8,7 +8,7 @@
 
 #include <caf/all.hpp>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

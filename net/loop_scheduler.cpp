@@ -1,6 +1,6 @@
 #include "net/loop_scheduler.hpp"
 
-#include "net/busy_wait.hpp"
+#include "graph/platform/busy_wait.hpp"
 #include "net/deadline_clock.hpp"
 
 #include <caf/actor_system.hpp>
@@ -40,7 +40,7 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
       queued_ = false;
       return done;
     }
-    if (++polls_ % polls_per_yield == 0) sched_yield();  // see net/busy_wait.hpp
+    if (++polls_ % polls_per_yield == 0) sched_yield();  // see graph/platform/busy_wait.hpp
     return resume_later;
   }
 

@@ -24,7 +24,7 @@
 #include <caf/actor_system_config.hpp>
 #include <chrono>
 
-#include "net/busy_wait.hpp"
+#include "graph/platform/busy_wait.hpp"
 
 namespace caflow {
 

@@ -16,8 +16,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "graph/platform/time_scale.hpp"
 #include "net/cluster_spec.hpp"
-#include "net/time_scale.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow {

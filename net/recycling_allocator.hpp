@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <mutex>
 
-#include "graph/allocator.hpp"
+#include "graph/core/allocator.hpp"
 
 namespace caflow {
 

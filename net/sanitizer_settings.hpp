@@ -3,7 +3,7 @@
 // tests configure.
 #include <caf/actor_system_config.hpp>
 
-#include "graph/thread_sanitizer.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 
 namespace caflow {
 

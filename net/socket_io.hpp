@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

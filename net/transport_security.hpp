@@ -7,7 +7,7 @@
 //   CAFLOW_RETURN_IF_ERROR(validate(sec));   // before any actor system starts
 #include <string>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

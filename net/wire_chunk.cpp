@@ -8,24 +8,15 @@
 #include <caf/serializer.hpp>
 #include <limits>
 
-#include "graph/shape.hpp"
-#include "graph/thread_sanitizer.hpp"
-#include "graph/types.hpp"
+#include "graph/core/shape.hpp"
+#include "graph/core/types.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 
 namespace caflow {
 namespace {
 
 caf::error refuse(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "edge_chunk: " + why);
-}
-
-// "[3,-1]": dims as announced, before they are known to form a shape. At most max_rank + 1
-// are shown: a forged header may carry many more.
-std::string dims_text(const std::vector<int64_t>& dims) {
-  std::string out = "[";
-  const size_t shown = std::min<size_t>(dims.size(), max_rank + 1);
-  for (size_t i = 0; i < shown; ++i) out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + (shown < dims.size() ? ",...]" : "]");
 }
 
 }  // namespace
@@ -109,7 +100,7 @@ status check_announced_tensor(std::string_view what, const std::string& key, int
   auto shape = tensor_shape::make(dims);
   if (!shape.ok())
     return errors::invalid_argument("edge '", key, "': ", what, " of step ", step_id,
-                                    " announces a bad shape ", dims_text(dims), ": ",
+                                    " announces a bad shape ", format_dims(dims, max_rank + 1), ": ",
                                     shape.get_status().message());
   const auto dt = static_cast<dtype>(type);
   const auto elements = static_cast<uint64_t>(shape->num_elements());

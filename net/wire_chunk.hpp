@@ -22,8 +22,8 @@
 #include <utility>
 #include <vector>
 
-#include "graph/status.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/status.hpp"
+#include "graph/core/tensor.hpp"
 #include "net/wire_tensor.hpp"
 
 namespace caflow {

@@ -16,13 +16,6 @@ caf::error refuse(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "wire_tensor: " + why);
 }
 
-// "[3,-1]": dims as announced, before they are known to form a shape.
-std::string dims_text(std::span<const int64_t> dims) {
-  std::string out = "[";
-  for (size_t i = 0; i < dims.size(); ++i) out += (i ? "," : "") + std::to_string(dims[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 caf::error inspect(caf::serializer& f, wire_tensor& x) {
@@ -54,7 +47,7 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   auto shape = tensor_shape::make(announced);
   if (!shape.ok())
     return refuse("header announces " + std::string(dtype_name(static_cast<dtype>(type))) +
-                  dims_text(announced) + ": " + shape.get_status().message());
+                  format_dims(announced) + ": " + shape.get_status().message());
   uint64_t bytes = 0;
   if (auto err = f(bytes)) return err;
   const auto dt = static_cast<dtype>(type);

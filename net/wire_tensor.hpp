@@ -10,7 +10,7 @@
 #include <caf/fwd.hpp>
 #include <caf/meta/type_name.hpp>
 
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 

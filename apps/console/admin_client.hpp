@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 #include "net/admin_protocol.hpp"
 #include "net/transport_security.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 #include "net/admin_protocol.hpp"
 
 namespace caflow::console {

@@ -1,6 +1,6 @@
 #include "apps/train/data.hpp"
 
-#include "graph/data/fashion_mnist.hpp"
+#include "graph/client/data/fashion_mnist.hpp"
 
 namespace caflow::train_app {
 namespace {

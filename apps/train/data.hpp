@@ -2,7 +2,7 @@
 // The Fashion-MNIST training and test sets as the trainer uses them.
 #include <string>
 
-#include "graph/data/dataset.hpp"
+#include "graph/client/data/dataset.hpp"
 
 namespace caflow::train_app {
 

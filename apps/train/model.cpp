@@ -1,8 +1,8 @@
 #include "apps/train/model.hpp"
 
-#include "graph/ops/ops.hpp"
-#include "graph/train/initializers.hpp"
-#include "graph/train/layers.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/client/train/initializers.hpp"
+#include "graph/client/train/layers.hpp"
 
 namespace caflow::train_app {
 namespace {

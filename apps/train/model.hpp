@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "apps/train/options.hpp"
-#include "graph/train/variables.hpp"
+#include "graph/client/train/variables.hpp"
 
 namespace caflow::train_app {
 

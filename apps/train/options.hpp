@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow::train_app {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow::train_app {
 

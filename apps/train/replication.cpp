@@ -1,15 +1,15 @@
 #include "apps/train/replication.hpp"
 
-#include "graph/device_name.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/train/adagrad_optimizer.hpp"
-#include "graph/train/adam_optimizer.hpp"
-#include "graph/train/global_step.hpp"
-#include "graph/train/gradient_descent_optimizer.hpp"
-#include "graph/train/momentum_optimizer.hpp"
-#include "graph/train/replica_device_setter.hpp"
-#include "graph/train/rmsprop_optimizer.hpp"
-#include "graph/train/sync_replicas_optimizer.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/client/train/adagrad_optimizer.hpp"
+#include "graph/client/train/adam_optimizer.hpp"
+#include "graph/client/train/global_step.hpp"
+#include "graph/client/train/gradient_descent_optimizer.hpp"
+#include "graph/client/train/momentum_optimizer.hpp"
+#include "graph/client/train/replica_device_setter.hpp"
+#include "graph/client/train/rmsprop_optimizer.hpp"
+#include "graph/client/train/sync_replicas_optimizer.hpp"
+#include "graph/core/device_name.hpp"
 
 namespace caflow::train_app {
 namespace {

@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "apps/train/model.hpp"
-#include "graph/train/optimizer.hpp"
-#include "graph/train/saver.hpp"
-#include "graph/train/sync_replicas_optimizer.hpp"
+#include "graph/client/train/optimizer.hpp"
+#include "graph/client/train/saver.hpp"
+#include "graph/client/train/sync_replicas_optimizer.hpp"
 
 namespace caflow::train_app {
 

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow::train_app {
 

@@ -9,7 +9,7 @@
 
 #include "actors/session.hpp"
 #include "apps/train/progress.hpp"
-#include "graph/train/saver.hpp"
+#include "graph/client/train/saver.hpp"
 
 namespace caflow::train_app {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "apps/train/plot.hpp"
 #include "apps/train/replication.hpp"
-#include "graph/data/dataset.hpp"
+#include "graph/client/data/dataset.hpp"
 
 namespace caflow::train_app {
 

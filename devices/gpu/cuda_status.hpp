@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "graph/status.hpp"
+#include "graph/core/status.hpp"
 
 namespace caflow {
 

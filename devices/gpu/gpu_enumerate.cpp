@@ -5,7 +5,7 @@
 
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_device.hpp"
-#include "graph/device_name.hpp"
+#include "graph/core/device_name.hpp"
 
 namespace caflow {
 

@@ -2,7 +2,7 @@
 // rows of bytes; a split whose pieces are contiguous returns views of its input.
 #include <vector>
 
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 

@@ -12,12 +12,6 @@ namespace {
 // Below this much arithmetic a whole convolution runs on the calling thread.
 inline constexpr double small_conv_flops = 256 * 1024;
 
-std::string dims_string(const std::vector<int64_t>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 conv2d_kernel_base::conv2d_kernel_base(kernel_construction& c) : op_kernel(c) {
@@ -31,7 +25,7 @@ conv2d_kernel_base::conv2d_kernel_base(kernel_construction& c) : op_kernel(c) {
   CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
   CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
                      errors::unimplemented("the CPU kernel supports only dilations of 1, got ",
-                                           dims_string(dilations)));
+                                           format_dims(dilations)));
 }
 
 status_or<conv2d_geometry> conv2d_kernel_base::geometry(const tensor_shape& input,

@@ -11,7 +11,7 @@
 
 #include <Eigen/Core>
 
-#include "graph/ops/conv_ops.hpp"
+#include "graph/util/conv_geometry.hpp"
 #include "kernels/op_kernel.hpp"
 
 namespace caflow::conv {

@@ -13,23 +13,12 @@
 #include <array>
 #include <cstdint>
 
-#include "graph/tensor_views.hpp"
+#include "graph/core/tensor_views.hpp"
+#include "kernels/common/broadcast_plan.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/op_kernel.hpp"
 
 namespace caflow::cwise {
-
-struct broadcast_plan {
-  enum class kind : uint8_t { flat, lhs_scalar, rhs_scalar, general };
-  kind how = kind::flat;
-  tensor_shape out_shape;
-  // For `general` only: the collapsed dims; x_dims[i] and y_dims[i] are out_dims[i] or 1.
-  int rank = 0;
-  std::array<int64_t, max_rank> out_dims{}, x_dims{}, y_dims{};
-};
-
-// Works out how x and y broadcast; an invalid_argument error names both shapes.
-status plan_broadcast(const tensor_shape& x, const tensor_shape& y, broadcast_plan* plan);
 
 inline constexpr int max_eigen_broadcast_rank = 5;
 

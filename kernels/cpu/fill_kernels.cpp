@@ -12,15 +12,6 @@ void allocate_filled(kernel_context& ctx, const tensor_shape& shape, T value) {
   eval_into(ctx, flat<T>(*out), flat<T>(*out).constant(value), out->num_elements());
 }
 
-std::string dims_string(const std::vector<int64_t>& dims) {
-  std::string out = "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (i) out += ",";
-    out += std::to_string(dims[i]);
-  }
-  return out + "]";
-}
-
 template <class T, class Index>
 class fill_op final : public op_kernel {
  public:
@@ -38,7 +29,7 @@ class fill_op final : public op_kernel {
     const std::vector<int64_t> requested(d, d + dims.num_elements());
     auto shape = tensor_shape::make(requested);
     CAFLOW_OP_REQUIRES(ctx, shape.ok(),
-                       errors::invalid_argument("dims ", dims_string(requested), ": ",
+                       errors::invalid_argument("dims ", format_dims(requested), ": ",
                                                 shape.get_status().message()));
     allocate_filled(ctx, *shape, value.scalar_value<T>());
   }

@@ -2,7 +2,7 @@
 // of params per index. With batch_dims b, the first b dims of params and indices are paired
 // rather than crossed: batch element t gathers from params[t] with indices[t]. Every index is
 // checked before any byte moves.
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -19,7 +19,7 @@ std::string describe_index(const tensor_shape& shape, int64_t k, int64_t value) 
     pos[d] = k % shape.dim(d);
     k /= shape.dim(d);
   }
-  std::string s = format_indices(pos);
+  std::string s = format_dims(pos);
   return errors::concat("indices", s, " = ", value);
 }
 

@@ -1,6 +1,6 @@
 // Kernels the gradient machinery builds on: BroadcastGradientArgs (which dims to sum a
 // broadcast gradient over) and StopGradient (the input itself, bytes shared).
-#include "graph/ops/nn_ops.hpp"
+#include "graph/util/broadcast_reduction.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "graph/ops/conv_ops.hpp"
+#include "graph/util/conv_geometry.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 
 namespace caflow::pool {

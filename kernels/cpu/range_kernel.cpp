@@ -1,7 +1,7 @@
 // Range: start, start + delta, ... up to limit (exclusive), TensorFlow's semantics.
 #include <type_traits>
 
-#include "graph/ops/shape_ops.hpp"
+#include "graph/util/shape_util.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {

@@ -11,26 +11,11 @@
 #include <cmath>
 #include <limits>
 
+#include "kernels/common/reduction_plan.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
-
-struct reduction_pass {
-  int64_t outer = 1, size = 1, inner = 1;
-};
-
-struct reduction_plan {
-  tensor_shape output_shape;  // with keep_dims applied
-  // Empty when nothing needs reducing: the output is the input, reshaped.
-  std::array<reduction_pass, max_rank> passes{};
-  int num_passes = 0;
-  int64_t reduced_elements = 1;  // inputs that meet in each output; Mean divides by it
-};
-
-// Validates the axes against the input and plans the passes.
-status_or<reduction_plan> plan_reduction(const tensor_shape& input, const tensor& axes,
-                                         bool keep_dims);
 
 // One pass on the calling thread or the intra-op pool: out[o, i] = reduce_s in[o, s, i].
 template <class T, class Reducer>

@@ -3,7 +3,7 @@
 // device's inter-op pool.
 #include <algorithm>
 
-#include "graph/checkpoint_file.hpp"
+#include "graph/ir/checkpoint_file.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {

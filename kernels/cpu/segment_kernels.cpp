@@ -3,7 +3,7 @@
 // rule), ids >= num_segments are errors.
 #include <algorithm>
 
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 

@@ -1,10 +1,10 @@
-// The two halves of a cut edge (ops declared in graph/partition.cpp). _Send hands its input to
+// The two halves of a cut edge (ops declared in graph/ir/partition.cpp). _Send hands its input to
 // the step's rendezvous and finishes; _Recv asks for the value and finishes when it arrives,
 // holding no thread meanwhile. Both move tensor handles only, so they are dtype-agnostic.
 #include <atomic>
 
-#include "graph/partition.hpp"
-#include "graph/thread_sanitizer.hpp"
+#include "graph/ir/partition.hpp"
+#include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/rendezvous.hpp"
 

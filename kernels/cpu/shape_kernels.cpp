@@ -4,7 +4,7 @@
 #include <array>
 #include <limits>
 
-#include "graph/ops/shape_ops.hpp"
+#include "graph/util/shape_util.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {

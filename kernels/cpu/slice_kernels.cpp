@@ -1,6 +1,6 @@
 // Slice: a box of the input, [begin, begin + size) in every dimension. A box that is one
 // contiguous run of the input (whole trailing dimensions) is returned as a view.
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 

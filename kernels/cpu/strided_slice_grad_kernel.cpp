@@ -15,12 +15,12 @@ status_or<tensor_shape> shape_from(const tensor& t) {
     return errors::invalid_argument("shape must be a vector, got shape ", t.shape().to_string());
   const std::vector<int64_t> dims = index_values(t);
   if (dims.size() > static_cast<size_t>(max_rank))
-    return errors::invalid_argument("shape ", format_indices(dims), " has more than ", max_rank,
+    return errors::invalid_argument("shape ", format_dims(dims), " has more than ", max_rank,
                                     " dimensions");
   tensor_shape shape;
   for (int64_t d : dims) {
     if (d < 0)
-      return errors::invalid_argument("shape ", format_indices(dims), " has a negative dimension");
+      return errors::invalid_argument("shape ", format_dims(dims), " has a negative dimension");
     shape.add_dim(d);
   }
   return shape;

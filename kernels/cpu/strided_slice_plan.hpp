@@ -1,9 +1,9 @@
 #pragma once
 // What StridedSlice reads and StridedSliceGrad writes: the slice resolved against a concrete
-// input shape by the same rules as the shape function (graph/ops/array_index_util.hpp), as
+// input shape by the same rules as the shape function (graph/util/array_index_util.hpp), as
 // one strided pattern over the input's elements. Both kernels build it with one call, so a
 // slice and its gradient always touch the same elements.
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 
 namespace caflow::array_kernels {

@@ -2,7 +2,7 @@
 // every byte is written once, by a memcpy or memset of the longest run the layout allows.
 #include <vector>
 
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -116,7 +116,7 @@ class tile_bytes : public op_kernel {
       CAFLOW_OP_REQUIRES(
           ctx, mult[k] >= 0,
           errors::invalid_argument("multiples[", k, "] = ", mult[k], " is negative; multiples ",
-                                   format_indices(mult)));
+                                   format_dims(mult)));
       CAFLOW_OP_REQUIRES(ctx, !__builtin_mul_overflow(input.dim(k), mult[k], &out_dims[k]),
                          errors::invalid_argument("tiling dimension ", k, " of size ", input.dim(k),
                                                   " ", mult[k], " times overflows int64"));

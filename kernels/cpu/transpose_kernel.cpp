@@ -1,5 +1,5 @@
 // Transpose: output dimension i is input dimension perm[i].
-#include "graph/ops/array_index_util.hpp"
+#include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 

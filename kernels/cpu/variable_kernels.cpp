@@ -1,9 +1,9 @@
 // Variable kernels. The variable lives in the device's resource manager under (container,
 // shared_name or node name), looked up once when the kernel is built. Updates never mutate
 // bytes a reader still holds: in-place only when the variable owns its buffer alone.
-#include "graph/tensor_views.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "graph/core/tensor_views.hpp"
 #include "kernels/in_place.hpp"
+#include "kernels/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

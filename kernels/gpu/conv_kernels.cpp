@@ -15,12 +15,6 @@
 namespace caflow::gpu {
 namespace {
 
-std::string dims_string(const std::vector<int64_t>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) out += (i ? "," : "") + std::to_string(v[i]);
-  return out + "]";
-}
-
 // What cuDNN needs for one geometry; x describes the padded frame.
 struct cudnn_conv : conv_descriptors {
   window_plan plan;
@@ -43,7 +37,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
     CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
                        errors::unimplemented("the GPU kernel supports only dilations of 1, got ",
-                                             dims_string(dilations)));
+                                             format_dims(dilations)));
   }
 
  protected:

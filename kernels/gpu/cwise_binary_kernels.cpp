@@ -1,6 +1,6 @@
 // Binary element-wise kernels on the GPU: the CPU's broadcast plan (shapes checked and dims
 // collapsed the same way), then one launch.
-#include "kernels/cpu/cwise_binary.hpp"
+#include "kernels/common/broadcast_plan.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 

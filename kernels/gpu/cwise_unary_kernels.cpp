@@ -1,6 +1,6 @@
 // Unary element-wise kernels, activations, Cast, Fill, ZerosLike, OnesLike and Reshape on the
 // GPU.
-#include "graph/ops/shape_ops.hpp"
+#include "graph/util/shape_util.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -93,16 +93,9 @@ class fill_op final : public gpu_op_kernel {
     CAFLOW_OP_REQUIRES_OK(ctx, value.get_status());
     auto shape = tensor_shape::make(*dims);
     CAFLOW_OP_REQUIRES(ctx, shape.ok(),
-                       errors::invalid_argument("dims ", tensor_shape_string(*dims), ": ",
+                       errors::invalid_argument("dims ", format_dims(*dims), ": ",
                                                 shape.get_status().message()));
     fill_output<T>(ctx, g, *shape, value->scalar_value<T>());
-  }
-
- private:
-  static std::string tensor_shape_string(const std::vector<int64_t>& d) {
-    std::string s = "[";
-    for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-    return s + "]";
   }
 };
 

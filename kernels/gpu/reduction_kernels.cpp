@@ -2,7 +2,7 @@
 // collapsed into [outer, size, inner] passes), each pass one launch.
 #include <limits>
 
-#include "kernels/cpu/reduction_common.hpp"
+#include "kernels/common/reduction_plan.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 

@@ -5,7 +5,7 @@
 // much more the kernel pads into a copy of the input (zeros for convolutions, -inf for max
 // pooling), so that cuDNN's windows start where TensorFlow's do and their number is
 // TensorFlow's. No CUDA here: the plan is host arithmetic, tested without a GPU.
-#include "graph/ops/conv_ops.hpp"
+#include "graph/util/conv_geometry.hpp"
 #include "kernels/gpu/nhwc_dims.hpp"
 
 namespace caflow::gpu {

@@ -5,7 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "net/wire_tensor.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/three_process_cluster.hpp"

@@ -9,8 +9,8 @@
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
-#include "net/time_scale.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/platform/time_scale.hpp"
 
 using namespace caflow;
 using clock_type = std::chrono::steady_clock;

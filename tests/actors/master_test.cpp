@@ -6,8 +6,8 @@
 
 #include "actors/master.hpp"
 #include "actors/worker.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/serialization.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/ir/serialization.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
 

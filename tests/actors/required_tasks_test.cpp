@@ -7,7 +7,7 @@
 #include <csignal>
 #include <thread>
 
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/three_process_cluster.hpp"
 

@@ -4,12 +4,12 @@
 #include <thread>
 
 #include "actors/session.hpp"
-#include "graph/node_builder.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/random_ops.hpp"
-#include "graph/ops/state_ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/random_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/ir/shape_inference.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
-#include "net/time_scale.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
 #include "test_util/three_process_cluster.hpp"

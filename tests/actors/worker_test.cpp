@@ -22,17 +22,17 @@
 
 #include "actors/chunked_values.hpp"
 #include "actors/worker.hpp"
-#include "graph/device_name.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/partition.hpp"
-#include "graph/placer.hpp"
-#include "graph/prune.hpp"
-#include "graph/serialization.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/core/device_name.hpp"
+#include "graph/ir/partition.hpp"
+#include "graph/ir/placer.hpp"
+#include "graph/ir/prune.hpp"
+#include "graph/ir/serialization.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
-#include "test_util/two_task_master.hpp"
 #include "test_util/spawn_function.hpp"
+#include "test_util/two_task_master.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;

@@ -20,7 +20,7 @@
 
 #include "actors/session.hpp"
 #include "commands.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/process.hpp"
 #include "test_util/three_process_cluster.hpp"
 #include "trace_file.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 #include <regex>
 
-#include "net/time_scale.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "test_util/process.hpp"
 #include "test_util/train_app.hpp"
 

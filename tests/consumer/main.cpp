@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include <actors/session.hpp>
-#include <graph/ops/ops.hpp>
+#include <graph/client/ops/ops.hpp>
 
 int main() {
   using namespace caflow;

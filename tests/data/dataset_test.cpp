@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "graph/data/dataset.hpp"
+#include "graph/client/data/dataset.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "graph/data/fashion_mnist.hpp"
-#include "graph/data/gzip_file.hpp"
+#include "graph/client/data/fashion_mnist.hpp"
+#include "graph/client/data/gzip_file.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/temp_dir.hpp"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "devices/bfc_allocator.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 namespace {

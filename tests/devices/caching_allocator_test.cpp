@@ -6,7 +6,7 @@
 #include "devices/caching_allocator.hpp"
 #include "devices/counting_allocator.hpp"
 #include "devices/cpu_device.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 using namespace caflow;
 

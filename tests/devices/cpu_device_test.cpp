@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "devices/cpu_device.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
 
 using namespace caflow;
 

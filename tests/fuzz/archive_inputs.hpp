@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "graph/serialization.hpp"
+#include "graph/ir/serialization.hpp"
 
 namespace caflow::fuzz {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "fuzz/archive_inputs.hpp"
-#include "graph/checkpoint_file.hpp"
+#include "graph/ir/checkpoint_file.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz/wire_types.hpp"
-#include "graph/checkpoint_file.hpp"
-#include "graph/serialization.hpp"
+#include "graph/ir/checkpoint_file.hpp"
+#include "graph/ir/serialization.hpp"
 #include "net/bulk_frame.hpp"
 
 using namespace caflow;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "devices/gpu_devices.hpp"
-#include "graph/attr_value.hpp"
-#include "graph/op_def.hpp"
+#include "graph/ir/attr_value.hpp"
+#include "graph/ir/op_def.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"
 

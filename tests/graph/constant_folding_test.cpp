@@ -1,4 +1,4 @@
-#include "graph/passes/constant_folding.hpp"
+#include "graph/ir/passes/constant_folding.hpp"
 
 #include <doctest/doctest.h>
 
@@ -6,9 +6,9 @@
 
 #include "actors/executor.hpp"
 #include "actors/session.hpp"
-#include "graph/node_builder.hpp"
-#include "graph/ops/ops.hpp"
-#include "graph/shape_inference.hpp"
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/ir/shape_inference.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"
 

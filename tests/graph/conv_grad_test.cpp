@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/gradients/gradients.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/conv_ops.hpp"
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/conv_ops.hpp"
 #include "test_util/gradient_checker.hpp"
 #include "test_util/kernel_fixture.hpp"
 

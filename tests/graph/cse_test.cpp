@@ -1,11 +1,11 @@
-#include "graph/passes/cse.hpp"
+#include "graph/ir/passes/cse.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -1,4 +1,4 @@
-#include "graph/device_name.hpp"
+#include "graph/core/device_name.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "graph/dump.hpp"
+#include "graph/ir/dump.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "graph/node_builder.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/ops.hpp"
 
 using namespace caflow;
 

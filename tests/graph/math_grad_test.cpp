@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/gradient_checker.hpp"
 #include "test_util/kernel_fixture.hpp"
 

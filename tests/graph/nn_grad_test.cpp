@@ -4,11 +4,11 @@
 #include <vector>
 
 #include "actors/session.hpp"
-#include "graph/gradients/gradients.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/nn_ops.hpp"
-#include "graph/ops/shape_ops.hpp"
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
+#include "graph/client/ops/shape_ops.hpp"
 #include "test_util/gradient_checker.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "graph/graph.hpp"
-#include "graph/op_def.hpp"
+#include "graph/ir/graph.hpp"
+#include "graph/ir/op_def.hpp"
 
 using namespace caflow;
 

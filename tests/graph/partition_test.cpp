@@ -1,14 +1,14 @@
-#include "graph/partition.hpp"
+#include "graph/ir/partition.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "graph/device_name.hpp"
-#include "graph/ops/array_ops.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/state_ops.hpp"
+#include "graph/client/ops/array_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/core/device_name.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

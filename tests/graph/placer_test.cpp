@@ -1,11 +1,11 @@
-#include "graph/placer.hpp"
+#include "graph/ir/placer.hpp"
 
 #include <doctest/doctest.h>
 
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/state_ops.hpp"
-#include "graph/prune.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/ir/prune.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/gradient_checker.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "graph/node_builder.hpp"
-#include "graph/ops/base_ops.hpp"
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/base_ops.hpp"
 
 using namespace caflow;
 

@@ -12,7 +12,7 @@
 #include <random>
 
 #include "devices/counting_allocator.hpp"
-#include "graph/serialization.hpp"
+#include "graph/ir/serialization.hpp"
 
 using namespace caflow;
 

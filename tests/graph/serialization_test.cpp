@@ -1,4 +1,4 @@
-#include "graph/serialization.hpp"
+#include "graph/ir/serialization.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "graph/shape.hpp"
+#include "graph/core/shape.hpp"
 
 using namespace caflow;
 

@@ -3,11 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "actors/session.hpp"
-#include "graph/gradients/gradients.hpp"
-#include "graph/node_builder.hpp"
-#include "graph/op_def.hpp"
-#include "graph/shape_inference.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/ir/op_def.hpp"
+#include "graph/ir/shape_inference.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "graph/tensor.hpp"
-#include "graph/tensor_views.hpp"
+#include "graph/core/tensor.hpp"
+#include "graph/core/tensor_views.hpp"
 
 using namespace caflow;
 

@@ -6,8 +6,8 @@
 #include <future>
 
 #include "actors/session.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/data_flow_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/data_flow_ops.hpp"
 #include "kernels/conditional_accumulator.hpp"
 #include "test_util/kernel_fixture.hpp"
 

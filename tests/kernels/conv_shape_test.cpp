@@ -3,8 +3,8 @@
 // kernel), and errors naming the node.
 #include <doctest/doctest.h>
 
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/conv_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/conv_ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

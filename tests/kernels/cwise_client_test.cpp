@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
 
 using namespace caflow;
 

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

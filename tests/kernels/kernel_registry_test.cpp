@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "devices/cpu_device.hpp"
-#include "graph/graph.hpp"
+#include "graph/ir/graph.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -1,7 +1,7 @@
 #include <vector>
 
 #include "devices/cpu_device.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/nn_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
 
 using namespace caflow;
 

@@ -1,7 +1,8 @@
 // BroadcastGradientArgs and StopGradient kernels.
 #include <vector>
 
-#include "graph/ops/nn_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
+#include "graph/util/broadcast_reduction.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -1,6 +1,6 @@
 // Pack and Unpack: stacking along a new axis and splitting along an existing one.
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

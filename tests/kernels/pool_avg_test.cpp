@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "graph/ops/conv_ops.hpp"
+#include "graph/client/ops/conv_ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

@@ -8,8 +8,8 @@
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/data_flow_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/data_flow_ops.hpp"
 #include "kernels/fifo_queue.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -9,8 +9,8 @@
 
 #include "actors/session.hpp"
 #include "devices/cpu_device.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/random_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/random_ops.hpp"
 #include "kernels/cpu/random_philox.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "test_util/kernel_fixture.hpp"

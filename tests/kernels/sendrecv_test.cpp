@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "devices/cpu_device.hpp"
-#include "graph/partition.hpp"
+#include "graph/ir/partition.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/local_rendezvous.hpp"
 #include "test_util/kernel_fixture.hpp"

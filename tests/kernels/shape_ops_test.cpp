@@ -1,6 +1,6 @@
 // Reshape, Shape, Size, Rank, ExpandDims, Squeeze: kernels and shape functions.
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

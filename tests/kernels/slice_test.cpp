@@ -3,8 +3,8 @@
 #include <limits>
 
 #include "actors/session.hpp"
-#include "graph/ops/array_ops.hpp"
-#include "graph/ops/base_ops.hpp"
+#include "graph/client/ops/array_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

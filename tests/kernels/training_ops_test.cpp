@@ -8,9 +8,9 @@
 #include <thread>
 
 #include "actors/session.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/state_ops.hpp"
-#include "graph/ops/training_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/client/ops/training_ops.hpp"
 #include "kernels/in_place.hpp"
 #include "test_util/kernel_fixture.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/serialization.hpp"
+#include "graph/ir/serialization.hpp"
 #include "net/protocol.hpp"
 #include "test_util/kernel_fixture.hpp"
 

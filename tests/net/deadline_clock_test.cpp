@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "graph/platform/time_scale.hpp"
 #include "net/deadline_clock.hpp"
-#include "net/time_scale.hpp"
 #include "test_util/loop_config.hpp"
 
 using namespace caflow;

@@ -13,9 +13,9 @@
 #include <thread>
 #include <vector>
 
+#include "graph/platform/time_scale.hpp"
 #include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
-#include "net/time_scale.hpp"
 #include "test_util/loop_config.hpp"
 
 using namespace caflow;

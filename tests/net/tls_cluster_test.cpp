@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/test_certs.hpp"
 #include "test_util/three_process_cluster.hpp"

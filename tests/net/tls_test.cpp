@@ -13,7 +13,7 @@
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
-#include "graph/ops/ops.hpp"
+#include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
 #include "test_util/test_certs.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "actors/session.hpp"
-#include "graph/ops/base_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
 
 namespace caflow::testing {
 namespace {

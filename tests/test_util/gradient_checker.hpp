@@ -16,8 +16,8 @@
 
 #include <vector>
 
-#include "graph/gradients/gradients.hpp"
-#include "graph/tensor.hpp"
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow::testing {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "devices/cpu_device.hpp"
-#include "graph/shape_inference.hpp"
+#include "graph/ir/shape_inference.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow::testing {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "graph/attr_value.hpp"
-#include "graph/tensor.hpp"
+#include "graph/core/tensor.hpp"
+#include "graph/ir/attr_value.hpp"
 
 namespace caflow::testing {
 

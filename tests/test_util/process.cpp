@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "net/time_scale.hpp"
+#include "graph/platform/time_scale.hpp"
 
 extern char** environ;
 

@@ -18,7 +18,7 @@ class child_process {
 
   pid_t pid() const { return pid_; }
   // Reads output until a line contains `needle`; false when `timeout` (stretched by time_scale
-  // in a TSan build: net/time_scale.hpp) passes or the child exits.
+  // in a TSan build: graph/platform/time_scale.hpp) passes or the child exits.
   bool wait_for_output(const std::string& needle, std::chrono::milliseconds timeout);
   const std::string& output() const { return output_; }
   void signal(int sig);

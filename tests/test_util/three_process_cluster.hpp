@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "actors/session.hpp"
-#include "net/time_scale.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "test_util/process.hpp"
 
 namespace caflow::testing {

@@ -14,16 +14,16 @@
 #include <caf/io/all.hpp>
 
 #include "actors/worker.hpp"
-#include "graph/device_name.hpp"
-#include "graph/partition.hpp"
-#include "graph/placer.hpp"
-#include "graph/prune.hpp"
-#include "graph/scope.hpp"
-#include "graph/serialization.hpp"
+#include "graph/client/scope.hpp"
+#include "graph/core/device_name.hpp"
+#include "graph/ir/partition.hpp"
+#include "graph/ir/placer.hpp"
+#include "graph/ir/prune.hpp"
+#include "graph/ir/serialization.hpp"
+#include "graph/platform/time_scale.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "net/errors.hpp"
 #include "net/sanitizer_settings.hpp"
-#include "net/time_scale.hpp"
 
 namespace caflow::testing::two_tasks {
 

@@ -5,14 +5,14 @@
 #include <cmath>
 
 #include "actors/session.hpp"
-#include "graph/gradients/gradients.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/nn_ops.hpp"
-#include "graph/ops/reduction_ops.hpp"
-#include "graph/train/gradient_descent_optimizer.hpp"
-#include "graph/train/initializers.hpp"
-#include "graph/train/layers.hpp"
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
+#include "graph/client/ops/reduction_ops.hpp"
+#include "graph/client/train/gradient_descent_optimizer.hpp"
+#include "graph/client/train/initializers.hpp"
+#include "graph/client/train/layers.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

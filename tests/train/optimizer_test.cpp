@@ -7,15 +7,15 @@
 #include <cmath>
 
 #include "actors/session.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/math_ops.hpp"
-#include "graph/ops/reduction_ops.hpp"
-#include "graph/train/adagrad_optimizer.hpp"
-#include "graph/train/adam_optimizer.hpp"
-#include "graph/train/global_step.hpp"
-#include "graph/train/gradient_descent_optimizer.hpp"
-#include "graph/train/momentum_optimizer.hpp"
-#include "graph/train/rmsprop_optimizer.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/reduction_ops.hpp"
+#include "graph/client/train/adagrad_optimizer.hpp"
+#include "graph/client/train/adam_optimizer.hpp"
+#include "graph/client/train/global_step.hpp"
+#include "graph/client/train/gradient_descent_optimizer.hpp"
+#include "graph/client/train/momentum_optimizer.hpp"
+#include "graph/client/train/rmsprop_optimizer.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;

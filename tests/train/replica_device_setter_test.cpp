@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "graph/ops/ops.hpp"
-#include "graph/train/replica_device_setter.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/client/train/replica_device_setter.hpp"
 
 using namespace caflow;
 

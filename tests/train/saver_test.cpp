@@ -12,15 +12,15 @@
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
-#include "graph/device_name.hpp"
-#include "graph/checkpoint_file.hpp"
-#include "graph/ops/base_ops.hpp"
-#include "graph/ops/io_ops.hpp"
-#include "graph/ops/state_ops.hpp"
-#include "graph/train/saver.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/io_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/client/train/saver.hpp"
+#include "graph/core/device_name.hpp"
+#include "graph/ir/checkpoint_file.hpp"
 #include "test_util/kernel_fixture.hpp"
-#include "test_util/temp_dir.hpp"
 #include "test_util/process.hpp"
+#include "test_util/temp_dir.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;

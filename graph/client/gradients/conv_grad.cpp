@@ -1,0 +1,108 @@
+// Gradients of the convolution and pooling ops (graph/client/ops/conv_ops.hpp), as TensorFlow's
+// nn_grad.py defines them. Conv2D and its backprops are bilinear, so each one's gradient is
+// another of the three with the same attrs; the pools' gradients are their Grad ops.
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/conv_ops.hpp"
+#include "graph/client/ops/shape_ops.hpp"
+
+namespace caflow {
+namespace {
+
+using grad_list = std::vector<output>;
+
+// x's shape as an int32 vector: a Const when known at graph construction, so the backprop's
+// shape function knows its output shape; otherwise Shape, worked out at run time.
+output shape_vector(const scope& s, const output& x) {
+  const partial_shape known = s.shape_of(x);
+  if (!known.fully_defined()) return ops::shape(s, x);
+  std::vector<int32_t> dims;
+  for (int64_t d : known.dim_vector()) dims.push_back(static_cast<int32_t>(d));
+  return ops::constant(s, tensor::from_vector<int32_t>(dims));
+}
+
+status conv_attrs_of(const grad_op_info& op, ops::conv2d_attrs* a) {
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("strides", &a->strides));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("padding", &a->padding));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("data_format", &a->data_format));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("dilations", &a->dilations));
+  return op.get_attr("explicit_paddings", &a->explicit_paddings);
+}
+
+status pool_attrs_of(const grad_op_info& op, ops::pool_attrs* a) {
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("ksize", &a->ksize));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("strides", &a->strides));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("padding", &a->padding));
+  return op.get_attr("data_format", &a->data_format);
+}
+
+// y = Conv2D(x, w): dx = Conv2DBackpropInput(shape(x), w, dy),
+// dw = Conv2DBackpropFilter(x, shape(w), dy).
+status conv2d_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
+  ops::conv2d_attrs a;
+  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  const output &x = op.inputs[0], &w = op.inputs[1];
+  *dx = {ops::conv2d_backprop_input(s, shape_vector(s, x), w, dy[0], a),
+         ops::conv2d_backprop_filter(s, x, shape_vector(s, w), dy[0], a)};
+  return {};
+}
+
+// z = Conv2DBackpropInput(sizes, w, g) is linear in w and in g: with dz shaped like the
+// convolution's input, dw = Conv2DBackpropFilter(dz, shape(w), g) and dg = Conv2D(dz, w).
+status conv2d_backprop_input_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                                  grad_list* dx) {
+  ops::conv2d_attrs a;
+  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  const output &w = op.inputs[1], &g = op.inputs[2];
+  *dx = {output{}, ops::conv2d_backprop_filter(s, dz[0], shape_vector(s, w), g, a),
+         ops::conv2d(s, dz[0], w, a)};
+  return {};
+}
+
+// z = Conv2DBackpropFilter(x, sizes, g), linear in x and in g: with dz shaped like the filter,
+// dx = Conv2DBackpropInput(shape(x), dz, g) and dg = Conv2D(x, dz).
+status conv2d_backprop_filter_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                                   grad_list* dx) {
+  ops::conv2d_attrs a;
+  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  const output &x = op.inputs[0], &g = op.inputs[2];
+  *dx = {ops::conv2d_backprop_input(s, shape_vector(s, x), dz[0], g, a), output{},
+         ops::conv2d(s, x, dz[0], a)};
+  return {};
+}
+
+status max_pool_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
+                     grad_list* dx) {
+  ops::pool_attrs a;
+  CAFLOW_RETURN_IF_ERROR(pool_attrs_of(op, &a));
+  *dx = {ops::max_pool_grad(s, op.inputs[0], op.outputs[0], dy[0], a)};
+  return {};
+}
+
+status avg_pool_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
+                     grad_list* dx) {
+  ops::pool_attrs a;
+  CAFLOW_RETURN_IF_ERROR(pool_attrs_of(op, &a));
+  *dx = {ops::avg_pool_grad(s, shape_vector(s, op.inputs[0]), dy[0], a)};
+  return {};
+}
+
+// AvgPoolGrad(shape, g) is linear in g, and its adjoint is AvgPool itself.
+status avg_pool_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                          grad_list* dx) {
+  ops::pool_attrs a;
+  CAFLOW_RETURN_IF_ERROR(pool_attrs_of(op, &a));
+  *dx = {output{}, ops::avg_pool(s, dz[0], a)};
+  return {};
+}
+
+}  // namespace
+
+CAFLOW_REGISTER_GRADIENT("Conv2D", conv2d_grad);
+CAFLOW_REGISTER_GRADIENT("Conv2DBackpropInput", conv2d_backprop_input_grad);
+CAFLOW_REGISTER_GRADIENT("Conv2DBackpropFilter", conv2d_backprop_filter_grad);
+CAFLOW_REGISTER_GRADIENT("MaxPool", max_pool_grad);
+CAFLOW_REGISTER_GRADIENT("AvgPool", avg_pool_grad);
+CAFLOW_REGISTER_GRADIENT("AvgPoolGrad", avg_pool_grad_grad);
+
+}  // namespace caflow

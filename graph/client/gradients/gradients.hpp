@@ -1,0 +1,107 @@
+#pragma once
+// Symbolic differentiation of graphs under construction, like TensorFlow's C++
+// AddSymbolicGradients:
+//
+//   auto loss = ops::reduce_mean(root, ops::square(root, ops::sub(root, y, labels)), {0, 1});
+//   std::vector<output> grads;
+//   status st = add_symbolic_gradients(root, {loss}, {w, b}, &grads);  // d loss / d w, d b
+//
+// Each differentiable op registers one gradient function with CAFLOW_REGISTER_GRADIENT, in a
+// file of graph/client/gradients/ named after its op group (math_grad.cpp, nn_grad.cpp, ...). The
+// function receives the forward node and the gradients flowing into each of its outputs, and
+// adds nodes (through the given scope) computing the gradient of each of its data inputs.
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/client/scope.hpp"
+#include "graph/ir/node_signature.hpp"
+
+namespace caflow {
+
+// What a gradient function sees of the forward node.
+struct grad_op_info {
+  node_def def;                 // the node as built (attrs include defaults)
+  std::vector<output> inputs;   // its data inputs, in order, typed
+  std::vector<output> outputs;  // its outputs, in order, typed
+
+  template <class T>
+  status get_attr(std::string_view name, T* out) const {
+    return caflow::get_attr(def, name, out);
+  }
+};
+
+// `grad_outputs` has one valid entry per output of the op: outputs no gradient reaches are
+// given as zeros (ZerosLike). The function fills `grad_inputs` with one entry per data input;
+// an invalid (default-constructed) output means no gradient flows to that input (integer
+// indices, shapes, ...). Errors are returned, naming what is wrong.
+using gradient_fn = std::function<status(const scope& s, const grad_op_info& op,
+                                         const std::vector<output>& grad_outputs,
+                                         std::vector<output>* grad_inputs)>;
+
+class gradient_registry {
+ public:
+  // Filled during static initialization, read-only afterwards.
+  static gradient_registry& global();
+  void add(std::string op, gradient_fn fn);
+  // Ops through which no gradient flows (shape queries, comparisons, random numbers...):
+  // their inputs get no gradient, silently.
+  void add_no_gradient(std::string op);
+  // nullptr when the op has no gradient function (or is registered as having none).
+  const gradient_fn* lookup(std::string_view op) const;
+  bool is_no_gradient(std::string_view op) const;
+
+ private:
+  std::map<std::string, gradient_fn, std::less<>> fns_;
+  std::map<std::string, bool, std::less<>> no_gradient_;
+};
+
+namespace detail {
+struct gradient_registrar {
+  gradient_registrar(const char* op, gradient_fn fn) {
+    gradient_registry::global().add(op, std::move(fn));
+  }
+  explicit gradient_registrar(const char* op) { gradient_registry::global().add_no_gradient(op); }
+};
+}  // namespace detail
+
+#define CAFLOW_GRAD_CONCAT_INNER(a, b) a##b
+#define CAFLOW_GRAD_CONCAT(a, b) CAFLOW_GRAD_CONCAT_INNER(a, b)
+#define CAFLOW_REGISTER_GRADIENT(op, fn)                                               \
+  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_grad_, __LINE__)( \
+      op, fn)
+#define CAFLOW_REGISTER_NO_GRADIENT(op)                                                \
+  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_nograd_, __LINE__)( \
+      op)
+
+// Adds to `s` the nodes computing the gradients of sum(outputs[i] * grad_outputs[i]) with
+// respect to each of `inputs` and stores them in `grad_inputs` (one per input, in order).
+// `grad_outputs` empty means ones shaped like each output (d outputs / d inputs). Gradients
+// reaching one tensor along several paths are summed with AddN. An input that the outputs do
+// not depend on gets zeros shaped like it. Fails, naming the node and op, when a path from an
+// input to an output runs through an op without a gradient function.
+//
+// Only float32 and float64 tensors carry gradients: paths through integer tensors (shapes,
+// indices, casts to int) contribute nothing, and integer `outputs` or `inputs` are refused.
+// Each requested input is a leaf: gradients do not flow back through it, so when one input
+// is computed from another, each gradient holds the other inputs fixed. An input that is a
+// variable's Ref output is differentiated as the value its consumers read.
+//
+// The nodes are added under the name scope "gradients" (made unique), one sub-scope per
+// forward node ("gradients/layer/MatMul_grad/..."). Errors found here (bad arguments, an op
+// without a gradient) are returned without being recorded in `s`, so the scope stays usable;
+// an op that fails to build inside a gradient function records its error in `s`, as every op
+// does. Nodes added before an error remain, unused.
+status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                              const std::vector<output>& inputs,
+                              const std::vector<output>& grad_outputs,
+                              std::vector<output>* grad_inputs);
+inline status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                                     const std::vector<output>& inputs,
+                                     std::vector<output>* grad_inputs) {
+  return add_symbolic_gradients(s, outputs, inputs, {}, grad_inputs);
+}
+
+}  // namespace caflow

@@ -1,0 +1,325 @@
+// add_symbolic_gradients: reverse-mode differentiation of the graph under construction.
+//
+// Only nodes on a path from a requested input to a requested output are differentiated: the
+// nodes reachable backwards from the outputs, intersected with those reachable forwards from
+// the inputs. Paths run over float32/float64 edges only, so integer tensors (shapes, indices,
+// counters) never carry a gradient. A requested input is a leaf: gradients stop there, so
+// d output / d x holds every other requested input fixed.
+//
+// The nodes of that subgraph are visited in reverse topological order, so by the time a node
+// is visited every consumer of its outputs has already handed back its share of the gradient;
+// the shares of one tensor are summed with AddN.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/shape_ops.hpp"
+
+namespace caflow {
+namespace {
+
+bool is_differentiable(dtype t) { return t == dtype::float32 || t == dtype::float64; }
+
+// One output of a node of the forward graph, by node index.
+using tensor_id = std::pair<int, int>;
+
+struct forward_node {
+  const node_def* def = nullptr;
+  std::vector<tensor_id> inputs;  // data inputs only, in order
+  std::vector<dtype> output_types;
+  std::vector<std::vector<tensor_id>> consumers;  // per output: (consumer node, input slot)
+};
+
+class gradient_builder {
+ public:
+  gradient_builder(const scope& s, const std::vector<output>& outputs,
+                   const std::vector<output>& inputs, const std::vector<output>& grad_outputs)
+      : scope_(s),
+        outputs_(outputs),
+        inputs_(inputs),
+        grad_outputs_(grad_outputs),
+        grad_scope_(s.new_sub_scope("gradients")) {}
+
+  status build(std::vector<output>* grad_inputs);
+
+ private:
+  status load_graph();
+  status_or<tensor_id> locate(const output& o, const char* what, size_t i) const;
+  status check_arguments();
+  void find_paths();
+  status_or<std::vector<int>> reverse_topological_order() const;
+  status backprop(int node);
+  output sum(const scope& s, const std::vector<output>& grads) const;
+  output as_output(tensor_id t) const {
+    const forward_node& n = nodes_[t.first];
+    return {n.def->name, t.second, n.output_types[t.second]};
+  }
+  bool requested(tensor_id t) const { return leaf_grads_.count(t) != 0; }
+  // Hands `grad` to tensor `t`: kept for the caller if `t` is a requested input, queued for
+  // its node if that node is on a path, dropped otherwise.
+  void send(tensor_id t, const output& grad);
+
+  const scope& scope_;
+  const std::vector<output>& outputs_;
+  const std::vector<output>& inputs_;
+  const std::vector<output>& grad_outputs_;
+
+  graph_def def_;
+  std::vector<forward_node> nodes_;
+  std::map<std::string, int, std::less<>> index_of_;
+  std::vector<tensor_id> output_ids_, input_ids_;
+  std::vector<bool> on_path_;
+  std::map<tensor_id, std::vector<output>> pending_;     // gradients of non-leaf tensors
+  std::map<tensor_id, std::vector<output>> leaf_grads_;  // gradients of requested inputs
+  scope grad_scope_;
+};
+
+status gradient_builder::load_graph() {
+  def_ = scope_.to_graph_def();
+  nodes_.resize(def_.nodes.size());
+  for (size_t i = 0; i < def_.nodes.size(); ++i)
+    index_of_.emplace(def_.nodes[i].name, static_cast<int>(i));
+  for (size_t i = 0; i < def_.nodes.size(); ++i) {
+    const node_def& def = def_.nodes[i];
+    forward_node& n = nodes_[i];
+    n.def = &def;
+    CAFLOW_ASSIGN_OR_RETURN(const op_def* op, op_registry::global().find(def.op));
+    CAFLOW_ASSIGN_OR_RETURN(node_signature sig, resolve_signature(*op, def));
+    n.output_types = std::move(sig.output_types);
+    n.consumers.resize(n.output_types.size());
+  }
+  for (size_t i = 0; i < def_.nodes.size(); ++i) {
+    const node_def& def = def_.nodes[i];
+    for (const std::string& in : def.inputs) {
+      CAFLOW_ASSIGN_OR_RETURN(input_ref ref, parse_input(in));
+      if (ref.is_control()) continue;
+      auto src = index_of_.find(ref.node);
+      if (src == index_of_.end() ||
+          ref.port >= static_cast<int>(nodes_[src->second].output_types.size()))
+        return errors::invalid_argument(describe_node(def), ": input '", in,
+                                        "' names no output of the graph");
+      const int slot = static_cast<int>(nodes_[i].inputs.size());
+      nodes_[i].inputs.emplace_back(src->second, ref.port);
+      nodes_[src->second].consumers[ref.port].emplace_back(static_cast<int>(i), slot);
+    }
+  }
+  return {};
+}
+
+status_or<tensor_id> gradient_builder::locate(const output& o, const char* what, size_t i) const {
+  if (!o.valid())
+    return errors::invalid_argument("add_symbolic_gradients: ", what, "[", i,
+                                    "] is an invalid output (from a failed op?)");
+  auto it = index_of_.find(o.node);
+  if (it == index_of_.end() || o.index < 0 ||
+      o.index >= static_cast<int>(nodes_[it->second].output_types.size()))
+    return errors::invalid_argument("add_symbolic_gradients: ", what, "[", i, "] ('", o.name(),
+                                    "') is not an output of the scope's graph");
+  const dtype actual = nodes_[it->second].output_types[o.index];
+  if (!is_differentiable(actual))
+    return errors::invalid_argument("add_symbolic_gradients: ", what, "[", i, "] ('", o.name(),
+                                    "') is ", dtype_name(actual),
+                                    ": only float32 and float64 tensors have gradients");
+  return tensor_id{it->second, o.index};
+}
+
+status gradient_builder::check_arguments() {
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor_id t, locate(outputs_[i], "outputs", i));
+    output_ids_.push_back(t);
+  }
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor_id t, locate(inputs_[i], "inputs", i));
+    input_ids_.push_back(t);
+    leaf_grads_[t];  // marks `t` as a leaf
+  }
+  if (grad_outputs_.empty()) return {};
+  if (grad_outputs_.size() != outputs_.size())
+    return errors::invalid_argument("add_symbolic_gradients: ", grad_outputs_.size(),
+                                    " grad_outputs given for ", outputs_.size(),
+                                    " outputs; pass one per output, or none for ones");
+  for (size_t i = 0; i < grad_outputs_.size(); ++i) {
+    const output& g = grad_outputs_[i];
+    if (!g.valid())
+      return errors::invalid_argument("add_symbolic_gradients: grad_outputs[", i,
+                                      "] is an invalid output (from a failed op?)");
+    const dtype want = nodes_[output_ids_[i].first].output_types[output_ids_[i].second];
+    if (g.type != want)
+      return errors::invalid_argument("add_symbolic_gradients: grad_outputs[", i, "] ('", g.name(),
+                                      "') is ", dtype_name(g.type), " but outputs[", i, "] ('",
+                                      outputs_[i].name(), "') is ", dtype_name(want));
+  }
+  return {};
+}
+
+void gradient_builder::find_paths() {
+  const size_t n = nodes_.size();
+  // Backwards from the outputs, not through leaves.
+  std::vector<bool> reaches_output(n, false);
+  std::vector<int> stack;
+  for (tensor_id t : output_ids_)
+    if (!requested(t) && !reaches_output[t.first]) {
+      reaches_output[t.first] = true;
+      stack.push_back(t.first);
+    }
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    for (tensor_id src : nodes_[id].inputs) {
+      if (requested(src) || reaches_output[src.first]) continue;
+      if (!is_differentiable(nodes_[src.first].output_types[src.second])) continue;
+      reaches_output[src.first] = true;
+      stack.push_back(src.first);
+    }
+  }
+  // Forwards from the leaves, again not through other leaves.
+  std::vector<bool> reached_from_input(n, false);
+  auto visit_consumers = [&](tensor_id t) {
+    if (!is_differentiable(nodes_[t.first].output_types[t.second])) return;
+    for (tensor_id c : nodes_[t.first].consumers[t.second])
+      if (!reached_from_input[c.first]) {
+        reached_from_input[c.first] = true;
+        stack.push_back(c.first);
+      }
+  };
+  for (tensor_id t : input_ids_) visit_consumers(t);
+  while (!stack.empty()) {
+    const int id = stack.back();
+    stack.pop_back();
+    for (int p = 0; p < static_cast<int>(nodes_[id].output_types.size()); ++p)
+      if (!requested({id, p})) visit_consumers({id, p});
+  }
+  on_path_.assign(n, false);
+  for (size_t i = 0; i < n; ++i) on_path_[i] = reaches_output[i] && reached_from_input[i];
+}
+
+status_or<std::vector<int>> gradient_builder::reverse_topological_order() const {
+  const int n = static_cast<int>(nodes_.size());
+  std::vector<int> waiting(n, 0), order;
+  for (int i = 0; i < n; ++i) {
+    if (!on_path_[i]) continue;
+    for (tensor_id src : nodes_[i].inputs)
+      if (on_path_[src.first]) ++waiting[i];
+  }
+  for (int i = 0; i < n; ++i)
+    if (on_path_[i] && waiting[i] == 0) order.push_back(i);
+  for (size_t k = 0; k < order.size(); ++k)
+    for (const auto& consumers : nodes_[order[k]].consumers)
+      for (tensor_id c : consumers)
+        if (on_path_[c.first] && --waiting[c.first] == 0) order.push_back(c.first);
+  int expected = 0;
+  for (int i = 0; i < n; ++i) expected += on_path_[i] ? 1 : 0;
+  if (static_cast<int>(order.size()) != expected)
+    return errors::invalid_argument("add_symbolic_gradients: the graph has a cycle");
+  return std::vector<int>(order.rbegin(), order.rend());
+}
+
+output gradient_builder::sum(const scope& s, const std::vector<output>& grads) const {
+  return grads.size() == 1 ? grads.front() : ops::add_n(s, grads);
+}
+
+void gradient_builder::send(tensor_id t, const output& grad) {
+  if (auto leaf = leaf_grads_.find(t); leaf != leaf_grads_.end()) {
+    leaf->second.push_back(grad);
+  } else if (on_path_[t.first]) {
+    pending_[t].push_back(grad);
+  }
+}
+
+status gradient_builder::backprop(int id) {
+  const forward_node& n = nodes_[id];
+  const int num_outputs = static_cast<int>(n.output_types.size());
+  bool any_gradient = false;
+  for (int p = 0; p < num_outputs; ++p)
+    if (!requested({id, p}) && pending_.count({id, p})) any_gradient = true;
+  // Nothing differentiable reached this node's outputs (e.g. everything after it went through
+  // an op without a gradient): its inputs would only get zeros.
+  if (!any_gradient) return {};
+
+  const gradient_registry& registry = gradient_registry::global();
+  if (registry.is_no_gradient(n.def->op)) return {};
+  const gradient_fn* fn = registry.lookup(n.def->op);
+  if (fn == nullptr)
+    return errors::not_found("add_symbolic_gradients: no gradient function is registered for ",
+                             describe_node(*n.def),
+                             ", which lies on a path from an input to an output; register one "
+                             "with CAFLOW_REGISTER_GRADIENT(\"",
+                             n.def->op, "\", ...)");
+
+  const scope s = grad_scope_.new_sub_scope(n.def->name + "_grad");
+  grad_op_info info;
+  info.def = *n.def;
+  for (tensor_id src : n.inputs) info.inputs.push_back(as_output(src));
+  std::vector<output> dys;
+  for (int p = 0; p < num_outputs; ++p) {
+    info.outputs.push_back(as_output({id, p}));
+    auto it = pending_.find({id, p});
+    // A leaf's gradient stays with the caller; the node sees zeros for it.
+    if (requested({id, p}) || it == pending_.end())
+      dys.push_back(ops::zeros_like(s, info.outputs.back()));
+    else
+      dys.push_back(sum(s, it->second));
+  }
+  std::vector<output> dxs;
+  const std::string context = "gradient of " + describe_node(*n.def);
+  CAFLOW_RETURN_IF_ERROR((*fn)(s, info, dys, &dxs).with_context(context));
+  CAFLOW_RETURN_IF_ERROR(s.get_status().with_context(context));
+  if (dxs.size() != n.inputs.size())
+    return errors::internal(context, ": the gradient function returned ", dxs.size(),
+                            " gradients for ", n.inputs.size(), " inputs");
+  for (size_t i = 0; i < dxs.size(); ++i) {
+    if (!dxs[i].valid()) continue;
+    const output& x = info.inputs[i];
+    if (!is_differentiable(x.type)) continue;
+    if (dxs[i].type != x.type)
+      return errors::internal(context, ": the gradient of input ", i, " ('", x.name(), "') is ",
+                              dtype_name(dxs[i].type), ", expected ", dtype_name(x.type));
+    send(n.inputs[i], dxs[i]);
+  }
+  return {};
+}
+
+status gradient_builder::build(std::vector<output>* grad_inputs) {
+  CAFLOW_RETURN_IF_ERROR(scope_.get_status());
+  if (grad_inputs == nullptr)
+    return errors::invalid_argument("add_symbolic_gradients: grad_inputs is null");
+  CAFLOW_RETURN_IF_ERROR(load_graph());
+  CAFLOW_RETURN_IF_ERROR(check_arguments());
+  find_paths();
+  CAFLOW_ASSIGN_OR_RETURN(std::vector<int> order, reverse_topological_order());
+
+  for (size_t i = 0; i < output_ids_.size(); ++i) {
+    const output seed =
+        grad_outputs_.empty() ? ops::ones_like(grad_scope_, outputs_[i]) : grad_outputs_[i];
+    send(output_ids_[i], seed);
+  }
+  for (int id : order) CAFLOW_RETURN_IF_ERROR(backprop(id));
+
+  std::vector<output> result;
+  std::map<tensor_id, output> summed;  // an input requested twice is summed once
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    auto [it, fresh] = summed.try_emplace(input_ids_[i]);
+    if (fresh) {
+      const std::vector<output>& grads = leaf_grads_[input_ids_[i]];
+      it->second =
+          grads.empty() ? ops::zeros_like(grad_scope_, inputs_[i]) : sum(grad_scope_, grads);
+    }
+    result.push_back(it->second);
+  }
+  CAFLOW_RETURN_IF_ERROR(grad_scope_.get_status());
+  *grad_inputs = std::move(result);
+  return {};
+}
+
+}  // namespace
+
+status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                              const std::vector<output>& inputs,
+                              const std::vector<output>& grad_outputs,
+                              std::vector<output>* grad_inputs) {
+  return gradient_builder(s, outputs, inputs, grad_outputs).build(grad_inputs);
+}
+
+}  // namespace caflow

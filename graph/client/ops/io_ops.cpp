@@ -1,0 +1,69 @@
+#include "graph/client/ops/io_ops.hpp"
+
+#include "graph/client/node_builder.hpp"
+#include "graph/ir/shape_inference.hpp"
+
+namespace caflow {
+namespace {
+
+// tensor_names, shape_and_slices and dtypes agree, and no slice is asked for.
+status check_names(shape_context& c) {
+  std::vector<std::string> names, slices;
+  std::vector<dtype> types;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("tensor_names", &names));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("shape_and_slices", &slices));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("dtypes", &types));
+  if (names.size() != types.size())
+    return c.error("tensor_names has ", static_cast<int64_t>(names.size()), " entries for ",
+                   static_cast<int64_t>(types.size()), " tensors");
+  if (!slices.empty() && slices.size() != names.size())
+    return c.error("shape_and_slices has ", static_cast<int64_t>(slices.size()),
+                   " entries for ", static_cast<int64_t>(names.size()), " tensors");
+  for (size_t i = 0; i < slices.size(); ++i)
+    if (!slices[i].empty())
+      return c.error("shape_and_slices[", static_cast<int64_t>(i), "] is '", slices[i],
+                     "': partial slices are not supported, only \"\" (the whole tensor)");
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (names[i] == names[j])
+        return c.error("tensor name '", names[i], "' appears twice in tensor_names");
+  return c.require_rank(0, 1);
+}
+
+status save_shape(shape_context& c) { return check_names(c); }
+
+status restore_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(check_names(c));
+  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, partial_shape::unknown());
+  return {};
+}
+
+}  // namespace
+
+CAFLOW_REGISTER_OP("SaveV2").input("prefix: uint8").input("tensors: dtypes")
+    .attr("tensor_names: list(string)").attr("shape_and_slices: list(string) = []")
+    .attr("dtypes: list(type) >= 1").stateful().set_shape_fn(save_shape);
+CAFLOW_REGISTER_OP("RestoreV2").input("prefix: uint8").output("tensors: dtypes")
+    .attr("tensor_names: list(string)").attr("shape_and_slices: list(string) = []")
+    .attr("dtypes: list(type) >= 1").stateful().set_shape_fn(restore_shape);
+
+namespace ops {
+
+operation save_v2(const scope& s, const output& prefix, const std::vector<std::string>& tensor_names,
+                  const std::vector<output>& tensors) {
+  return node_builder(s, "SaveV2", "save").input(prefix).input_list(tensors)
+      .attr("tensor_names", tensor_names).finalize();
+}
+
+std::vector<output> restore_v2(const scope& s, const output& prefix,
+                               const std::vector<std::string>& tensor_names,
+                               const std::vector<dtype>& dtypes) {
+  const operation op = node_builder(s, "RestoreV2", "restore").input(prefix)
+                           .attr("tensor_names", tensor_names).attr("dtypes", dtypes).finalize();
+  std::vector<output> outs;
+  for (int i = 0; i < static_cast<int>(dtypes.size()); ++i) outs.push_back(op.out(i));
+  return outs;
+}
+
+}  // namespace ops
+}  // namespace caflow

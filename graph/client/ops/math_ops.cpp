@@ -1,0 +1,179 @@
+#include "graph/client/ops/math_ops.hpp"
+
+#include "graph/client/node_builder.hpp"
+#include "graph/ir/shape_inference.hpp"
+
+namespace caflow {
+namespace {
+
+// With incompatible_shape_error = false, shapes that cannot broadcast give a scalar, so the
+// output shape is only known when they can.
+status equality_shape(shape_context& c) {
+  bool shape_error = true;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("incompatible_shape_error", &shape_error));
+  if (shape_error) return shape_fns::broadcast_binary(c);
+  auto s = broadcast_shapes(c.input(0), c.input(1));
+  c.set_output(0, s.ok() ? *s : partial_shape::unknown());
+  return {};
+}
+
+// TF1 Select: condition is a scalar, has t's shape, or is a vector of t's first dimension.
+status select_shape(shape_context& c) {
+  auto merged = c.input(1).merge(c.input(2));
+  if (!merged.ok())
+    return c.error("'t' and 'e' must have the same shape: ", merged.get_status().message());
+  partial_shape data = *merged;
+  const partial_shape& cond = c.input(0);
+  if (!cond.rank_known() || !data.rank_known() || cond.rank() == 0) {
+    c.set_output(0, data);
+    return {};
+  }
+  if (cond.rank() == 1 && data.rank() >= 1) {
+    if (cond.dim(0) >= 0 && data.dim(0) >= 0 && cond.dim(0) != data.dim(0))
+      return c.error("condition of shape ", cond.to_string(),
+                     " must have as many elements as the first dimension of 't' of shape ",
+                     data.to_string());
+    if (data.dim(0) < 0 && cond.dim(0) >= 0) {
+      std::vector<int64_t> dims = data.dim_vector();
+      dims[0] = cond.dim(0);
+      data = partial_shape(dims);
+    }
+    c.set_output(0, data);
+    return {};
+  }
+  auto same = data.merge(cond);
+  if (!same.ok())
+    return c.error("condition of shape ", cond.to_string(),
+                   " must be a scalar, a vector, or have the shape of 't' ", data.to_string());
+  c.set_output(0, *same);
+  return {};
+}
+
+}  // namespace
+
+// Type lists are TensorFlow's, restricted to caflow's dtypes. Kernels exist for the dtypes
+// listed in kernels/cpu/cwise_*.cpp; another allowed dtype fails at kernel lookup, naming it.
+#define CAFLOW_BINARY_OP(name, types)                                                 \
+  CAFLOW_REGISTER_OP(name).input("x: T").input("y: T").output("z: T").attr("T: " types) \
+      .cheap()
+
+CAFLOW_BINARY_OP("Add", "{float32, float64, uint8, int32, int64}").commutative()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("AddV2", "{float32, float64, uint8, int32, int64}").commutative()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("Sub", "{float32, float64, uint8, int32, int64}")
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("Mul", "{float32, float64, uint8, int32, int64}").commutative()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("RealDiv", "{float32, float64, uint8, int32, int64}")
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("Maximum", "{float32, float64, uint8, int32, int64}").commutative()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("Minimum", "{float32, float64, uint8, int32, int64}").commutative()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("Pow", "{float32, float64, int32, int64}")
+    .set_shape_fn(shape_fns::broadcast_binary);
+#undef CAFLOW_BINARY_OP
+
+CAFLOW_REGISTER_OP("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1")
+    .attr("T: {float32, float64, uint8, int32, int64}").commutative().cheap()
+    .set_shape_fn(shape_fns::merge_all_inputs);
+
+#define CAFLOW_UNARY_OP(name, types)                                                     \
+  CAFLOW_REGISTER_OP(name).input("x: T").output("y: T").attr("T: " types).cheap()       \
+      .set_shape_fn(shape_fns::unchanged)
+
+CAFLOW_UNARY_OP("Neg", "{float32, float64, int32, int64}");
+CAFLOW_UNARY_OP("Square", "{float32, float64, int32, int64}");
+CAFLOW_UNARY_OP("Sqrt", "{float32, float64}");
+CAFLOW_UNARY_OP("Rsqrt", "{float32, float64}");
+CAFLOW_UNARY_OP("Exp", "{float32, float64}");
+CAFLOW_UNARY_OP("Log", "{float32, float64}");
+CAFLOW_UNARY_OP("Abs", "{float32, float64, int32, int64}");
+CAFLOW_UNARY_OP("Sign", "{float32, float64, int32, int64}");
+CAFLOW_UNARY_OP("Reciprocal", "{float32, float64, int32, int64}");
+CAFLOW_UNARY_OP("Floor", "{float32, float64}");
+#undef CAFLOW_UNARY_OP
+
+CAFLOW_REGISTER_OP("Equal").input("x: T").input("y: T").output("z: bool").attr("T: type")
+    .attr("incompatible_shape_error: bool = true").commutative().cheap()
+    .set_shape_fn(equality_shape);
+CAFLOW_REGISTER_OP("Greater").input("x: T").input("y: T").output("z: bool")
+    .attr("T: {float32, float64, int32, int64, uint8}").cheap()
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_REGISTER_OP("Less").input("x: T").input("y: T").output("z: bool")
+    .attr("T: {float32, float64, int32, int64, uint8}").cheap()
+    .set_shape_fn(shape_fns::broadcast_binary);
+
+CAFLOW_REGISTER_OP("Select").input("condition: bool").input("t: T").input("e: T")
+    .output("output: T").attr("T: type").cheap().set_shape_fn(select_shape);
+
+CAFLOW_REGISTER_OP("Cast").input("x: SrcT").output("y: DstT").attr("SrcT: type")
+    .attr("DstT: type").attr("Truncate: bool = false").cheap()
+    .set_shape_fn(shape_fns::unchanged);
+
+namespace ops {
+namespace {
+
+output binary(const scope& s, const char* op, const output& x, const output& y) {
+  return node_builder(s, op).input(x).input(y).finalize().out();
+}
+
+output unary(const scope& s, const char* op, const output& x) {
+  return node_builder(s, op).input(x).finalize().out();
+}
+
+}  // namespace
+
+output add(const scope& s, const output& x, const output& y) { return binary(s, "Add", x, y); }
+output add_v2(const scope& s, const output& x, const output& y) {
+  return binary(s, "AddV2", x, y);
+}
+output sub(const scope& s, const output& x, const output& y) { return binary(s, "Sub", x, y); }
+output mul(const scope& s, const output& x, const output& y) { return binary(s, "Mul", x, y); }
+output real_div(const scope& s, const output& x, const output& y) {
+  return binary(s, "RealDiv", x, y);
+}
+output maximum(const scope& s, const output& x, const output& y) {
+  return binary(s, "Maximum", x, y);
+}
+output minimum(const scope& s, const output& x, const output& y) {
+  return binary(s, "Minimum", x, y);
+}
+output pow(const scope& s, const output& x, const output& y) { return binary(s, "Pow", x, y); }
+
+output add_n(const scope& s, const std::vector<output>& inputs) {
+  return node_builder(s, "AddN").input_list(inputs).finalize().out();
+}
+
+output neg(const scope& s, const output& x) { return unary(s, "Neg", x); }
+output square(const scope& s, const output& x) { return unary(s, "Square", x); }
+output sqrt(const scope& s, const output& x) { return unary(s, "Sqrt", x); }
+output rsqrt(const scope& s, const output& x) { return unary(s, "Rsqrt", x); }
+output exp(const scope& s, const output& x) { return unary(s, "Exp", x); }
+output log(const scope& s, const output& x) { return unary(s, "Log", x); }
+output abs(const scope& s, const output& x) { return unary(s, "Abs", x); }
+output sign(const scope& s, const output& x) { return unary(s, "Sign", x); }
+output reciprocal(const scope& s, const output& x) { return unary(s, "Reciprocal", x); }
+output floor(const scope& s, const output& x) { return unary(s, "Floor", x); }
+
+output equal(const scope& s, const output& x, const output& y, const equal_attrs& attrs) {
+  return node_builder(s, "Equal").input(x).input(y)
+      .attr("incompatible_shape_error", attrs.incompatible_shape_error).finalize().out();
+}
+output greater(const scope& s, const output& x, const output& y) {
+  return binary(s, "Greater", x, y);
+}
+output less(const scope& s, const output& x, const output& y) { return binary(s, "Less", x, y); }
+
+output select(const scope& s, const output& condition, const output& t, const output& e) {
+  return node_builder(s, "Select").input(condition).input(t).input(e).finalize().out();
+}
+
+output cast(const scope& s, const output& x, dtype type, const cast_attrs& attrs) {
+  return node_builder(s, "Cast").input(x).attr("DstT", type).attr("Truncate", attrs.truncate)
+      .finalize().out();
+}
+
+}  // namespace ops
+}  // namespace caflow

@@ -1,0 +1,16 @@
+#pragma once
+// Every ops:: function of the client API.
+#include "graph/client/ops/array_ops.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/conv_ops.hpp"
+#include "graph/client/ops/data_flow_ops.hpp"
+#include "graph/client/ops/io_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/matmul_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
+#include "graph/client/ops/random_ops.hpp"
+#include "graph/client/ops/reduction_ops.hpp"
+#include "graph/client/ops/scan_ops.hpp"
+#include "graph/client/ops/shape_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/client/ops/training_ops.hpp"

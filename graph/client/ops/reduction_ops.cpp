@@ -1,0 +1,185 @@
+#include "graph/client/ops/reduction_ops.hpp"
+
+#include <string>
+
+#include "graph/client/node_builder.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/ir/shape_inference.hpp"
+#include "graph/util/array_index_util.hpp"
+#include "graph/util/reduction_axes.hpp"
+
+namespace caflow {
+namespace {
+
+status reduction_shape(shape_context& c) {
+  bool keep_dims = false;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("keep_dims", &keep_dims));
+  const partial_shape& in = c.input(0);
+  if (c.input(1).rank_known() && c.input(1).rank() > 1)
+    return c.error("reduction_indices must be a scalar or a vector, got shape ",
+                   c.input(1).to_string());
+  const tensor* axes = c.input_value(1);
+  if (axes == nullptr) {
+    // Which dims go away is unknown; with keep_dims none does.
+    c.set_output(0, keep_dims && in.rank_known() ? partial_shape::unknown_of_rank(in.rank())
+                                                 : partial_shape::unknown());
+    return {};
+  }
+  if (axes->num_elements() == 0) {
+    c.set_output(0, in);
+    return {};
+  }
+  if (!in.rank_known()) {
+    c.set_output(0, partial_shape::unknown());
+    return {};
+  }
+  auto reduced = reduction_axes(*axes, in.rank());
+  if (!reduced.ok()) return c.error(reduced.get_status().message());
+  std::vector<int64_t> dims;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (!(*reduced)[i])
+      dims.push_back(in.dim(i));
+    else if (keep_dims)
+      dims.push_back(1);
+  }
+  c.set_output(0, partial_shape(dims));
+  return {};
+}
+
+status arg_reduction_shape(shape_context& c) {
+  const partial_shape& in = c.input(0);
+  if (c.input(1).rank_known() && c.input(1).rank() != 0)
+    return c.error("dimension must be a scalar, got shape ", c.input(1).to_string());
+  if (in.rank_known() && in.rank() == 0)
+    return c.error("input must have at least one dimension, got a scalar");
+  const tensor* dim = c.input_value(1);
+  if (!in.rank_known()) {
+    c.set_output(0, partial_shape::unknown());
+    return {};
+  }
+  if (dim == nullptr) {
+    c.set_output(0, partial_shape::unknown_of_rank(in.rank() - 1));
+    return {};
+  }
+  const int64_t d = index_values(*dim)[0];
+  const int rank = in.rank();
+  if (d < -rank || d >= rank)
+    return c.error("dimension ", d, " is out of range for input of rank ", rank,
+                   ": it must be in [", -rank, ", ", rank, ")");
+  const int axis = static_cast<int>(d < 0 ? d + rank : d);
+  if (in.dim(axis) == 0)
+    return c.error("cannot reduce over dimension ", axis, " of size 0 in shape ", in.to_string());
+  std::vector<int64_t> dims = in.dim_vector();
+  dims.erase(dims.begin() + axis);
+  c.set_output(0, partial_shape(dims));
+  return {};
+}
+
+}  // namespace
+
+
+#define CAFLOW_REGISTER_REDUCTION_OP(name)         \
+  CAFLOW_REGISTER_OP(name)                         \
+      .input("input: T")                           \
+      .input("reduction_indices: Tidx")            \
+      .output("output: T")                         \
+      .attr("keep_dims: bool = false")             \
+      .attr("T: {float32, float64, int32, int64}") \
+      .attr("Tidx: {int32, int64} = int32")        \
+      .set_shape_fn(reduction_shape)
+CAFLOW_REGISTER_REDUCTION_OP("Sum");
+CAFLOW_REGISTER_REDUCTION_OP("Mean");
+CAFLOW_REGISTER_REDUCTION_OP("Max");
+CAFLOW_REGISTER_REDUCTION_OP("Min");
+CAFLOW_REGISTER_REDUCTION_OP("Prod");
+#undef CAFLOW_REGISTER_REDUCTION_OP
+
+CAFLOW_REGISTER_OP("ArgMax")
+    .input("input: T")
+    .input("dimension: Tidx")
+    .output("output: output_type")
+    .attr("T: {float32, float64, int32, int64}")
+    .attr("Tidx: {int32, int64} = int32")
+    .attr("output_type: {int32, int64} = int64")
+    .set_shape_fn(arg_reduction_shape);
+CAFLOW_REGISTER_OP("ArgMin")
+    .input("input: T")
+    .input("dimension: Tidx")
+    .output("output: output_type")
+    .attr("T: {float32, float64, int32, int64}")
+    .attr("Tidx: {int32, int64} = int32")
+    .attr("output_type: {int32, int64} = int64")
+    .set_shape_fn(arg_reduction_shape);
+
+namespace ops {
+namespace {
+
+output reduction(const char* op, const scope& s, const output& input, const output& axis,
+                 const reduce_attrs& attrs) {
+  return node_builder(s, op)
+      .input(input)
+      .input(axis)
+      .attr("keep_dims", attrs.keep_dims)
+      .finalize()
+      .out();
+}
+
+// The axes Const must not take a name asked for with with_op_name: that is the reduction's.
+output axes_const(const scope& s, const std::vector<int>& axes) {
+  return constant(s.new_sub_scope(""),
+                  tensor::from_vector<int32_t>(std::vector<int32_t>(axes.begin(), axes.end())));
+}
+
+output arg_reduction(const char* op, const scope& s, const output& input, const output& dimension,
+                     const arg_max_attrs& attrs) {
+  return node_builder(s, op)
+      .input(input)
+      .input(dimension)
+      .attr("output_type", attrs.output_type)
+      .finalize()
+      .out();
+}
+
+}  // namespace
+
+#define CAFLOW_DEFINE_REDUCTION(fn, op)                                                           \
+  output fn(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs) { \
+    return reduction(op, s, input, axis, attrs);                                                  \
+  }                                                                                               \
+  output fn(const scope& s, const output& input, const std::vector<int>& axis,                    \
+            const reduce_attrs& attrs) {                                                          \
+    return reduction(op, s, input, axes_const(s, axis), attrs);                                   \
+  }                                                                                               \
+  output fn(const scope& s, const output& input, std::initializer_list<int> axis,                 \
+            const reduce_attrs& attrs) {                                                          \
+    return reduction(op, s, input, axes_const(s, axis), attrs);                                   \
+  }
+CAFLOW_DEFINE_REDUCTION(sum, "Sum")
+CAFLOW_DEFINE_REDUCTION(mean, "Mean")
+CAFLOW_DEFINE_REDUCTION(max, "Max")
+CAFLOW_DEFINE_REDUCTION(min, "Min")
+CAFLOW_DEFINE_REDUCTION(prod, "Prod")
+#undef CAFLOW_DEFINE_REDUCTION
+
+output arg_max(const scope& s, const output& input, const output& dimension,
+               const arg_max_attrs& attrs) {
+  return arg_reduction("ArgMax", s, input, dimension, attrs);
+}
+
+output arg_max(const scope& s, const output& input, int dimension, const arg_max_attrs& attrs) {
+  return arg_reduction("ArgMax", s, input, constant(s.new_sub_scope(""), int32_t{dimension}),
+                       attrs);
+}
+
+output arg_min(const scope& s, const output& input, const output& dimension,
+               const arg_min_attrs& attrs) {
+  return arg_reduction("ArgMin", s, input, dimension, attrs);
+}
+
+output arg_min(const scope& s, const output& input, int dimension, const arg_min_attrs& attrs) {
+  return arg_reduction("ArgMin", s, input, constant(s.new_sub_scope(""), int32_t{dimension}),
+                       attrs);
+}
+
+}  // namespace ops
+}  // namespace caflow

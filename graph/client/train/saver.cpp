@@ -1,0 +1,199 @@
+#include "graph/client/train/saver.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <system_error>
+
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/io_ops.hpp"
+#include "graph/client/ops/state_ops.hpp"
+#include "graph/ir/checkpoint_file.hpp"
+
+namespace caflow::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string absolute_dir(const std::string& dir) {
+  std::error_code ec;
+  const fs::path p = fs::absolute(dir, ec);
+  return ec ? dir : p.lexically_normal().string();
+}
+
+// The device a variable will be placed on, as far as the graph says: its own, or (optimizer
+// slots) that of the node it is colocated with. Empty when nothing says.
+std::string device_of(const scope& s, const node_def& node) {
+  const node_def* n = &node;
+  std::optional<node_def> target;
+  for (int hops = 0; hops < 16 && n->device.empty(); ++hops) {
+    const auto it = n->attrs.find("_class");
+    if (it == n->attrs.end() || !it->second.holds<std::vector<std::string>>()) break;
+    const auto& classes = it->second.get<std::vector<std::string>>();
+    if (classes.empty() || !classes.front().starts_with("loc:@")) break;
+    target = s.find_node(std::string_view(classes.front()).substr(5));
+    if (!target) break;
+    n = &*target;
+  }
+  return n->device;
+}
+
+}  // namespace
+
+saver::saver(const scope& s, const variable_set& vars, const saver_options& opts) : opts_(opts) {
+  if (opts.keep_last < 1) {
+    s.update_status(errors::invalid_argument("saver: keep_last must be at least 1, got ",
+                                             opts.keep_last));
+    return;
+  }
+  if (vars.empty()) {
+    s.update_status(errors::invalid_argument("saver: no variables to save"));
+    return;
+  }
+  // Groups in the order their first variable was created, so shard numbers are stable for a
+  // graph built the same way.
+  std::vector<std::string> devices;
+  std::map<std::string, std::vector<variable>> by_device;
+  for (const auto& v : vars.global()) {
+    const auto node = s.find_node(v.name());
+    if (!node) {
+      s.update_status(errors::not_found("saver: variable '", v.name(), "' is not in the graph"));
+      return;
+    }
+    const std::string device = device_of(s, *node);
+    auto [it, added] = by_device.try_emplace(device);
+    if (added) devices.push_back(device);
+    it->second.push_back(v);
+  }
+
+  const scope root = s.new_sub_scope("save");
+  std::vector<operation> assigns;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const auto& group = by_device[devices[i]];
+    // The variables' device, whatever device function `s` has (a replica_device_setter would
+    // send these ops to the worker).
+    scope on_device = root.new_sub_scope("shard_" + std::to_string(i))
+                          .with_device_function([](const node_def& n) { return n.device; });
+    on_device = devices[i].empty() ? on_device.colocate_with(group.front().ref)
+                                   : on_device.with_device(devices[i]);
+    std::vector<std::string> names;
+    std::vector<output> values;
+    std::vector<dtype> types;
+    for (const auto& v : group) {
+      names.push_back(v.name());
+      values.push_back(v.ref);
+      types.push_back(v.type());
+    }
+    shard sh;
+    sh.device = devices[i];
+    sh.prefix = ops::placeholder(on_device.with_op_name("prefix"), dtype::uint8);
+    sh.save = ops::save_v2(on_device, sh.prefix, names, values);
+    const auto restored = ops::restore_v2(on_device, sh.prefix, names, types);
+    for (size_t j = 0; j < group.size() && j < restored.size(); ++j) {
+      const output a = ops::assign(on_device.with_op_name(names[j] + "/restore"), group[j].ref,
+                                   restored[j]);
+      assigns.push_back({a.node, {a.type}});
+    }
+    shards_.push_back(std::move(sh));
+  }
+  restore_ = ops::group(root.with_op_name("restore_all"), assigns);
+}
+
+std::vector<std::pair<output, tensor>> saver::prefix_feeds(const std::string& dir,
+                                                           int64_t step) const {
+  std::vector<std::pair<output, tensor>> feeds;
+  const int n = num_shards();
+  for (int i = 0; i < n; ++i) {
+    const std::string path = (fs::path(dir) / checkpoint::shard_file_name(step, i, n)).string();
+    feeds.emplace_back(shards_[i].prefix, checkpoint::path_tensor(path));
+  }
+  return feeds;
+}
+
+status_or<std::string> saver::save(step_runner& sess, const std::string& dir, int64_t step) const {
+  if (shards_.empty()) return errors::failed_precondition("saver: built with errors, see its scope");
+  if (step < 0) return errors::invalid_argument("saver: negative step ", step);
+  const std::string abs = absolute_dir(dir);
+  std::error_code ec;
+  fs::create_directories(abs, ec);
+  if (ec) return errors::internal("saver: cannot create '", abs, "': ", ec.message());
+
+  std::vector<operation> saves;
+  for (const auto& sh : shards_) saves.push_back(sh.save);
+  CAFLOW_RETURN_IF_ERROR(sess.run_targets(saves, prefix_feeds(abs, step)));
+  CAFLOW_RETURN_IF_ERROR(checkpoint::write_index(abs, {.step = step, .num_shards = num_shards()}));
+  CAFLOW_RETURN_IF_ERROR(prune(abs, step));
+  return (fs::path(abs) / checkpoint::index_file_name(step)).string();
+}
+
+status saver::prune(const std::string& dir, int64_t step) const {
+  std::vector<int64_t> kept;
+  for (int64_t s : checkpoint_steps(dir))
+    if (s <= step && static_cast<int>(kept.size()) < opts_.keep_last) kept.push_back(s);
+  const int64_t oldest_kept = kept.empty() ? step : kept.back();
+
+  // Index files first, so an interrupted prune never leaves an index without its shards.
+  std::vector<fs::path> indexes, others;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto s = checkpoint::step_of_file_name(name);
+    if (!s || (*s >= oldest_kept && *s <= step)) continue;
+    (checkpoint::is_index_file_name(name) ? indexes : others).push_back(entry.path());
+  }
+  if (ec) return errors::internal("saver: cannot list '", dir, "': ", ec.message());
+  for (const auto* list : {&indexes, &others})
+    for (const auto& p : *list) {
+      fs::remove(p, ec);
+      if (ec) return errors::internal("saver: cannot remove '", p.string(), "': ", ec.message());
+    }
+  return {};
+}
+
+std::vector<int64_t> saver::checkpoint_steps(const std::string& dir) {
+  std::vector<int64_t> steps;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (checkpoint::is_index_file_name(name)) steps.push_back(*checkpoint::step_of_file_name(name));
+  }
+  std::sort(steps.rbegin(), steps.rend());
+  return steps;
+}
+
+status_or<restore_result> saver::restore_latest(step_runner& sess, const std::string& dir) const {
+  if (shards_.empty()) return errors::failed_precondition("saver: built with errors, see its scope");
+  const std::string abs = absolute_dir(dir);
+  const auto steps = checkpoint_steps(abs);
+  if (steps.empty()) return errors::not_found("no checkpoint in '", abs, "'");
+
+  restore_result result;
+  for (int64_t step : steps) {
+    const std::string index_path = (fs::path(abs) / checkpoint::index_file_name(step)).string();
+    auto idx = checkpoint::read_index(index_path);
+    status st = idx.get_status();
+    if (st.ok() && idx->num_shards != num_shards())
+      st = errors::failed_precondition("checkpoint '", index_path, "' has ", idx->num_shards,
+                                       " shards, this saver writes ", num_shards(),
+                                       " (variables on another number of devices)");
+    if (st.ok()) st = sess.run_targets({restore_}, prefix_feeds(abs, step));
+    // A cluster that cannot run the restore says nothing about this checkpoint: trying the
+    // older ones would fail the same way and report good files as unusable.
+    if (st.code() == error_code::unavailable || st.code() == error_code::aborted ||
+        st.code() == error_code::cancelled || st.code() == error_code::deadline_exceeded)
+      return st;
+    if (st.ok()) {
+      result.step = step;
+      result.index_file = index_path;
+      return result;
+    }
+    result.skipped.push_back(st);
+  }
+  std::string why;
+  for (const auto& st : result.skipped) why += "\n  " + st.to_string();
+  return errors::data_loss("none of the ", static_cast<int64_t>(steps.size()),
+                           " checkpoints in '", abs, "' could be restored:", why);
+}
+
+}  // namespace caflow::train
