@@ -43,6 +43,11 @@ status_or<double> evaluate(session& sess, const tower& t, const data::dataset& t
   return static_cast<double>(correct) / static_cast<double>(std::max<int64_t>(test.size(), 1));
 }
 
+status_or<int64_t> read_global_step(session& sess, const client_graph& g) {
+  CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
+  return step[0].data<int64_t>()[0];
+}
+
 // The chief's initialization when it checkpoints: the newest usable checkpoint, or fresh
 // values when there is none. Restoring initializes every shared variable (the saver saves all
 // of them), so the other clients, waiting for the shared variables, never start from values
@@ -65,10 +70,316 @@ status_or<int64_t> restore_or_initialize(session& sess, const client_graph& g,
 
 status save_checkpoint(session& sess, const client_graph& g, const train::saver& saver,
                        const std::string& dir, progress_line& progress) {
-  CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
-  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, dir, step[0].data<int64_t>()[0]));
+  CAFLOW_ASSIGN_OR_RETURN(int64_t step, read_global_step(sess, g));
+  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, dir, step));
   progress.note("caflow-train: saved checkpoint " + index);
   return {};
+}
+
+// Only the chief checkpoints: one writer per directory.
+bool writes_checkpoints(const train_options& o, const client_plan& plan) {
+  return plan.is_chief() && !o.checkpoint_dir.empty();
+}
+
+// The chief's saver is built on its first attempt that checkpoints and kept for the retries.
+status make_saver_once(const train_options& o, client_graph& g) {
+  if (g.saver) return {};
+  g.saver = std::make_unique<train::saver>(
+      g.root, g.shared_vars, train::saver_options{.keep_last = o.keep_checkpoints});
+  return g.root.get_status();
+}
+
+session_options session_options_for(const train_options& o, const std::string& target) {
+  session_options sopts;
+  sopts.target = target;
+  if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
+  sopts.security = o.security;
+  return sopts;
+}
+
+// Training steps wait on tasks outside their own partitions (sync mode): they run in a
+// session that fails them when one of those is lost. Initialization, checkpoints and the
+// evaluation do not, and must not fail because a replica that finished its share has left.
+struct client_sessions {
+  client_sessions(client_graph& g, const session_options& opts,
+                  std::vector<std::string> required_tasks)
+      : plain(g.root, opts) {
+    if (required_tasks.empty()) return;
+    session_options topts = opts;
+    topts.required_tasks = std::move(required_tasks);
+    training.emplace(g.root, topts);
+  }
+  session& stepper() { return training ? *training : plain; }
+
+  session plain;
+  std::optional<session> training;  // only with required tasks
+};
+
+// The chief initializes (or restores) the shared variables, the others wait for them; then
+// every client initializes its local ones. Returns the global step to resume from.
+status_or<int64_t> initialize_variables(const train_options& o, const client_plan& plan,
+                                        client_graph& g, session& sess) {
+  int64_t resumed_global_step = 0;
+  if (writes_checkpoints(o, plan)) {
+    CAFLOW_ASSIGN_OR_RETURN(resumed_global_step,
+                            restore_or_initialize(sess, g, *g.saver, o.checkpoint_dir));
+  } else if (plan.is_chief()) {
+    CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
+  } else {
+    CAFLOW_RETURN_IF_ERROR(wait_until_initialized(sess, g));
+    // A resumed job: the other clients pick up where the chief's checkpoint left off.
+    if (!o.checkpoint_dir.empty()) {
+      CAFLOW_ASSIGN_OR_RETURN(resumed_global_step, read_global_step(sess, g));
+    }
+  }
+  if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
+  return resumed_global_step;
+}
+
+struct tower_batches {
+  std::vector<data::batch_iterator> iterators;  // one per tower
+  int64_t steps_per_epoch = INT64_MAX;
+};
+
+// Every tower takes the same number of full batches per epoch, so replicas stay in step.
+status_or<tower_batches> make_tower_batches(const train_options& o, const client_plan& plan,
+                                            const std::vector<data::dataset>& shards) {
+  tower_batches batches;
+  for (size_t t = 0; t < shards.size(); ++t) {
+    const uint64_t seed = o.seed * 7919 + static_cast<uint64_t>(plan.worker_index) * 31 + t;
+    CAFLOW_ASSIGN_OR_RETURN(auto it, shards[t].batches(o.batch_size, {.drop_remainder = true,
+                                                                      .shuffle = true,
+                                                                      .seed = seed}));
+    batches.steps_per_epoch = std::min(batches.steps_per_epoch, it.batches_per_epoch());
+    batches.iterators.push_back(std::move(it));
+  }
+  if (batches.steps_per_epoch <= 0)
+    return errors::invalid_argument("a training shard of ", shards[0].size(),
+                                    " examples is smaller than one batch of ", o.batch_size);
+  return batches;
+}
+
+progress_line make_progress_line(const train_options& o, const client_plan& plan, int64_t towers,
+                                 int64_t steps_per_epoch) {
+  const int64_t replicas = plan.mode == replication::async || plan.mode == replication::sync
+                               ? plan.workers
+                               : 1;
+  const progress_style style = !o.progress    ? progress_style::per_epoch
+                              : ::isatty(1) ? progress_style::live
+                                            : progress_style::periodic;
+  return progress_line(o.epochs, steps_per_epoch, o.batch_size * towers * replicas, style);
+}
+
+// The global step, then each tower's loss and number of correct predictions.
+std::vector<output> step_fetches(const client_graph& g) {
+  std::vector<output> fetches{g.global_step.ref};
+  for (const auto& t : g.towers) {
+    fetches.push_back(t.loss);
+    fetches.push_back(t.correct);
+  }
+  return fetches;
+}
+
+// The epochs of one attempt, from the steps a resumed run already did to the run's end, and
+// the sums, history and result they build up.
+class training_loop {
+ public:
+  training_loop(const train_options& o, const client_plan& plan, client_graph& g,
+                client_sessions& sessions, tower_batches batches, const data::dataset& test,
+                bool print_progress);
+
+  void skip_resumed_steps(int64_t resumed_global_step);
+  status run_epochs();
+  status_or<client_result> finish();
+
+ private:
+  struct step_metrics {
+    int64_t global_step = 0;
+    float loss = 0;       // averaged over the towers
+    double accuracy = 0;  // over every tower's batch
+  };
+
+  status_or<std::vector<tensor>> run_step();
+  bool run_ended_by_chief(const status& why);
+  step_metrics count_step(const std::vector<tensor>& out);
+  status after_step(int epoch, int64_t step, const step_metrics& m);
+  status end_epoch(int epoch);
+
+  const train_options& o_;
+  const client_plan& plan_;
+  client_graph& g_;
+  session& sess_;
+  session& stepper_;
+  const data::dataset& test_;
+  const bool print_progress_;
+  const bool checkpoints_;
+  const bool plotting_;
+  // In sync mode the chief makes exactly the updates of the run; the others train until it
+  // closes the token queue: with backup workers they run ahead of their share, and stopping
+  // by their own count could leave the chief waiting for gradients nobody sends.
+  const bool until_closed_;
+  std::vector<data::batch_iterator> batchers_;
+  const int64_t steps_per_epoch_;
+  const int64_t towers_;
+  const int64_t total_steps_;
+  const int64_t updates_per_step_;
+  int64_t done_steps_ = 0;
+  progress_line progress_;
+  const std::vector<output> fetches_;
+  const tensor training_ = tensor::scalar(true);
+  history_recorder history_;
+  client_result result_;
+  int64_t saved_at_ = -1;  // result_.steps at the last checkpoint
+  double loss_sum_ = 0, correct_sum_ = 0;
+  int64_t in_epoch_ = 0;  // steps summed in loss_sum_/correct_sum_
+  clock_type::time_point start_;
+};
+
+training_loop::training_loop(const train_options& o, const client_plan& plan, client_graph& g,
+                             client_sessions& sessions, tower_batches batches,
+                             const data::dataset& test, bool print_progress)
+    : o_(o),
+      plan_(plan),
+      g_(g),
+      sess_(sessions.plain),
+      stepper_(sessions.stepper()),
+      test_(test),
+      print_progress_(print_progress),
+      checkpoints_(writes_checkpoints(o, plan)),
+      plotting_(plan.is_chief() && !o.plot.empty()),
+      until_closed_(g.sync && !plan.is_chief()),
+      batchers_(std::move(batches.iterators)),
+      steps_per_epoch_(batches.steps_per_epoch),
+      towers_(static_cast<int64_t>(g.towers.size())),
+      total_steps_(static_cast<int64_t>(o.epochs) * steps_per_epoch_),
+      updates_per_step_(plan.mode == replication::async ? plan.workers : 1),
+      progress_(make_progress_line(o, plan, towers_, steps_per_epoch_)),
+      fetches_(step_fetches(g)),
+      // At most ~1000 points per curve.
+      history_(std::max<int64_t>(1, total_steps_ / 1000)) {}
+
+void training_loop::skip_resumed_steps(int64_t resumed_global_step) {
+  // This client's steps already done: the global step counts one per update, and in async mode
+  // every worker's step is an update of its own.
+  done_steps_ = std::min(total_steps_, resumed_global_step / updates_per_step_);
+  if (done_steps_ <= 0) return;
+  // The same batches as an uninterrupted run: replay the iterators' order.
+  for (auto& it : batchers_)
+    for (int64_t i = 0; i < done_steps_; ++i) it.next();
+  progress_.skip(done_steps_);
+  if (print_progress_)
+    std::printf("caflow-train: resuming at epoch %lld step %lld (%lld of %lld steps done)\n",
+                static_cast<long long>(done_steps_ / steps_per_epoch_ + 1),
+                static_cast<long long>(done_steps_ % steps_per_epoch_),
+                static_cast<long long>(done_steps_), static_cast<long long>(total_steps_));
+  std::fflush(stdout);
+}
+
+status training_loop::run_epochs() {
+  start_ = clock_type::now();
+  for (int64_t index = done_steps_; until_closed_ || index < total_steps_; ++index) {
+    auto out = run_step();
+    if (!out.ok() && run_ended_by_chief(out.get_status())) break;
+    if (!out.ok()) return out.get_status();
+    const step_metrics m = count_step(*out);
+    const int epoch = static_cast<int>(index / steps_per_epoch_);
+    if (epoch >= o_.epochs) continue;  // past the run's end, waiting for the chief to close it
+    const int64_t step = index % steps_per_epoch_;
+    CAFLOW_RETURN_IF_ERROR(after_step(epoch, step, m));
+    if (step + 1 == steps_per_epoch_) CAFLOW_RETURN_IF_ERROR(end_epoch(epoch));
+  }
+  return {};
+}
+
+status_or<std::vector<tensor>> training_loop::run_step() {
+  session::feed_list feeds;
+  for (int64_t t = 0; t < towers_; ++t) {
+    data::batch b = batchers_[static_cast<size_t>(t)].next();
+    feeds.push_back({g_.towers[t].images, std::move(b.images)});
+    feeds.push_back({g_.towers[t].labels, std::move(b.labels)});
+    feeds.push_back({g_.towers[t].training, training_});
+  }
+  return stepper_.run(feeds, fetches_, {g_.train_op});
+}
+
+// A failed step of a sync non-chief that only found the run over.
+bool training_loop::run_ended_by_chief(const status& why) {
+  if (!until_closed_) return false;
+  if (g_.sync->is_end_of_training(why)) return true;
+  // The chief leaves after its last update and closing the token queue; a step begun just
+  // then can find the chief gone before it finds the queue closed. The global step (on a ps)
+  // tells a chief that finished from one that died mid-run.
+  if (why.code() != error_code::unavailable) return false;
+  // If the global step cannot be read either (a ps lost), the step's error stands.
+  auto reached = read_global_step(sess_, g_);
+  return reached.ok() && *reached >= total_steps_ * updates_per_step_;
+}
+
+// Adds the step to this client's count and to the epoch's sums.
+training_loop::step_metrics training_loop::count_step(const std::vector<tensor>& out) {
+  step_metrics m;
+  m.global_step = out[0].data<int64_t>()[0];
+  int64_t correct = 0;
+  for (int64_t t = 0; t < towers_; ++t) {
+    m.loss += out[1 + 2 * t].data<float>()[0] / static_cast<float>(towers_);
+    correct += out[2 + 2 * t].data<int32_t>()[0];
+  }
+  m.accuracy = static_cast<double>(correct) / static_cast<double>(o_.batch_size * towers_);
+  loss_sum_ += m.loss;
+  correct_sum_ += m.accuracy;
+  ++in_epoch_;
+  result_.last_loss = m.loss;
+  ++result_.steps;
+  return m;
+}
+
+// The plotted history, the progress line and the periodic checkpoints.
+status training_loop::after_step(int epoch, int64_t step, const step_metrics& m) {
+  const auto averaged = static_cast<double>(in_epoch_);
+  if (plotting_) history_.step(done_steps_ + result_.steps, epoch + 1, m.loss, m.accuracy);
+  if (print_progress_)
+    progress_.step(epoch, step + 1, m.global_step, static_cast<float>(loss_sum_ / averaged),
+                   correct_sum_ / averaged);
+  if (checkpoints_ && o_.checkpoint_every > 0 &&
+      (done_steps_ + result_.steps) % o_.checkpoint_every == 0) {
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_.checkpoint_dir, progress_));
+    saved_at_ = result_.steps;
+  }
+  return {};
+}
+
+status training_loop::end_epoch(int epoch) {
+  const auto averaged = static_cast<double>(in_epoch_);
+  double test_accuracy = -1;
+  if (plotting_) {
+    CAFLOW_ASSIGN_OR_RETURN(test_accuracy, evaluate(sess_, g_.towers[0], test_));
+    history_.end_epoch(done_steps_ + result_.steps, epoch + 1, loss_sum_ / averaged,
+                       correct_sum_ / averaged, test_accuracy);
+  }
+  if (print_progress_)
+    progress_.end_epoch(epoch, static_cast<float>(loss_sum_ / averaged), correct_sum_ / averaged,
+                        test_accuracy);
+  result_.test_accuracy = test_accuracy;
+  loss_sum_ = correct_sum_ = 0;
+  in_epoch_ = 0;
+  return {};
+}
+
+status_or<client_result> training_loop::finish() {
+  // Ends the other sync clients' training (see until_closed_).
+  if (g_.sync && plan_.is_chief())
+    CAFLOW_RETURN_IF_ERROR(sess_.run_targets({g_.sync->end_of_training()}));
+  if (plotting_) result_.history = history_.history();
+  if (checkpoints_ && saved_at_ != result_.steps)
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_.checkpoint_dir, progress_));
+  result_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
+  result_.samples_per_second = static_cast<double>(result_.steps * o_.batch_size * towers_) /
+                               std::max(result_.seconds, 1e-9);
+  // With --plot the last epoch's evaluation is the final one.
+  if (plan_.is_chief() && result_.test_accuracy < 0) {
+    CAFLOW_ASSIGN_OR_RETURN(result_.test_accuracy, evaluate(sess_, g_.towers[0], test_));
+  }
+  return std::move(result_);
 }
 
 // One attempt: a new session, initialization or restore, then training from the global step
@@ -78,177 +389,16 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
                                     const std::vector<data::dataset>& shards,
                                     const data::dataset& test, bool print_progress,
                                     bool* trained) {
-  session_options sopts;
-  sopts.target = target;
-  if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
-  sopts.security = o.security;
-  // Only the chief checkpoints: one writer per directory.
-  const bool checkpoints = plan.is_chief() && !o.checkpoint_dir.empty();
-  if (checkpoints && !g.saver) {
-    g.saver = std::make_unique<train::saver>(
-        g.root, g.shared_vars, train::saver_options{.keep_last = o.keep_checkpoints});
-    CAFLOW_RETURN_IF_ERROR(g.root.get_status());
-  }
-  session sess(g.root, sopts);
-  // Training steps wait on tasks outside their own partitions (sync mode): they run in a
-  // session that fails them when one of those is lost. Initialization, checkpoints and the
-  // evaluation do not, and must not fail because a replica that finished its share has left.
-  std::optional<session> training_session;
-  if (auto required = required_tasks(o, plan); !required.empty()) {
-    session_options topts = sopts;
-    topts.required_tasks = std::move(required);
-    training_session.emplace(g.root, topts);
-  }
-  session& stepper = training_session ? *training_session : sess;
-
-  int64_t resumed_global_step = 0;
-  if (checkpoints) {
-    CAFLOW_ASSIGN_OR_RETURN(resumed_global_step,
-                            restore_or_initialize(sess, g, *g.saver, o.checkpoint_dir));
-  } else if (plan.is_chief()) {
-    CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
-  } else {
-    CAFLOW_RETURN_IF_ERROR(wait_until_initialized(sess, g));
-    // A resumed job: the other clients pick up where the chief's checkpoint left off.
-    if (!o.checkpoint_dir.empty()) {
-      CAFLOW_ASSIGN_OR_RETURN(auto step, sess.run({g.global_step.ref}));
-      resumed_global_step = step[0].data<int64_t>()[0];
-    }
-  }
-  if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
+  if (writes_checkpoints(o, plan)) CAFLOW_RETURN_IF_ERROR(make_saver_once(o, g));
+  client_sessions sessions(g, session_options_for(o, target), required_tasks(o, plan));
+  CAFLOW_ASSIGN_OR_RETURN(const int64_t resumed_global_step,
+                          initialize_variables(o, plan, g, sessions.plain));
   *trained = true;
-
-  // Every tower takes the same number of full batches per epoch, so replicas stay in step.
-  std::vector<data::batch_iterator> batchers;
-  int64_t steps_per_epoch = INT64_MAX;
-  for (size_t t = 0; t < shards.size(); ++t) {
-    const uint64_t seed = o.seed * 7919 + static_cast<uint64_t>(plan.worker_index) * 31 + t;
-    CAFLOW_ASSIGN_OR_RETURN(auto it, shards[t].batches(o.batch_size, {.drop_remainder = true,
-                                                                      .shuffle = true,
-                                                                      .seed = seed}));
-    steps_per_epoch = std::min(steps_per_epoch, it.batches_per_epoch());
-    batchers.push_back(std::move(it));
-  }
-  if (steps_per_epoch <= 0)
-    return errors::invalid_argument("a training shard of ", shards[0].size(),
-                                    " examples is smaller than one batch of ", o.batch_size);
-
-  const int64_t towers = static_cast<int64_t>(g.towers.size());
-  const int64_t replicas = plan.mode == replication::async || plan.mode == replication::sync
-                               ? plan.workers
-                               : 1;
-  const progress_style style = !o.progress    ? progress_style::per_epoch
-                              : ::isatty(1) ? progress_style::live
-                                            : progress_style::periodic;
-  progress_line progress(o.epochs, steps_per_epoch, o.batch_size * towers * replicas, style);
-  std::vector<output> fetches{g.global_step.ref};
-  for (const auto& t : g.towers) {
-    fetches.push_back(t.loss);
-    fetches.push_back(t.correct);
-  }
-  // This client's steps already done: the global step counts one per update, and in async mode
-  // every worker's step is an update of its own.
-  const int64_t total_steps = static_cast<int64_t>(o.epochs) * steps_per_epoch;
-  const int64_t updates_per_step = plan.mode == replication::async ? plan.workers : 1;
-  const int64_t done_steps = std::min(total_steps, resumed_global_step / updates_per_step);
-  if (done_steps > 0) {
-    // The same batches as an uninterrupted run: replay the iterators' order.
-    for (auto& it : batchers)
-      for (int64_t i = 0; i < done_steps; ++i) it.next();
-    progress.skip(done_steps);
-    if (print_progress)
-      std::printf("caflow-train: resuming at epoch %lld step %lld (%lld of %lld steps done)\n",
-                  static_cast<long long>(done_steps / steps_per_epoch + 1),
-                  static_cast<long long>(done_steps % steps_per_epoch),
-                  static_cast<long long>(done_steps), static_cast<long long>(total_steps));
-    std::fflush(stdout);
-  }
-
-  const tensor training = tensor::scalar(true);
-  client_result result;
-  const bool plotting = plan.is_chief() && !o.plot.empty();
-  // In sync mode the chief makes exactly the updates of the run; the others train until it
-  // closes the token queue: with backup workers they run ahead of their share, and stopping
-  // by their own count could leave the chief waiting for gradients nobody sends.
-  const bool until_closed = g.sync && !plan.is_chief();
-  // At most ~1000 points per curve.
-  history_recorder history(std::max<int64_t>(1, total_steps / 1000));
-  int64_t saved_at = -1;  // result.steps at the last checkpoint
-  double loss_sum = 0, correct_sum = 0;
-  int64_t in_epoch = 0;  // steps summed in loss_sum/correct_sum
-  const auto start = clock_type::now();
-  for (int64_t index = done_steps; until_closed || index < total_steps; ++index) {
-    const int epoch = static_cast<int>(index / steps_per_epoch);
-    const int64_t step = index % steps_per_epoch;
-    session::feed_list feeds;
-    for (int64_t t = 0; t < towers; ++t) {
-      data::batch b = batchers[static_cast<size_t>(t)].next();
-      feeds.push_back({g.towers[t].images, std::move(b.images)});
-      feeds.push_back({g.towers[t].labels, std::move(b.labels)});
-      feeds.push_back({g.towers[t].training, training});
-    }
-    auto out = stepper.run(feeds, fetches, {g.train_op});
-    if (!out.ok() && until_closed && g.sync->is_end_of_training(out.get_status())) break;
-    // The chief leaves after its last update and closing the token queue; a step begun just
-    // then can find the chief gone before it finds the queue closed. The global step (on a ps)
-    // tells a chief that finished from one that died mid-run.
-    if (!out.ok() && until_closed && out.get_status().code() == error_code::unavailable) {
-      // If the global step cannot be read either (a ps lost), the step's error stands.
-      auto reached = sess.run({g.global_step.ref});
-      if (reached.ok() && (*reached)[0].data<int64_t>()[0] >= total_steps * updates_per_step)
-        break;
-    }
-    if (!out.ok()) return out.get_status();
-    float loss = 0;
-    int64_t correct = 0;
-    for (int64_t t = 0; t < towers; ++t) {
-      loss += (*out)[1 + 2 * t].data<float>()[0] / static_cast<float>(towers);
-      correct += (*out)[2 + 2 * t].data<int32_t>()[0];
-    }
-    loss_sum += loss;
-    correct_sum += static_cast<double>(correct) / static_cast<double>(o.batch_size * towers);
-    ++in_epoch;
-    result.last_loss = loss;
-    ++result.steps;
-    if (epoch >= o.epochs) continue;  // past the run's end, waiting for the chief to close it
-    const auto averaged = static_cast<double>(in_epoch);
-    if (plotting)
-      history.step(done_steps + result.steps, epoch + 1, loss,
-                   static_cast<double>(correct) / static_cast<double>(o.batch_size * towers));
-    if (print_progress)
-      progress.step(epoch, step + 1, (*out)[0].data<int64_t>()[0],
-                    static_cast<float>(loss_sum / averaged), correct_sum / averaged);
-    if (checkpoints && o.checkpoint_every > 0 &&
-        (done_steps + result.steps) % o.checkpoint_every == 0) {
-      CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *g.saver, o.checkpoint_dir, progress));
-      saved_at = result.steps;
-    }
-    if (step + 1 < steps_per_epoch) continue;
-    double test_accuracy = -1;
-    if (plotting) {
-      CAFLOW_ASSIGN_OR_RETURN(test_accuracy, evaluate(sess, g.towers[0], test));
-      history.end_epoch(done_steps + result.steps, epoch + 1, loss_sum / averaged,
-                        correct_sum / averaged, test_accuracy);
-    }
-    if (print_progress)
-      progress.end_epoch(epoch, static_cast<float>(loss_sum / averaged), correct_sum / averaged,
-                         test_accuracy);
-    result.test_accuracy = test_accuracy;
-    loss_sum = correct_sum = 0;
-    in_epoch = 0;
-  }
-  if (g.sync && plan.is_chief()) CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.sync->end_of_training()}));
-  if (plotting) result.history = history.history();
-  if (checkpoints && saved_at != result.steps)
-    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess, g, *g.saver, o.checkpoint_dir, progress));
-  result.seconds = std::chrono::duration<double>(clock_type::now() - start).count();
-  result.samples_per_second =
-      static_cast<double>(result.steps * o.batch_size * towers) / std::max(result.seconds, 1e-9);
-  // With --plot the last epoch's evaluation is the final one.
-  if (plan.is_chief() && result.test_accuracy < 0) {
-    CAFLOW_ASSIGN_OR_RETURN(result.test_accuracy, evaluate(sess, g.towers[0], test));
-  }
-  return result;
+  CAFLOW_ASSIGN_OR_RETURN(tower_batches batches, make_tower_batches(o, plan, shards));
+  training_loop loop(o, plan, g, sessions, std::move(batches), test, print_progress);
+  loop.skip_resumed_steps(resumed_global_step);
+  CAFLOW_RETURN_IF_ERROR(loop.run_epochs());
+  return loop.finish();
 }
 
 // Losses a training job survives by starting over from its newest checkpoint: a task that
