@@ -1,4 +1,6 @@
 #pragma once
+// BroadcastGradientArgs as a contract: one home for its shape function
+// (graph/client/ops/nn_ops.cpp) and its kernels.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -6,7 +8,6 @@
 #include "graph/core/status.hpp"
 
 namespace caflow {
-
 
 // What BroadcastGradientArgs computes, shared by its shape function (for constant shapes) and
 // its kernel: for shapes s0 and s1, the dims of their broadcast shape (ascending) over which
@@ -18,6 +19,5 @@ struct broadcast_reduction {
 };
 status_or<broadcast_reduction> broadcast_gradient_reduction(std::span<const int64_t> s0,
                                                             std::span<const int64_t> s1);
-
 
 }  // namespace caflow

@@ -10,8 +10,8 @@
 
 namespace caflow {
 
-// Window arithmetic shared by the shape functions and the CPU kernels, so graph construction
-// and run time apply one set of rules and word their errors alike. Errors carry no node name.
+// Graph construction and run time apply one set of rules and word their errors alike. Errors
+// carry no node name: callers add it.
 
 // Positions of the batch, row, column and depth dimensions in a data_format.
 struct image_layout {

@@ -9,8 +9,6 @@
 
 namespace caflow {
 
-
-
 // Reshape's output shape for an input of `num_elements` elements and the requested `dims`
 // (at most one -1, inferred). Errors state the requested shape and both element counts.
 status_or<tensor_shape> resolve_reshape(int64_t num_elements, std::span<const int64_t> dims);
@@ -22,6 +20,5 @@ status check_reshape_dims(std::span<const int64_t> dims);
 // Defined for float, double, int32_t and int64_t.
 template <class T>
 status_or<int64_t> range_length(T start, T limit, T delta);
-
 
 }  // namespace caflow
