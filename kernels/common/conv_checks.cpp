@@ -1,0 +1,61 @@
+#include "kernels/common/conv_checks.hpp"
+
+#include <vector>
+
+namespace caflow {
+
+status_or<conv2d_params> read_conv2d_kernel_params(const kernel_construction& c,
+                                                   const char* device) {
+  CAFLOW_ASSIGN_OR_RETURN(conv2d_params p, parse_conv2d_params(c.def()));
+  if (p.nchw)
+    return errors::unimplemented("the ", device,
+                                 " kernel supports only data_format NHWC, got NCHW");
+  std::vector<int64_t> dilations;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("dilations", &dilations));
+  if (p.dilation_rows != 1 || p.dilation_cols != 1)
+    return errors::unimplemented("the ", device, " kernel supports only dilations of 1, got ",
+                                 format_dims(dilations));
+  return p;
+}
+
+status_or<conv2d_geometry> conv2d_kernel_geometry(const conv2d_params& p, const tensor_shape& input,
+                                                  const tensor_shape& filter) {
+  if (input.rank() != 4)
+    return errors::invalid_argument("input must be 4-dimensional, got shape ", input.to_string());
+  if (filter.rank() != 4)
+    return errors::invalid_argument("filter must be 4-dimensional, got shape ", filter.to_string());
+  return conv2d_geometry_for(p, input, filter);
+}
+
+status_or<conv2d_backprop> conv2d_backprop_input_geometry(const conv2d_params& p,
+                                                          const tensor& input_sizes,
+                                                          const tensor_shape& filter,
+                                                          const tensor_shape& out_backprop) {
+  conv2d_backprop b;
+  CAFLOW_ASSIGN_OR_RETURN(b.gradient_shape, image_shape_from_sizes(input_sizes, "input_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(b.geometry, conv2d_kernel_geometry(p, b.gradient_shape, filter));
+  const tensor_shape expected = b.geometry.output_shape();
+  if (out_backprop != expected)
+    return errors::invalid_argument("out_backprop has shape ", out_backprop.to_string(),
+                                    " but input_sizes ", b.gradient_shape.to_string(),
+                                    " and filter ", filter.to_string(), " give ",
+                                    expected.to_string());
+  return b;
+}
+
+status_or<conv2d_backprop> conv2d_backprop_filter_geometry(const conv2d_params& p,
+                                                           const tensor_shape& input,
+                                                           const tensor& filter_sizes,
+                                                           const tensor_shape& out_backprop) {
+  conv2d_backprop b;
+  CAFLOW_ASSIGN_OR_RETURN(b.gradient_shape, image_shape_from_sizes(filter_sizes, "filter_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(b.geometry, conv2d_kernel_geometry(p, input, b.gradient_shape));
+  const tensor_shape expected = b.geometry.output_shape();
+  if (out_backprop != expected)
+    return errors::invalid_argument("out_backprop has shape ", out_backprop.to_string(),
+                                    " but input ", input.to_string(), " and filter_sizes ",
+                                    b.gradient_shape.to_string(), " give ", expected.to_string());
+  return b;
+}
+
+}  // namespace caflow
