@@ -2,11 +2,9 @@
 
 namespace caflow {
 
-status_or<matmul_params> read_matmul_params(const kernel_construction& c) {
-  matmul_params p;
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("transpose_a", &p.transpose_a));
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("transpose_b", &p.transpose_b));
-  return p;
+status read_matmul_params(const kernel_construction& c, matmul_params* p) {
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("transpose_a", &p->transpose_a));
+  return c.get_attr("transpose_b", &p->transpose_b);
 }
 
 status_or<matmul_dims> matmul_dims_for(const matmul_params& p, const tensor_shape& a,

@@ -13,8 +13,8 @@ struct matmul_params {
   bool transpose_a = false, transpose_b = false;
 };
 
-// Reads transpose_a and transpose_b.
-status_or<matmul_params> read_matmul_params(const kernel_construction& c);
+// Reads transpose_a and transpose_b into *p.
+status read_matmul_params(const kernel_construction& c, matmul_params* p);
 
 struct matmul_dims {
   int64_t m = 0, k = 0, n = 0;

@@ -2,12 +2,12 @@
 
 namespace caflow {
 
-status_or<pool_params> read_pool_kernel_params(const kernel_construction& c, const char* device) {
-  CAFLOW_ASSIGN_OR_RETURN(pool_params p, parse_pool_params(c.def()));
-  if (p.nchw)
+status read_pool_kernel_params(const kernel_construction& c, const char* device, pool_params* p) {
+  CAFLOW_ASSIGN_OR_RETURN(*p, parse_pool_params(c.def()));
+  if (p->nchw)
     return errors::unimplemented("the ", device,
                                  " kernel supports only data_format NHWC, got NCHW");
-  return p;
+  return {};
 }
 
 status_or<conv2d_geometry> pool_kernel_geometry(const pool_params& p, const tensor_shape& input,

@@ -10,9 +10,10 @@
 
 namespace caflow {
 
-// The pooling attrs, checked when a kernel is built, so data_format NCHW (which no kernel
-// implements) fails as unimplemented on `device` ("CPU", "GPU") when the graph is first run.
-status_or<pool_params> read_pool_kernel_params(const kernel_construction& c, const char* device);
+// The pooling attrs read into *p and checked when a kernel is built, so data_format NCHW
+// (which no kernel implements) fails as unimplemented on `device` ("CPU", "GPU") when the
+// graph is first run.
+status read_pool_kernel_params(const kernel_construction& c, const char* device, pool_params* p);
 
 // MaxPool and AvgPool: the window over a 4-D input; `what` names the input in errors.
 status_or<conv2d_geometry> pool_kernel_geometry(const pool_params& p, const tensor_shape& input,

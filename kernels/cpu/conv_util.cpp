@@ -14,9 +14,7 @@ inline constexpr double small_conv_flops = 256 * 1024;
 }  // namespace
 
 conv2d_kernel_base::conv2d_kernel_base(kernel_construction& c) : op_kernel(c) {
-  auto p = read_conv2d_kernel_params(c, device_cpu);
-  CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-  params_ = *p;
+  CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_cpu, &params_));
 }
 
 bool is_pointwise(const conv2d_geometry& g) {

@@ -17,9 +17,7 @@ template <class T>
 class mat_mul_op final : public op_kernel {
  public:
   explicit mat_mul_op(kernel_construction& c) : op_kernel(c) {
-    auto p = read_matmul_params(c);
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
+    CAFLOW_OP_REQUIRES_OK(c, read_matmul_params(c, &params_));
   }
 
   void compute(kernel_context& ctx) override {

@@ -13,9 +13,7 @@ namespace caflow::pool {
 class pool_kernel_base : public op_kernel {
  public:
   explicit pool_kernel_base(kernel_construction& c) : op_kernel(c) {
-    auto p = read_pool_kernel_params(c, device_cpu);
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
+    CAFLOW_OP_REQUIRES_OK(c, read_pool_kernel_params(c, device_cpu, &params_));
   }
 
  protected:

@@ -25,9 +25,7 @@ template <class Algo>
 class cudnn_conv_kernel : public gpu_op_kernel {
  public:
   explicit cudnn_conv_kernel(kernel_construction& c) : gpu_op_kernel(c) {
-    auto p = read_conv2d_kernel_params(c, device_gpu);
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
+    CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_gpu, &params_));
   }
 
  protected:

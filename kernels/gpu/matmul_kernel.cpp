@@ -24,9 +24,7 @@ template <class T>
 class mat_mul_op final : public gpu_op_kernel {
  public:
   explicit mat_mul_op(kernel_construction& c) : gpu_op_kernel(c) {
-    auto p = read_matmul_params(c);
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
+    CAFLOW_OP_REQUIRES_OK(c, read_matmul_params(c, &params_));
   }
 
  protected:

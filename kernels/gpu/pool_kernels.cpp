@@ -28,9 +28,7 @@ struct cudnn_pool {
 class cudnn_pool_kernel : public gpu_op_kernel {
  public:
   explicit cudnn_pool_kernel(kernel_construction& c) : gpu_op_kernel(c) {
-    auto p = read_pool_kernel_params(c, device_gpu);
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
+    CAFLOW_OP_REQUIRES_OK(c, read_pool_kernel_params(c, device_gpu, &params_));
   }
 
  protected:
