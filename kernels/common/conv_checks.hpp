@@ -21,23 +21,23 @@ status read_conv2d_kernel_params(const kernel_construction& c, const char* devic
 status_or<conv2d_geometry> conv2d_kernel_geometry(const conv2d_params& p, const tensor_shape& input,
                                                   const tensor_shape& filter);
 
-// A gradient op's geometry and the shape of the gradient it produces, which the op reads
-// from a sizes input.
-struct conv2d_backprop {
+// A window op's gradient: its geometry and the shape of the gradient the op produces, which
+// the op reads from a sizes input (input_sizes, filter_sizes, AvgPoolGrad's orig_input_shape).
+struct window_gradient {
   conv2d_geometry geometry;
-  tensor_shape gradient_shape;
+  tensor_shape shape;
 };
 
 // Conv2DBackpropInput: input_sizes (host memory) holds an NHWC shape that, with the filter,
-// gives out_backprop's shape. gradient_shape is the input's.
-status_or<conv2d_backprop> conv2d_backprop_input_geometry(const conv2d_params& p,
+// gives out_backprop's shape; the gradient has the input's shape.
+status_or<window_gradient> conv2d_backprop_input_geometry(const conv2d_params& p,
                                                           const tensor& input_sizes,
                                                           const tensor_shape& filter,
                                                           const tensor_shape& out_backprop);
 
 // Conv2DBackpropFilter: filter_sizes (host memory) holds an HWIO shape that, with the input,
-// gives out_backprop's shape. gradient_shape is the filter's.
-status_or<conv2d_backprop> conv2d_backprop_filter_geometry(const conv2d_params& p,
+// gives out_backprop's shape; the gradient has the filter's shape.
+status_or<window_gradient> conv2d_backprop_filter_geometry(const conv2d_params& p,
                                                            const tensor_shape& input,
                                                            const tensor& filter_sizes,
                                                            const tensor_shape& out_backprop);

@@ -33,19 +33,18 @@ status_or<conv2d_geometry> max_pool_grad_geometry(const pool_params& p,
   return g;
 }
 
-status_or<avg_pool_backprop> avg_pool_grad_geometry(const pool_params& p,
-                                                    const tensor& orig_input_shape,
-                                                    const tensor_shape& grad) {
-  avg_pool_backprop b;
-  CAFLOW_ASSIGN_OR_RETURN(b.input_shape,
-                          image_shape_from_sizes(orig_input_shape, "orig_input_shape"));
-  CAFLOW_ASSIGN_OR_RETURN(b.geometry, pool_kernel_geometry(p, b.input_shape, "orig_input_shape"));
-  const tensor_shape pooled = b.geometry.output_shape();
+status_or<window_gradient> avg_pool_grad_geometry(const pool_params& p,
+                                                  const tensor& orig_input_shape,
+                                                  const tensor_shape& grad) {
+  window_gradient dx;
+  CAFLOW_ASSIGN_OR_RETURN(dx.shape, image_shape_from_sizes(orig_input_shape, "orig_input_shape"));
+  CAFLOW_ASSIGN_OR_RETURN(dx.geometry, pool_kernel_geometry(p, dx.shape, "orig_input_shape"));
+  const tensor_shape pooled = dx.geometry.output_shape();
   if (grad != pooled)
     return errors::invalid_argument("grad has shape ", grad.to_string(),
-                                    " but pooling an input of shape ", b.input_shape.to_string(),
+                                    " but pooling an input of shape ", dx.shape.to_string(),
                                     " gives ", pooled.to_string());
-  return b;
+  return dx;
 }
 
 }  // namespace caflow

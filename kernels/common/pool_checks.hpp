@@ -6,6 +6,7 @@
 #include "graph/core/status.hpp"
 #include "graph/core/tensor.hpp"
 #include "graph/util/conv_geometry.hpp"
+#include "kernels/common/conv_checks.hpp"
 #include "kernels/op_kernel.hpp"
 
 namespace caflow {
@@ -25,15 +26,10 @@ status_or<conv2d_geometry> max_pool_grad_geometry(const pool_params& p,
                                                   const tensor_shape& orig_output,
                                                   const tensor_shape& grad);
 
-// AvgPoolGrad's geometry and the shape of its output, the pooled input's.
-struct avg_pool_backprop {
-  conv2d_geometry geometry;
-  tensor_shape input_shape;
-};
-
-// AvgPoolGrad: orig_input_shape (host memory) holds an NHWC shape whose pooling gives grad's.
-status_or<avg_pool_backprop> avg_pool_grad_geometry(const pool_params& p,
-                                                    const tensor& orig_input_shape,
-                                                    const tensor_shape& grad);
+// AvgPoolGrad: orig_input_shape (host memory) holds an NHWC shape whose pooling gives grad's;
+// the gradient has that shape.
+status_or<window_gradient> avg_pool_grad_geometry(const pool_params& p,
+                                                  const tensor& orig_input_shape,
+                                                  const tensor_shape& grad);
 
 }  // namespace caflow

@@ -21,7 +21,7 @@ class conv2d_backprop_filter_op final : public conv::conv2d_kernel_base {
         conv2d_backprop_filter_geometry(params_, input.shape(), ctx.input(1), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    tensor* out = ctx.allocate_output(0, resolved->gradient_shape);
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     T* dw = out->data<T>();
     const int64_t patch = g.patch_size(), depth = g.out_depth, positions = g.out_pixels();

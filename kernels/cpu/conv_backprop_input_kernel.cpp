@@ -22,7 +22,7 @@ class conv2d_backprop_input_op final : public conv::conv2d_kernel_base {
         conv2d_backprop_input_geometry(params_, ctx.input(0), filter.shape(), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    tensor* out = ctx.allocate_output(0, resolved->gradient_shape);
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     T* dx = out->data<T>();
     const int64_t patch = g.patch_size(), depth = g.out_depth;

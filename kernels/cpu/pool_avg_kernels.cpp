@@ -63,7 +63,7 @@ class avg_pool_grad_op final : public pool::pool_kernel_base {
     auto resolved = avg_pool_grad_geometry(params_, ctx.input(0), grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    tensor* out = ctx.allocate_output(0, resolved->input_shape);
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     const T* dy = grad.data<T>();
     T* dx = out->data<T>();

@@ -122,7 +122,7 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
         conv2d_backprop_input_geometry(params_, *sizes, filter.shape(), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    tensor out = allocate_output(ctx, dev, 0, resolved->gradient_shape);
+    tensor out = allocate_output(ctx, dev, 0, resolved->shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     // No output position (or no output channel) reads the input: its gradient is zero.
     if (g.out_pixels() == 0 || g.out_depth == 0) {
@@ -172,7 +172,7 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
         conv2d_backprop_filter_geometry(params_, input.shape(), *sizes, out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    tensor out = allocate_output(ctx, dev, 0, resolved->gradient_shape);
+    tensor out = allocate_output(ctx, dev, 0, resolved->shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
       CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));

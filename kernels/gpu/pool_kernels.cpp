@@ -199,7 +199,7 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
     auto resolved = avg_pool_grad_geometry(params_, *sizes, grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = resolved->geometry;
-    pool_gradient(ctx, dev, g, resolved->input_shape,
+    pool_gradient(ctx, dev, g, resolved->shape,
                   [&](tensor& out) { return run(dev, g, grad, out); });
   }
 
