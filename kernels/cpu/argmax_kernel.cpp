@@ -1,9 +1,9 @@
 // ArgMax and ArgMin: a scan along one dim of an [outer, size, inner] view. Ties keep the first
 // index, and the first NaN wins (as in numpy), so the answer never depends on thread count.
 #include <algorithm>
-#include <limits>
 #include <type_traits>
 
+#include "kernels/common/argmax_checks.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -29,36 +29,15 @@ class arg_reduction_op final : public op_kernel {
   void compute(kernel_context& ctx) override {
     const tensor& in = ctx.input(0);
     const tensor& dim = ctx.input(1);
-    CAFLOW_OP_REQUIRES(ctx, dim.rank() == 0,
-                       errors::invalid_argument("dimension must be a scalar, got shape ",
-                                                dim.shape().to_string()));
-    const int rank = in.rank();
-    CAFLOW_OP_REQUIRES(ctx, rank > 0,
-                       errors::invalid_argument("input must have at least one dimension, got a "
-                                                "scalar"));
+    CAFLOW_OP_REQUIRES_OK(ctx, check_arg_reduction_inputs(in.shape(), dim.shape()));
     const int64_t d = dim.type() == dtype::int32 ? int64_t{dim.scalar_value<int32_t>()}
                                                  : dim.scalar_value<int64_t>();
-    CAFLOW_OP_REQUIRES(
-        ctx, d >= -rank && d < rank,
-        errors::invalid_argument("dimension ", d, " is out of range for input of rank ", rank,
-                                 ": it must be in [", -rank, ", ", rank, ")"));
-    const int axis = static_cast<int>(d < 0 ? d + rank : d);
-    const int64_t size = in.dim(axis);
-    CAFLOW_OP_REQUIRES(ctx, size > 0,
-                       errors::invalid_argument("cannot reduce over dimension ", axis,
-                                                " of size 0 in shape ", in.shape().to_string()));
-    CAFLOW_OP_REQUIRES(ctx, size - 1 <= std::numeric_limits<Index>::max(),
-                       errors::invalid_argument("dimension ", axis, " has ", size,
-                                                " elements, too many for output_type ",
-                                                dtype_name(dtype_v<Index>)));
-    tensor_shape out_shape = in.shape();
-    out_shape.remove_dim(axis);
-    tensor* out = ctx.allocate_output(0, out_shape);
+    auto plan = plan_arg_reduction(in.shape(), d, dtype_v<Index>);
+    CAFLOW_OP_REQUIRES_OK(ctx, plan.get_status());
+    tensor* out = ctx.allocate_output(0, plan->output_shape);
     if (out == nullptr || out->num_elements() == 0) return;
 
-    int64_t outer = 1, inner = 1;
-    for (int i = 0; i < axis; ++i) outer *= in.dim(i);
-    for (int i = axis + 1; i < rank; ++i) inner *= in.dim(i);
+    const int64_t outer = plan->outer, size = plan->size, inner = plan->inner;
     const T* x = in.data<T>();
     Index* y = out->data<Index>();
     // Output elements [begin, end), each the scan of one column of the [size, inner] slab.

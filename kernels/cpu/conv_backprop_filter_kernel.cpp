@@ -17,19 +17,11 @@ class conv2d_backprop_filter_op final : public conv::conv2d_kernel_base {
   void compute(kernel_context& ctx) override {
     const tensor& input = ctx.input(0);
     const tensor& out_backprop = ctx.input(2);
-    auto filter_shape = image_shape_from_sizes(ctx.input(1), "filter_sizes");
-    CAFLOW_OP_REQUIRES_OK(ctx, filter_shape.get_status());
-    auto resolved = geometry(input.shape(), *filter_shape);
+    auto resolved =
+        conv2d_backprop_filter_geometry(params_, input.shape(), ctx.input(1), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
-                       errors::invalid_argument("out_backprop has shape ",
-                                                out_backprop.shape().to_string(), " but input ",
-                                                input.shape().to_string(), " and filter_sizes ",
-                                                filter_shape->to_string(), " give ",
-                                                expected.to_string()));
-    tensor* out = ctx.allocate_output(0, *filter_shape);
+    const conv2d_geometry& g = resolved->geometry;
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     T* dw = out->data<T>();
     const int64_t patch = g.patch_size(), depth = g.out_depth, positions = g.out_pixels();

@@ -18,19 +18,11 @@ class conv2d_backprop_input_op final : public conv::conv2d_kernel_base {
   void compute(kernel_context& ctx) override {
     const tensor& filter = ctx.input(1);
     const tensor& out_backprop = ctx.input(2);
-    auto input_shape = image_shape_from_sizes(ctx.input(0), "input_sizes");
-    CAFLOW_OP_REQUIRES_OK(ctx, input_shape.get_status());
-    auto resolved = geometry(*input_shape, filter.shape());
+    auto resolved =
+        conv2d_backprop_input_geometry(params_, ctx.input(0), filter.shape(), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, out_backprop.shape() == expected,
-                       errors::invalid_argument("out_backprop has shape ",
-                                                out_backprop.shape().to_string(),
-                                                " but input_sizes ", input_shape->to_string(),
-                                                " and filter ", filter.shape().to_string(),
-                                                " give ", expected.to_string()));
-    tensor* out = ctx.allocate_output(0, *input_shape);
+    const conv2d_geometry& g = resolved->geometry;
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     T* dx = out->data<T>();
     const int64_t patch = g.patch_size(), depth = g.out_depth;

@@ -16,7 +16,7 @@ class conv2d_op final : public conv::conv2d_kernel_base {
   void compute(kernel_context& ctx) override {
     const tensor& input = ctx.input(0);
     const tensor& filter = ctx.input(1);
-    auto resolved = geometry(input.shape(), filter.shape());
+    auto resolved = conv2d_kernel_geometry(params_, input.shape(), filter.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     tensor* out = ctx.allocate_output(0, g.output_shape());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <string>
 
 #include "kernels/cpu/eigen_eval.hpp"
 
@@ -15,27 +14,7 @@ inline constexpr double small_conv_flops = 256 * 1024;
 }  // namespace
 
 conv2d_kernel_base::conv2d_kernel_base(kernel_construction& c) : op_kernel(c) {
-  auto p = parse_conv2d_params(c.def());
-  CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-  params_ = *p;
-  CAFLOW_OP_REQUIRES(c, !params_.nchw,
-                     errors::unimplemented(
-                         "the CPU kernel supports only data_format NHWC, got NCHW"));
-  std::vector<int64_t> dilations;
-  CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
-  CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
-                     errors::unimplemented("the CPU kernel supports only dilations of 1, got ",
-                                           format_dims(dilations)));
-}
-
-status_or<conv2d_geometry> conv2d_kernel_base::geometry(const tensor_shape& input,
-                                                        const tensor_shape& filter) const {
-  if (input.rank() != 4)
-    return errors::invalid_argument("input must be 4-dimensional, got shape ", input.to_string());
-  if (filter.rank() != 4)
-    return errors::invalid_argument("filter must be 4-dimensional, got shape ",
-                                    filter.to_string());
-  return conv2d_geometry_for(params_, input, filter);
+  CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_cpu, &params_));
 }
 
 bool is_pointwise(const conv2d_geometry& g) {

@@ -11,7 +11,7 @@
 
 #include <Eigen/Core>
 
-#include "graph/util/conv_geometry.hpp"
+#include "kernels/common/conv_checks.hpp"
 #include "kernels/op_kernel.hpp"
 
 namespace caflow::conv {
@@ -20,16 +20,12 @@ namespace caflow::conv {
 // that the product amortises packing the filter, small enough to stay in L2.
 inline constexpr int64_t scratch_budget_bytes = int64_t{1} << 20;
 
-// Reads and checks Conv2D's attrs once. Data formats and dilations the CPU kernels do not
-// implement are refused here, so they fail when the graph is first run.
+// Reads and checks Conv2D's attrs once (kernels/common/conv_checks.hpp).
 class conv2d_kernel_base : public op_kernel {
  public:
   explicit conv2d_kernel_base(kernel_construction& c);
 
  protected:
-  // The geometry for an input and a filter of these shapes; checks ranks, depths and sizes.
-  status_or<conv2d_geometry> geometry(const tensor_shape& input, const tensor_shape& filter) const;
-
   conv2d_params params_;
 };
 

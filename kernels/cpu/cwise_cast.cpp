@@ -1,31 +1,13 @@
-// Cast between every pair of caflow's dtypes on CPU, one kernel per (SrcT, DstT).
-#include <cmath>
-#include <limits>
+// Cast between every pair of caflow's dtypes on CPU, one kernel per (SrcT, DstT), converting
+// as kernels/common/cast_value.hpp says.
 #include <type_traits>
 
+#include "kernels/common/cast_value.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {
-
-// To bool: nonzero (NaN included) is true. Floating point to integer truncates toward zero;
-// C++ leaves out-of-range and NaN conversions undefined, so those saturate and NaN gives 0
-// rather than whatever the hardware's conversion instruction happens to produce.
-template <class Dst, class Src>
-Dst convert(Src v) {
-  if constexpr (std::is_same_v<Dst, bool>) {
-    return v != Src(0);
-  } else if constexpr (std::is_floating_point_v<Src> && std::is_integral_v<Dst>) {
-    using limits = std::numeric_limits<Dst>;
-    if (std::isnan(v)) return Dst(0);
-    if (v <= static_cast<Src>(limits::lowest())) return limits::lowest();
-    if (v >= static_cast<Src>(limits::max())) return limits::max();
-    return static_cast<Dst>(v);
-  } else {
-    return static_cast<Dst>(v);
-  }
-}
 
 template <class Src, class Dst>
 class cast_op final : public op_kernel {
@@ -43,7 +25,7 @@ class cast_op final : public op_kernel {
       Dst* o = out->data<Dst>();
       for_range(ctx, x.num_elements(), sizeof(Src), sizeof(Dst), 1,
                 [=](int64_t begin, int64_t end) {
-                  for (int64_t i = begin; i < end; ++i) o[i] = convert<Dst>(in[i]);
+                  for (int64_t i = begin; i < end; ++i) o[i] = cast_value<Dst>(in[i]);
                 });
     }
   }

@@ -1,6 +1,6 @@
 // Equal, Greater and Less on CPU: broadcasting comparisons with a bool output.
+#include "kernels/common/cwise_families.hpp"
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {
@@ -18,13 +18,8 @@ using greater_op = binary_op<T, scalar_cmp_op<T, T, cmp_GT>>;
 template <class T>
 using less_op = binary_op<T, scalar_cmp_op<T, T, cmp_LT>>;
 
-}  // namespace
+const comparison_kernels<equal_op, greater_op, less_op> comparisons(device_cpu);
 
-CAFLOW_REGISTER_TYPED_KERNELS("Equal", device_cpu, "T", equal_op, float, double, int32_t, int64_t,
-                              uint8_t, bool);
-CAFLOW_REGISTER_TYPED_KERNELS("Greater", device_cpu, "T", greater_op, float, double, int32_t,
-                              int64_t, uint8_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Less", device_cpu, "T", less_op, float, double, int32_t, int64_t,
-                              uint8_t);
+}  // namespace
 
 }  // namespace caflow::cwise

@@ -3,47 +3,25 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/common/nn_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
 
-status check_data_format(kernel_construction& c) {
-  std::string data_format;
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("data_format", &data_format));
-  if (data_format == "NCHW")
-    return errors::unimplemented("data_format \"NCHW\" has no CPU kernel; use \"NHWC\" ",
-                                 "(channels in the last dimension)");
-  if (data_format != "NHWC")
-    return errors::invalid_argument("data_format must be \"NHWC\" or \"NCHW\", got \"",
-                                    data_format, "\"");
-  return {};
-}
-
-status check_rank(const char* name, const tensor& t) {
-  if (t.rank() < 2)
-    return errors::invalid_argument(name, " must have at least two dimensions, got shape ",
-                                    t.shape().to_string());
-  return {};
-}
-
 template <class T>
 class bias_add_op final : public op_kernel {
  public:
   explicit bias_add_op(kernel_construction& c) : op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, check_data_format(c));
+    CAFLOW_OP_REQUIRES_OK(c, nn::check_bias_data_format(c, device_cpu));
   }
 
   void compute(kernel_context& ctx) override {
     const tensor& value = ctx.input(0);
     const tensor& bias = ctx.input(1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_rank("value", value));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_bias_add_shapes(value.shape(), bias.shape()));
     const int64_t channels = value.dim(value.rank() - 1);
-    CAFLOW_OP_REQUIRES(ctx, bias.rank() == 1 && bias.dim(0) == channels,
-                       errors::invalid_argument("bias of shape ", bias.shape().to_string(),
-                                                " must be a vector as long as the last dimension",
-                                                " of value of shape ", value.shape().to_string()));
     tensor* out = ctx.allocate_output(0, value.shape());
     if (out == nullptr || value.num_elements() == 0) return;
     const T* x = value.data<T>();
@@ -76,12 +54,12 @@ template <class T>
 class bias_add_grad_op final : public op_kernel {
  public:
   explicit bias_add_grad_op(kernel_construction& c) : op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, check_data_format(c));
+    CAFLOW_OP_REQUIRES_OK(c, nn::check_bias_data_format(c, device_cpu));
   }
 
   void compute(kernel_context& ctx) override {
     const tensor& in = ctx.input(0);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_rank("out_backprop", in));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_bias_add_grad_shape(in.shape()));
     const int64_t channels = in.dim(in.rank() - 1);
     tensor* out = ctx.allocate_output(0, tensor_shape{channels});
     if (out == nullptr || channels == 0) return;

@@ -5,6 +5,7 @@
 // exponentials are written into backprop first and normalized in place.
 #include <cmath>
 
+#include "kernels/common/loss_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/cpu/nn_softmax_rows.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -38,13 +39,6 @@ void run_rows(kernel_context& ctx, const tensor& features, Row&& row) {
                    });
 }
 
-status check_features(const tensor& features) {
-  if (features.rank() != 2)
-    return errors::invalid_argument("features must be a matrix [batch, classes], got shape ",
-                                    features.shape().to_string());
-  return {};
-}
-
 template <class T>
 class softmax_xent_op final : public op_kernel {
  public:
@@ -53,11 +47,7 @@ class softmax_xent_op final : public op_kernel {
   void compute(kernel_context& ctx) override {
     const tensor& features = ctx.input(0);
     const tensor& labels = ctx.input(1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_features(features));
-    CAFLOW_OP_REQUIRES(ctx, labels.shape() == features.shape(),
-                       errors::invalid_argument("labels of shape ", labels.shape().to_string(),
-                                                " must have the shape of features ",
-                                                features.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_softmax_xent_shapes(features.shape(), labels.shape()));
     const int64_t n = features.dim(1);
     const T* x = features.data<T>();
     const T* y = labels.data<T>();
@@ -87,12 +77,8 @@ class sparse_softmax_xent_op final : public op_kernel {
   void compute(kernel_context& ctx) override {
     const tensor& features = ctx.input(0);
     const tensor& labels = ctx.input(1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_features(features));
-    CAFLOW_OP_REQUIRES(ctx, labels.rank() == 1 && labels.dim(0) == features.dim(0),
-                       errors::invalid_argument("labels of shape ", labels.shape().to_string(),
-                                                " must be a vector with one entry per row of ",
-                                                "features of shape ",
-                                                features.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx,
+                          nn::check_sparse_softmax_xent_shapes(features.shape(), labels.shape()));
     const int64_t n = features.dim(1);
     const Index* y = labels.data<Index>();
     for (int64_t r = 0; r < labels.dim(0); ++r)

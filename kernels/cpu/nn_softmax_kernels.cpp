@@ -3,6 +3,7 @@
 // the intra-op pool when there are many.
 #include <cmath>
 
+#include "kernels/common/nn_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/cpu/nn_softmax_rows.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -20,9 +21,7 @@ class softmax_op final : public op_kernel {
 
   void compute(kernel_context& ctx) override {
     const tensor& in = ctx.input(0);
-    CAFLOW_OP_REQUIRES(ctx, in.rank() >= 1,
-                       errors::invalid_argument("logits must have at least one dimension, got ",
-                                                "shape ", in.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_softmax_logits(in.shape()));
     tensor* out = ctx.allocate_output(0, in.shape());
     if (out == nullptr || in.num_elements() == 0) return;
     const int64_t cols = in.dim(in.rank() - 1);

@@ -15,7 +15,7 @@ class avg_pool_op final : public pool::pool_kernel_base {
 
   void compute(kernel_context& ctx) override {
     const tensor& input = ctx.input(0);
-    auto resolved = geometry(input.shape(), "value");
+    auto resolved = pool_kernel_geometry(params_, input.shape(), "value");
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     tensor* out = ctx.allocate_output(0, g.output_shape());
@@ -60,18 +60,10 @@ class avg_pool_grad_op final : public pool::pool_kernel_base {
 
   void compute(kernel_context& ctx) override {
     const tensor& grad = ctx.input(1);
-    auto input_shape = image_shape_from_sizes(ctx.input(0), "orig_input_shape");
-    CAFLOW_OP_REQUIRES_OK(ctx, input_shape.get_status());
-    auto resolved = geometry(*input_shape, "orig_input_shape");
+    auto resolved = avg_pool_grad_geometry(params_, ctx.input(0), grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
-                       errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                                " but pooling an input of shape ",
-                                                input_shape->to_string(), " gives ",
-                                                pooled.to_string()));
-    tensor* out = ctx.allocate_output(0, *input_shape);
+    const conv2d_geometry& g = resolved->geometry;
+    tensor* out = ctx.allocate_output(0, resolved->shape);
     if (out == nullptr || out->num_elements() == 0) return;
     const T* dy = grad.data<T>();
     T* dx = out->data<T>();

@@ -17,7 +17,7 @@ class max_pool_op final : public pool::pool_kernel_base {
 
   void compute(kernel_context& ctx) override {
     const tensor& input = ctx.input(0);
-    auto resolved = geometry(input.shape(), "input");
+    auto resolved = pool_kernel_geometry(params_, input.shape(), "input");
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     tensor* out = ctx.allocate_output(0, g.output_shape());
@@ -61,19 +61,10 @@ class max_pool_grad_op final : public pool::pool_kernel_base {
     const tensor& orig_input = ctx.input(0);
     const tensor& orig_output = ctx.input(1);
     const tensor& grad = ctx.input(2);
-    auto resolved = geometry(orig_input.shape(), "orig_input");
+    auto resolved =
+        max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(), grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
-    const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(ctx, orig_output.shape() == pooled,
-                       errors::invalid_argument("orig_output has shape ",
-                                                orig_output.shape().to_string(), " but pooling ",
-                                                "orig_input ", orig_input.shape().to_string(),
-                                                " gives ", pooled.to_string()));
-    CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
-                       errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                                " but orig_output has shape ",
-                                                pooled.to_string()));
     tensor* out = ctx.allocate_output(0, orig_input.shape());
     if (out == nullptr || out->num_elements() == 0) return;
     const T* x = orig_input.data<T>();

@@ -4,33 +4,19 @@
 #include <algorithm>
 #include <string>
 
-#include "graph/util/conv_geometry.hpp"
+#include "kernels/common/pool_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 
 namespace caflow::pool {
 
-// Reads and checks the pooling attrs once; NCHW has no CPU kernel and fails here, when the
-// graph is first run.
+// Reads and checks the pooling attrs once (kernels/common/pool_checks.hpp).
 class pool_kernel_base : public op_kernel {
  public:
   explicit pool_kernel_base(kernel_construction& c) : op_kernel(c) {
-    auto p = parse_pool_params(c.def());
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
-    CAFLOW_OP_REQUIRES(c, !params_.nchw,
-                       errors::unimplemented(
-                           "the CPU kernel supports only data_format NHWC, got NCHW"));
+    CAFLOW_OP_REQUIRES_OK(c, read_pool_kernel_params(c, device_cpu, &params_));
   }
 
  protected:
-  // The window geometry over an input of this shape; `what` names the input in errors.
-  status_or<conv2d_geometry> geometry(const tensor_shape& input, const char* what) const {
-    if (input.rank() != 4)
-      return errors::invalid_argument(what, " must be 4-dimensional, got shape ",
-                                      input.to_string());
-    return pool_geometry_for(params_, input);
-  }
-
   pool_params params_;
 };
 

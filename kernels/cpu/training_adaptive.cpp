@@ -2,6 +2,7 @@
 // its slot variables per step, with the same arithmetic as TensorFlow's CPU functors.
 #include <cmath>
 
+#include "kernels/common/training_math.hpp"
 #include "kernels/cpu/training_common.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -23,22 +24,18 @@ class apply_adam_op final : public op_kernel {
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 7, "beta2", &beta2));
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 8, "epsilon", &epsilon));
     const T* grad = ctx.input(9).data<T>();
-    // The bias corrections of both moments folded into one step size.
-    const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-    const T one_minus_beta1 = T(1) - beta1, one_minus_beta2 = T(1) - beta2;
+    const training::adam_step<T> step =
+        training::make_adam_step(beta1_power, beta2_power, lr, beta1, beta2, epsilon);
     auto update = [=]<bool nesterov>(const training::update_buffers<T, 3>& b, int64_t begin,
                                      int64_t end) {
       const T *var_in = b.in[0], *m_in = b.in[1], *v_in = b.in[2];
       T *var = b.out[0], *m = b.out[1], *v = b.out[2];
       CAFLOW_UPDATE_LOOP
       for (int64_t i = begin; i < end; ++i) {
-        const T g = grad[i];
-        const T mi = m_in[i] + (g - m_in[i]) * one_minus_beta1;
-        const T vi = v_in[i] + (g * g - v_in[i]) * one_minus_beta2;
+        T mi = m_in[i], vi = v_in[i];
+        var[i] = training::adam_update(var_in[i], grad[i], step, nesterov, mi, vi);
         m[i] = mi;
         v[i] = vi;
-        const T direction = nesterov ? mi * beta1 + g * one_minus_beta1 : mi;
-        var[i] = var_in[i] - direction * alpha / (std::sqrt(vi) + epsilon);
       }
     };
     auto run = [&](auto&& loop) {

@@ -1,5 +1,6 @@
 // ApplyGradientDescent and ApplyMomentum on the CPU: one fused pass over the variable (and
 // its accumulator) per step.
+#include "kernels/common/training_math.hpp"
 #include "kernels/cpu/training_common.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -43,10 +44,9 @@ class apply_momentum_op final : public op_kernel {
           T *var = b.out[0], *accum = b.out[1];
           CAFLOW_UPDATE_LOOP
           for (int64_t i = begin; i < end; ++i) {
-            const T a = accum_in[i] * momentum + grad[i];
+            T a = accum_in[i];
+            var[i] = training::momentum_update(var_in[i], grad[i], lr, momentum, nesterov, a);
             accum[i] = a;
-            var[i] = nesterov ? var_in[i] - (grad[i] * lr + a * momentum * lr)
-                              : var_in[i] - a * lr;
           }
         });
   }

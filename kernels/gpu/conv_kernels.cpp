@@ -7,8 +7,7 @@
 // padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
 // of the input, or, for the input gradient, computed over the padded frame and cropped off
 // (see window_plan.hpp).
-#include <vector>
-
+#include "kernels/common/conv_checks.hpp"
 #include "kernels/gpu/cudnn_support.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -21,35 +20,15 @@ struct cudnn_conv : conv_descriptors {
   nhwc_dims output;
 };
 
-// Reads and checks Conv2D's attrs once; NCHW and dilations fail when the graph is first run,
-// as on the CPU.
+// Reads and checks Conv2D's attrs once (kernels/common/conv_checks.hpp).
 template <class Algo>
 class cudnn_conv_kernel : public gpu_op_kernel {
  public:
   explicit cudnn_conv_kernel(kernel_construction& c) : gpu_op_kernel(c) {
-    auto p = parse_conv2d_params(c.def());
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
-    CAFLOW_OP_REQUIRES(
-        c, !params_.nchw,
-        errors::unimplemented("the GPU kernel supports only data_format NHWC, got NCHW"));
-    std::vector<int64_t> dilations;
-    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dilations", &dilations));
-    CAFLOW_OP_REQUIRES(c, params_.dilation_rows == 1 && params_.dilation_cols == 1,
-                       errors::unimplemented("the GPU kernel supports only dilations of 1, got ",
-                                             format_dims(dilations)));
+    CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_gpu, &params_));
   }
 
  protected:
-  status_or<conv2d_geometry> geometry(const tensor_shape& input, const tensor_shape& filter) const {
-    if (input.rank() != 4)
-      return errors::invalid_argument("input must be 4-dimensional, got shape ", input.to_string());
-    if (filter.rank() != 4)
-      return errors::invalid_argument("filter must be 4-dimensional, got shape ",
-                                      filter.to_string());
-    return conv2d_geometry_for(params_, input, filter);
-  }
-
   // REQUIRES a non-empty output and patch.
   static status_or<cudnn_conv> describe(const conv2d_geometry& g) {
     cudnn_conv d;
@@ -98,7 +77,7 @@ class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
   void compute_on(kernel_context& ctx, gpu_device& dev) override {
     CAFLOW_GPU_INPUT(input, ctx, dev, 0);
     CAFLOW_GPU_INPUT(filter, ctx, dev, 1);
-    auto resolved = geometry(input.shape(), filter.shape());
+    auto resolved = conv2d_kernel_geometry(params_, input.shape(), filter.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
     tensor out = allocate_output(ctx, dev, 0, g.output_shape());
@@ -139,18 +118,11 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
     CAFLOW_OP_REQUIRES_OK(ctx, sizes.get_status());
     CAFLOW_GPU_INPUT(filter, ctx, dev, 1);
     CAFLOW_GPU_INPUT(out_backprop, ctx, dev, 2);
-    auto input_shape = image_shape_from_sizes(*sizes, "input_sizes");
-    CAFLOW_OP_REQUIRES_OK(ctx, input_shape.get_status());
-    auto resolved = geometry(*input_shape, filter.shape());
+    auto resolved =
+        conv2d_backprop_input_geometry(params_, *sizes, filter.shape(), out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(
-        ctx, out_backprop.shape() == expected,
-        errors::invalid_argument("out_backprop has shape ", out_backprop.shape().to_string(),
-                                 " but input_sizes ", input_shape->to_string(), " and filter ",
-                                 filter.shape().to_string(), " give ", expected.to_string()));
-    tensor out = allocate_output(ctx, dev, 0, *input_shape);
+    const conv2d_geometry& g = resolved->geometry;
+    tensor out = allocate_output(ctx, dev, 0, resolved->shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     // No output position (or no output channel) reads the input: its gradient is zero.
     if (g.out_pixels() == 0 || g.out_depth == 0) {
@@ -196,18 +168,11 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
     auto sizes = host_input(ctx, dev, 1);
     CAFLOW_OP_REQUIRES_OK(ctx, sizes.get_status());
     CAFLOW_GPU_INPUT(out_backprop, ctx, dev, 2);
-    auto filter_shape = image_shape_from_sizes(*sizes, "filter_sizes");
-    CAFLOW_OP_REQUIRES_OK(ctx, filter_shape.get_status());
-    auto resolved = geometry(input.shape(), *filter_shape);
+    auto resolved =
+        conv2d_backprop_filter_geometry(params_, input.shape(), *sizes, out_backprop.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape expected = g.output_shape();
-    CAFLOW_OP_REQUIRES(
-        ctx, out_backprop.shape() == expected,
-        errors::invalid_argument("out_backprop has shape ", out_backprop.shape().to_string(),
-                                 " but input ", input.shape().to_string(), " and filter_sizes ",
-                                 filter_shape->to_string(), " give ", expected.to_string()));
-    tensor out = allocate_output(ctx, dev, 0, *filter_shape);
+    const conv2d_geometry& g = resolved->geometry;
+    tensor out = allocate_output(ctx, dev, 0, resolved->shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     if (g.out_pixels() == 0) {
       CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));

@@ -1,6 +1,7 @@
 // Binary element-wise kernels on the GPU: the CPU's broadcast plan (shapes checked and dims
 // collapsed the same way), then one launch.
 #include "kernels/common/broadcast_plan.hpp"
+#include "kernels/common/cwise_families.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -102,22 +103,14 @@ using sigmoid_grad_op = binary_op<sigmoid_grad_f, T, T>;
 template <class T>
 using tanh_grad_op = binary_op<tanh_grad_f, T, T>;
 
+const cwise::arithmetic_kernels<add_op, sub_op, mul_op, real_div_op> arithmetic(device_gpu);
+const cwise::comparison_kernels<equal_op, greater_op, less_op> comparisons(device_gpu);
+
 }  // namespace
 
-CAFLOW_REGISTER_TYPED_KERNELS("Add", device_gpu, "T", add_op, float, double, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("AddV2", device_gpu, "T", add_op, float, double, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Sub", device_gpu, "T", sub_op, float, double, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Mul", device_gpu, "T", mul_op, float, double, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("RealDiv", device_gpu, "T", real_div_op, float, double);
 CAFLOW_REGISTER_TYPED_KERNELS("Maximum", device_gpu, "T", maximum_op, float, double, int32_t, int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("Minimum", device_gpu, "T", minimum_op, float, double, int32_t, int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("Pow", device_gpu, "T", pow_op, float, double);
-CAFLOW_REGISTER_TYPED_KERNELS("Equal", device_gpu, "T", equal_op, float, double, int32_t, int64_t,
-                              uint8_t, bool);
-CAFLOW_REGISTER_TYPED_KERNELS("Greater", device_gpu, "T", greater_op, float, double, int32_t,
-                              int64_t, uint8_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Less", device_gpu, "T", less_op, float, double, int32_t, int64_t,
-                              uint8_t);
 CAFLOW_REGISTER_TYPED_KERNELS("ReluGrad", device_gpu, "T", relu_grad_op, float, double, int32_t,
                               int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("SigmoidGrad", device_gpu, "T", sigmoid_grad_op, float, double);

@@ -1,7 +1,5 @@
 // Unary element-wise kernels, Cast and Fill.
-#include <cuda/std/limits>
-#include <cuda/std/type_traits>
-
+#include "kernels/common/cast_value.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/launch_config.cuh"
 
@@ -68,26 +66,9 @@ __global__ void unary(const T* x, T* out, int64_t n) {
   CAFLOW_GRID_LOOP(i, n) out[i] = f(x[i]);
 }
 
-// As the CPU converts: to bool is != 0; floating to integer saturates, NaN gives 0, rather
-// than whatever the hardware's conversion instruction produces.
-template <class D, class S>
-__device__ D convert(S v) {
-  if constexpr (cuda::std::is_same_v<D, bool>) {
-    return v != S(0);
-  } else if constexpr (cuda::std::is_floating_point_v<S> && cuda::std::is_integral_v<D>) {
-    using limits = cuda::std::numeric_limits<D>;
-    if (v != v) return D(0);
-    if (v <= static_cast<S>(limits::lowest())) return limits::lowest();
-    if (v >= static_cast<S>(limits::max())) return limits::max();
-    return static_cast<D>(v);
-  } else {
-    return static_cast<D>(v);
-  }
-}
-
 template <class S, class D>
 __global__ void cast(const S* x, D* out, int64_t n) {
-  CAFLOW_GRID_LOOP(i, n) out[i] = convert<D>(x[i]);
+  CAFLOW_GRID_LOOP(i, n) out[i] = cwise::cast_value<D>(x[i]);
 }
 
 template <class T>

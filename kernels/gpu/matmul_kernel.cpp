@@ -2,6 +2,7 @@
 // the column-major C^T = op(B)^T op(A)^T, so the operands go in swapped, nothing is copied.
 #include <climits>
 
+#include "kernels/common/matmul_checks.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -23,30 +24,20 @@ template <class T>
 class mat_mul_op final : public gpu_op_kernel {
  public:
   explicit mat_mul_op(kernel_construction& c) : gpu_op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("transpose_a", &transpose_a_));
-    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("transpose_b", &transpose_b_));
+    CAFLOW_OP_REQUIRES_OK(c, read_matmul_params(c, &params_));
   }
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(a, ctx, g, 0);
     CAFLOW_GPU_INPUT(b, ctx, g, 1);
-    for (int i = 0; i < 2; ++i) {
-      CAFLOW_OP_REQUIRES(ctx, ctx.input(i).rank() == 2,
-                         errors::invalid_argument("In[", i, "] is not a matrix. Instead it has shape ",
-                                                  ctx.input(i).shape().to_string()));
-    }
-    const int64_t m = a.dim(transpose_a_ ? 1 : 0), k = a.dim(transpose_a_ ? 0 : 1);
-    const int64_t k_b = b.dim(transpose_b_ ? 1 : 0), n = b.dim(transpose_b_ ? 0 : 1);
-    CAFLOW_OP_REQUIRES(
-        ctx, k == k_b,
-        errors::invalid_argument("matrix size-incompatible: In[0]: ", a.shape().to_string(),
-                                 ", In[1]: ", b.shape().to_string(), ", transpose_a=", transpose_a_,
-                                 ", transpose_b=", transpose_b_));
+    auto dims = matmul_dims_for(params_, a.shape(), b.shape());
+    CAFLOW_OP_REQUIRES_OK(ctx, dims.get_status());
+    const int64_t m = dims->m, k = dims->k, n = dims->n;
     CAFLOW_OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
                        errors::invalid_argument("MatMul dims ", m, "x", k, "x", n,
                                                 " exceed cuBLAS's 32-bit sizes"));
-    tensor out = allocate_output(ctx, g, 0, tensor_shape{m, n});
+    tensor out = allocate_output(ctx, g, 0, dims->output_shape());
     if (!out.initialized() || out.num_elements() == 0) return;
     if (k == 0) {
       launch_fill<T>(out.data<T>(), out.num_elements(), T(0), g.compute_stream());
@@ -56,14 +47,14 @@ class mat_mul_op final : public gpu_op_kernel {
     // Leading dims are the stored (row-major) row lengths.
     const int lda = static_cast<int>(a.dim(1)), ldb = static_cast<int>(b.dim(1));
     CAFLOW_CUBLAS_OP_REQUIRES(
-        ctx, gemm(g.cublas(), transpose_b_ ? CUBLAS_OP_T : CUBLAS_OP_N,
-                  transpose_a_ ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n), static_cast<int>(m),
-                  static_cast<int>(k), &one, b.data<T>(), ldb, a.data<T>(), lda, &zero,
-                  out.data<T>(), static_cast<int>(n)));
+        ctx, gemm(g.cublas(), params_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                  params_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
+                  static_cast<int>(m), static_cast<int>(k), &one, b.data<T>(), ldb, a.data<T>(),
+                  lda, &zero, out.data<T>(), static_cast<int>(n)));
   }
 
  private:
-  bool transpose_a_ = false, transpose_b_ = false;
+  matmul_params params_;
 };
 
 }  // namespace

@@ -1,47 +1,25 @@
 // BiasAdd, BiasAddGrad, Softmax, LogSoftmax and the softmax cross-entropy losses on the GPU.
+#include "kernels/common/loss_checks.hpp"
+#include "kernels/common/nn_checks.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
 namespace caflow::gpu {
 namespace {
 
-// As on the CPU, only NHWC (the bias along the last dimension) has a kernel.
-status check_data_format(kernel_construction& c) {
-  std::string data_format;
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("data_format", &data_format));
-  if (data_format == "NCHW")
-    return errors::unimplemented("data_format \"NCHW\" has no GPU kernel; use \"NHWC\" ",
-                                 "(channels in the last dimension)");
-  if (data_format != "NHWC")
-    return errors::invalid_argument("data_format must be \"NHWC\" or \"NCHW\", got \"",
-                                    data_format, "\"");
-  return {};
-}
-
-status check_rank(const char* name, const tensor& t) {
-  if (t.rank() < 2)
-    return errors::invalid_argument(name, " must have at least two dimensions, got shape ",
-                                    t.shape().to_string());
-  return {};
-}
-
 template <class T>
 class bias_add_op final : public gpu_op_kernel {
  public:
   explicit bias_add_op(kernel_construction& c) : gpu_op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, check_data_format(c));
+    CAFLOW_OP_REQUIRES_OK(c, nn::check_bias_data_format(c, device_gpu));
   }
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(value, ctx, g, 0);
     CAFLOW_GPU_INPUT(bias, ctx, g, 1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_rank("value", value));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_bias_add_shapes(value.shape(), bias.shape()));
     const int64_t channels = value.dim(value.rank() - 1);
-    CAFLOW_OP_REQUIRES(ctx, bias.rank() == 1 && bias.dim(0) == channels,
-                       errors::invalid_argument("bias of shape ", bias.shape().to_string(),
-                                                " must be a vector as long as the last dimension",
-                                                " of value of shape ", value.shape().to_string()));
     tensor out = allocate_output(ctx, g, 0, value.shape());
     if (!out.initialized() || value.num_elements() == 0) return;
     launch_bias_add<T>(value.data<T>(), bias.data<T>(), out.data<T>(), value.num_elements(),
@@ -53,13 +31,13 @@ template <class T>
 class bias_add_grad_op final : public gpu_op_kernel {
  public:
   explicit bias_add_grad_op(kernel_construction& c) : gpu_op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, check_data_format(c));
+    CAFLOW_OP_REQUIRES_OK(c, nn::check_bias_data_format(c, device_gpu));
   }
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(in, ctx, g, 0);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_rank("out_backprop", in));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_bias_add_grad_shape(in.shape()));
     const int64_t channels = in.dim(in.rank() - 1);
     tensor out = allocate_output(ctx, g, 0, tensor_shape{channels});
     if (!out.initialized() || channels == 0) return;
@@ -81,9 +59,7 @@ class softmax_op final : public gpu_op_kernel {
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(in, ctx, g, 0);
-    CAFLOW_OP_REQUIRES(ctx, in.rank() >= 1,
-                       errors::invalid_argument("logits must have at least one dimension, got ",
-                                                "shape ", in.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_softmax_logits(in.shape()));
     tensor out = allocate_output(ctx, g, 0, in.shape());
     if (!out.initialized() || in.num_elements() == 0) return;
     const int64_t cols = in.dim(in.rank() - 1);
@@ -97,13 +73,6 @@ using softmax_kernel = softmax_op<T, false>;
 template <class T>
 using log_softmax_kernel = softmax_op<T, true>;
 
-status check_features(const tensor& features) {
-  if (features.rank() != 2)
-    return errors::invalid_argument("features must be a matrix [batch, classes], got shape ",
-                                    features.shape().to_string());
-  return {};
-}
-
 template <class T>
 class softmax_xent_op final : public gpu_op_kernel {
  public:
@@ -113,11 +82,7 @@ class softmax_xent_op final : public gpu_op_kernel {
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(features, ctx, g, 0);
     CAFLOW_GPU_INPUT(labels, ctx, g, 1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_features(features));
-    CAFLOW_OP_REQUIRES(ctx, labels.shape() == features.shape(),
-                       errors::invalid_argument("labels of shape ", labels.shape().to_string(),
-                                                " must have the shape of features ",
-                                                features.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_softmax_xent_shapes(features.shape(), labels.shape()));
     const int64_t rows = features.dim(0), cols = features.dim(1);
     tensor loss = allocate_output(ctx, g, 0, tensor_shape{rows});
     if (!loss.initialized()) return;
@@ -139,12 +104,8 @@ class sparse_softmax_xent_op final : public gpu_op_kernel {
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(features, ctx, g, 0);
     CAFLOW_GPU_INPUT(labels, ctx, g, 1);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_features(features));
-    CAFLOW_OP_REQUIRES(ctx, labels.rank() == 1 && labels.dim(0) == features.dim(0),
-                       errors::invalid_argument("labels of shape ", labels.shape().to_string(),
-                                                " must be a vector with one entry per row of ",
-                                                "features of shape ",
-                                                features.shape().to_string()));
+    CAFLOW_OP_REQUIRES_OK(ctx,
+                          nn::check_sparse_softmax_xent_shapes(features.shape(), labels.shape()));
     const int64_t rows = features.dim(0), cols = features.dim(1);
     tensor loss = allocate_output(ctx, g, 0, tensor_shape{rows});
     if (!loss.initialized()) return;

@@ -9,6 +9,7 @@
 // way before cuDNN spreads it. Gradients over a padded copy are cropped back to the input.
 #include <limits>
 
+#include "kernels/common/pool_checks.hpp"
 #include "kernels/gpu/cudnn_support.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -23,34 +24,20 @@ struct cudnn_pool {
   pooling_descriptor pool;
 };
 
-// Reads and checks the pooling attrs once; NCHW fails when the graph is first run, as on the
-// CPU.
+// Reads and checks the pooling attrs once (kernels/common/pool_checks.hpp).
 class cudnn_pool_kernel : public gpu_op_kernel {
  public:
   explicit cudnn_pool_kernel(kernel_construction& c) : gpu_op_kernel(c) {
-    auto p = parse_pool_params(c.def());
-    CAFLOW_OP_REQUIRES_OK(c, p.get_status());
-    params_ = *p;
-    CAFLOW_OP_REQUIRES(
-        c, !params_.nchw,
-        errors::unimplemented("the GPU kernel supports only data_format NHWC, got NCHW"));
+    CAFLOW_OP_REQUIRES_OK(c, read_pool_kernel_params(c, device_gpu, &params_));
   }
 
  protected:
-  // The window geometry over an input of this shape; `what` names the input in errors.
-  status_or<conv2d_geometry> geometry(const tensor_shape& input, const char* what) const {
-    if (input.rank() != 4)
-      return errors::invalid_argument(what, " must be 4-dimensional, got shape ",
-                                      input.to_string());
-    return pool_geometry_for(params_, input);
-  }
-
   // MaxPool's and AvgPool's compute: pools input 0 (`what` in errors) into output 0 through
   // run(dev, geometry, input, out), unless the output is empty.
   template <class Run>
   void pool_forward(kernel_context& ctx, gpu_device& dev, const char* what, Run run) {
     CAFLOW_GPU_INPUT(input, ctx, dev, 0);
-    auto resolved = geometry(input.shape(), what);
+    auto resolved = pool_kernel_geometry(params_, input.shape(), what);
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     tensor out = allocate_output(ctx, dev, 0, resolved->output_shape());
     if (!out.initialized() || out.num_elements() == 0) return;
@@ -143,18 +130,10 @@ class max_pool_grad_op final : public cudnn_pool_kernel {
     CAFLOW_GPU_INPUT(orig_input, ctx, dev, 0);
     CAFLOW_GPU_INPUT(orig_output, ctx, dev, 1);
     CAFLOW_GPU_INPUT(grad, ctx, dev, 2);
-    auto resolved = geometry(orig_input.shape(), "orig_input");
+    auto resolved =
+        max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(), grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
-    const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(
-        ctx, orig_output.shape() == pooled,
-        errors::invalid_argument("orig_output has shape ", orig_output.shape().to_string(),
-                                 " but pooling ", "orig_input ", orig_input.shape().to_string(),
-                                 " gives ", pooled.to_string()));
-    CAFLOW_OP_REQUIRES(ctx, grad.shape() == pooled,
-                       errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                                " but orig_output has shape ", pooled.to_string()));
     pool_gradient(ctx, dev, g, orig_input.shape(),
                   [&](tensor& out) { return run(dev, g, orig_input, orig_output, grad, out); });
   }
@@ -217,18 +196,10 @@ class avg_pool_grad_op final : public cudnn_pool_kernel {
     auto sizes = host_input(ctx, dev, 0);
     CAFLOW_OP_REQUIRES_OK(ctx, sizes.get_status());
     CAFLOW_GPU_INPUT(grad, ctx, dev, 1);
-    auto input_shape = image_shape_from_sizes(*sizes, "orig_input_shape");
-    CAFLOW_OP_REQUIRES_OK(ctx, input_shape.get_status());
-    auto resolved = geometry(*input_shape, "orig_input_shape");
+    auto resolved = avg_pool_grad_geometry(params_, *sizes, grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    const tensor_shape pooled = g.output_shape();
-    CAFLOW_OP_REQUIRES(
-        ctx, grad.shape() == pooled,
-        errors::invalid_argument("grad has shape ", grad.shape().to_string(),
-                                 " but pooling an input of shape ", input_shape->to_string(),
-                                 " gives ", pooled.to_string()));
-    pool_gradient(ctx, dev, g, *input_shape,
+    const conv2d_geometry& g = resolved->geometry;
+    pool_gradient(ctx, dev, g, resolved->shape,
                   [&](tensor& out) { return run(dev, g, grad, out); });
   }
 

@@ -2,6 +2,7 @@
 // collapsed into [outer, size, inner] passes), each pass one launch.
 #include <limits>
 
+#include "kernels/common/argmax_checks.hpp"
 #include "kernels/common/reduction_plan.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
@@ -79,37 +80,14 @@ class arg_max_op final : public gpu_op_kernel {
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
     CAFLOW_GPU_INPUT(in, ctx, g, 0);
-    CAFLOW_OP_REQUIRES(ctx, ctx.input(1).rank() == 0,
-                       errors::invalid_argument("dimension must be a scalar, got shape ",
-                                                ctx.input(1).shape().to_string()));
-    const int rank = in.rank();
-    CAFLOW_OP_REQUIRES(ctx, rank > 0,
-                       errors::invalid_argument("input must have at least one dimension, got a "
-                                                "scalar"));
+    CAFLOW_OP_REQUIRES_OK(ctx, check_arg_reduction_inputs(in.shape(), ctx.input(1).shape()));
     auto dim = host_ints(ctx, g, 1);
     CAFLOW_OP_REQUIRES_OK(ctx, dim.get_status());
-    const int64_t d = (*dim)[0];
-    CAFLOW_OP_REQUIRES(
-        ctx, d >= -rank && d < rank,
-        errors::invalid_argument("dimension ", d, " is out of range for input of rank ", rank,
-                                 ": it must be in [", -rank, ", ", rank, ")"));
-    const int axis = static_cast<int>(d < 0 ? d + rank : d);
-    const int64_t size = in.dim(axis);
-    CAFLOW_OP_REQUIRES(ctx, size > 0,
-                       errors::invalid_argument("cannot reduce over dimension ", axis,
-                                                " of size 0 in shape ", in.shape().to_string()));
-    CAFLOW_OP_REQUIRES(ctx, size - 1 <= std::numeric_limits<Index>::max(),
-                       errors::invalid_argument("dimension ", axis, " has ", size,
-                                                " elements, too many for output_type ",
-                                                dtype_name(dtype_v<Index>)));
-    tensor_shape out_shape = in.shape();
-    out_shape.remove_dim(axis);
-    tensor out = allocate_output(ctx, g, 0, out_shape);
+    auto plan = plan_arg_reduction(in.shape(), (*dim)[0], dtype_v<Index>);
+    CAFLOW_OP_REQUIRES_OK(ctx, plan.get_status());
+    tensor out = allocate_output(ctx, g, 0, plan->output_shape);
     if (!out.initialized()) return;
-    int64_t outer = 1, inner = 1;
-    for (int i = 0; i < axis; ++i) outer *= in.dim(i);
-    for (int i = axis + 1; i < rank; ++i) inner *= in.dim(i);
-    launch_arg_max<T, Index>(in.data<T>(), out.data<Index>(), outer, size, inner,
+    launch_arg_max<T, Index>(in.data<T>(), out.data<Index>(), plan->outer, plan->size, plan->inner,
                              g.compute_stream());
   }
 };

@@ -1,14 +1,12 @@
 // The optimizers' fused updates. Hyperparameters stay on the device (read by every thread
 // from one cached address), so an update never waits for the host.
+#include "kernels/common/training_math.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/launch_config.cuh"
 
 namespace caflow::gpu {
 
 namespace {
-
-__device__ inline float sqrt_of(float x) { return sqrtf(x); }
-__device__ inline double sqrt_of(double x) { return sqrt(x); }
 
 template <class T>
 __global__ void gradient_descent(const T* var_in, T* var, const T* alpha_p, const T* delta,
@@ -22,27 +20,22 @@ __global__ void momentum(const T* var_in, T* var, const T* accum_in, T* accum, c
                          const T* grad, const T* momentum_p, bool nesterov, int64_t n) {
   const T lr = *lr_p, mom = *momentum_p;
   CAFLOW_GRID_LOOP(i, n) {
-    const T a = accum_in[i] * mom + grad[i];
+    T a = accum_in[i];
+    var[i] = training::momentum_update(var_in[i], grad[i], lr, mom, nesterov, a);
     accum[i] = a;
-    var[i] = nesterov ? var_in[i] - (grad[i] * lr + a * mom * lr) : var_in[i] - a * lr;
   }
 }
 
 template <class T>
 __global__ void adam(const T* var_in, T* var, const T* m_in, T* m, const T* v_in, T* v,
                      adam_scalars<T> s, const T* grad, bool nesterov, int64_t n) {
-  const T beta1 = *s.beta1, beta2 = *s.beta2, epsilon = *s.epsilon;
-  // The bias corrections of both moments folded into one step size, as on the CPU.
-  const T alpha = *s.lr * sqrt_of(T(1) - *s.beta2_power) / (T(1) - *s.beta1_power);
-  const T one_minus_beta1 = T(1) - beta1, one_minus_beta2 = T(1) - beta2;
+  const training::adam_step<T> step = training::make_adam_step(
+      *s.beta1_power, *s.beta2_power, *s.lr, *s.beta1, *s.beta2, *s.epsilon);
   CAFLOW_GRID_LOOP(i, n) {
-    const T g = grad[i];
-    const T mi = m_in[i] + (g - m_in[i]) * one_minus_beta1;
-    const T vi = v_in[i] + (g * g - v_in[i]) * one_minus_beta2;
+    T mi = m_in[i], vi = v_in[i];
+    var[i] = training::adam_update(var_in[i], grad[i], step, nesterov, mi, vi);
     m[i] = mi;
     v[i] = vi;
-    const T direction = nesterov ? mi * beta1 + g * one_minus_beta1 : mi;
-    var[i] = var_in[i] - direction * alpha / (sqrt_of(vi) + epsilon);
   }
 }
 

@@ -1,0 +1,52 @@
+#pragma once
+// Families of element-wise ops: which ops each holds and the element types each op has
+// kernels for, the same on every device, so a graph finds kernels for the same dtypes
+// wherever it is placed. A device registers a family by naming its kernel templates, one per
+// op, in the order of the family's parameters:
+//
+//   const cwise::arithmetic_kernels<add_op, sub_op, mul_op, real_div_op> arithmetic(device_cpu);
+#include <cstdint>
+
+#include "kernels/kernel_registry.hpp"
+
+namespace caflow::cwise {
+
+using number_types = type_list<float, double, int32_t, int64_t>;
+using real_types = type_list<float, double>;
+using ordered_types = type_list<float, double, int32_t, int64_t, uint8_t>;
+
+namespace detail {
+
+// Registers K<T> for op on device, for every T of the list, constrained on attr "T".
+template <template <class> class K, class... Ts>
+void register_typed(const char* op, const char* device, type_list<Ts...>) {
+  typed_kernel_registrar<K, Ts...>(op, device, "T");
+}
+
+}  // namespace detail
+
+// Add and AddV2 (both Add's kernel), Sub and Mul over number_types; RealDiv over real_types.
+template <template <class> class Add, template <class> class Sub, template <class> class Mul,
+          template <class> class RealDiv>
+struct arithmetic_kernels {
+  explicit arithmetic_kernels(const char* device) {
+    detail::register_typed<Add>("Add", device, number_types{});
+    detail::register_typed<Add>("AddV2", device, number_types{});
+    detail::register_typed<Sub>("Sub", device, number_types{});
+    detail::register_typed<Mul>("Mul", device, number_types{});
+    detail::register_typed<RealDiv>("RealDiv", device, real_types{});
+  }
+};
+
+// Equal over all_dtypes; Greater and Less over ordered_types.
+template <template <class> class Equal, template <class> class Greater,
+          template <class> class Less>
+struct comparison_kernels {
+  explicit comparison_kernels(const char* device) {
+    detail::register_typed<Equal>("Equal", device, all_dtypes{});
+    detail::register_typed<Greater>("Greater", device, ordered_types{});
+    detail::register_typed<Less>("Less", device, ordered_types{});
+  }
+};
+
+}  // namespace caflow::cwise

@@ -1,0 +1,102 @@
+#pragma once
+// The frame every device's optimizer kernels (ApplyGradientDescent, ApplyAdam, ...) share:
+// the variable and its slot variables are locked together, checked against each other and
+// the gradient, and each given a writable buffer; what a device then does with the buffers (a
+// fused loop on the CPU, one launch on the GPU) is its kernel's business.
+//
+// Writable buffer: a variable's bytes are updated in place only when it owns them alone.
+// When a reader still holds a snapshot (or the variable was assigned a Const's tensor) the
+// update reads the old buffer and writes a fresh one, which then replaces the variable's
+// value: the copy costs nothing extra, since the update touches every element anyway.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <numeric>
+#include <span>
+
+#include "graph/core/shape.hpp"
+#include "graph/core/status.hpp"
+#include "graph/core/tensor.hpp"
+#include "kernels/in_place.hpp"
+#include "kernels/op_kernel.hpp"
+#include "kernels/variable.hpp"
+
+namespace caflow::training {
+
+// A hyperparameter input (learning rate, decay, ...) is a scalar; `name` is its arg name.
+status check_scalar(const tensor& t, const char* name);
+
+// Where an update reads each variable's current value (`in`) and writes its new one (`out`:
+// equal to `in` when updated in place, else a buffer overlapping no input; null for a slot
+// the update only reads). Index 0 is the variable, then its slots in input order; every
+// buffer holds n elements.
+template <class T, size_t N>
+struct update_buffers {
+  std::array<const T*, N> in{};
+  std::array<T*, N> out{};
+  int64_t n = 0;
+};
+
+namespace detail {
+
+// The variables behind ref inputs [0, vars.size()): each one a variable, none given twice.
+status ref_variables(const kernel_context& ctx, std::span<const char* const> names,
+                     std::span<variable*> vars);
+// The locked values: initialized, all of one shape, and the gradient of that shape.
+status check_values(std::span<tensor* const> values, std::span<variable* const> vars,
+                    std::span<const char* const> names, const tensor_shape& grad);
+
+}  // namespace detail
+
+// Calls run(buffers) while holding the locks of the variables behind ref inputs 0 .. N-1 (the
+// variable, then its slots), after checking them and that `grad` has their shape; `names` are
+// the ref inputs' arg names, for messages. writes[i] is false for a slot the update only
+// reads. allocate(dtype, shape) gives a fresh status_or<tensor> on the kernel's device; run
+// returns nothing and must have written every `out` buffer (or queued the writes on the
+// device's stream) when it returns. Locks are taken in address order, so two updates sharing
+// variables never wait on each other. Output 0 is set to the variable's reference.
+template <class T, size_t N, class Allocate, class Run>
+void locked_update(kernel_context& ctx, const std::array<const char*, N>& names,
+                   const tensor_shape& grad, const std::array<bool, N>& writes,
+                   Allocate&& allocate, Run&& run) {
+  std::array<variable*, N> vars{};
+  CAFLOW_OP_REQUIRES_OK(ctx, detail::ref_variables(ctx, names, vars));
+  std::array<size_t, N> order{};
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return vars[a] < vars[b]; });
+  std::array<tensor*, N> values{};
+  auto update = [&]() -> status {
+    CAFLOW_RETURN_IF_ERROR(detail::check_values(values, vars, names, grad));
+    const tensor_shape& shape = values[0]->shape();
+    update_buffers<T, N> bufs;
+    bufs.n = shape.num_elements();
+    std::array<tensor, N> fresh;
+    for (size_t i = 0; i < N; ++i) {
+      bufs.in[i] = values[i]->template data<T>();
+      if (!writes[i]) continue;
+      if (mutable_in_place(*values[i])) {
+        bufs.out[i] = values[i]->template data<T>();
+      } else {
+        CAFLOW_ASSIGN_OR_RETURN(fresh[i], allocate(dtype_v<T>, shape));
+        bufs.out[i] = fresh[i].template data<T>();
+      }
+    }
+    run(bufs);
+    for (size_t i = 0; i < N; ++i) {
+      if (fresh[i].initialized()) *values[i] = std::move(fresh[i]);
+    }
+    return {};
+  };
+  // variable::update holds its lock only during the call: nest the calls to hold all at once.
+  auto lock_from = [&](auto&& self, size_t k) -> status {
+    if (k == N) return update();
+    return vars[order[k]]->update([&](tensor& value) -> status {
+      values[order[k]] = &value;
+      return self(self, k + 1);
+    });
+  };
+  CAFLOW_OP_REQUIRES_OK(ctx, lock_from(lock_from, 0));
+  ctx.set_output_ref(0, ctx.input_ref(0));
+}
+
+}  // namespace caflow::training
