@@ -119,18 +119,25 @@ TEST_CASE("a session's thread polls for its step's answer for busy_poll, then sl
     CAPTURE(poll.count());
     session sess(root, {.target = (*srv)->target(), .busy_poll = poll});
     REQUIRE(sess.run({{x, ones}}, {y}).ok());  // planned and registered
-    auto [cpu, wall] = cpu_and_wall_ms([&] {
-      auto out = sess.run({{x, ones}}, {y});
-      REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
-      CHECK(out->at(0).data<float>()[0] == expected);
-    });
-    MESSAGE("busy_poll ", poll.count(), " us: step ", wall, " ms, the caller's CPU ", cpu, " ms");
-    if (poll.count() >= 20000) {
-      // It polled: the whole step, or the whole window.
-      CHECK(cpu > std::min(wall, 20.0) / 4);
-    } else {
-      // It slept for most of the step.
-      CHECK(cpu < wall / 4);
+    // A polling thread yields its core every few polls, so on a loaded machine (tests run in
+    // parallel) it may get little of it in one step: polling is shown by any of a few steps.
+    // Load never makes a sleeping thread use more CPU, so one step shows sleeping.
+    const int tries = poll.count() >= 20000 ? 10 : 1;
+    for (int attempt = 1; attempt <= tries; ++attempt) {
+      auto [cpu, wall] = cpu_and_wall_ms([&] {
+        auto out = sess.run({{x, ones}}, {y});
+        REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+        CHECK(out->at(0).data<float>()[0] == expected);
+      });
+      MESSAGE("busy_poll ", poll.count(), " us: step ", wall, " ms, the caller's CPU ", cpu,
+              " ms");
+      if (poll.count() < 20000) {
+        CHECK(cpu < wall / 4);  // it slept for most of the step
+      } else if (cpu > std::min(wall, 20.0) / 4) {
+        break;  // it polled: the whole step, or the whole window
+      } else {
+        CHECK_MESSAGE(attempt < tries, "the caller did not poll in ", tries, " steps");
+      }
     }
   }
 }
