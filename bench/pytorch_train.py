@@ -2,14 +2,17 @@
 """PyTorch baseline of bench_train_samples_per_s: caflow-train's MLP or CNN trained in PyTorch
 on the same batches, batch size, thread counts, optimizer, step count and warmup.
 
-  pytorch_train.py --model mlp|cnn --batches FILE [--steps N] [--warmup N]
+  pytorch_train.py --model mlp|cnn --batches FILE [--steps N] [--warmup N] [--threads N]
 
 FILE is written by `bench_train_samples_per_s --write-batches FILE` (layout in that source).
 Prints one line that bench/run reads:
-  PYTORCH model=<m> steps=<n> seconds=<s> samples_per_s=<v> loss=<first>-><last>
+  PYTORCH model=<m> threads=<t> steps=<n> seconds=<s> samples_per_s=<v> loss=<first>-><last> blas=<b>
+where <b> is the BLAS that ran: OpenBLAS's own config string and core name when PyTorch uses
+OpenBLAS (bench/run unsets OPENBLAS_CORETYPE for this command, so that is the CPU's own kernel).
 Needs only python3 and python3-torch (no numpy).
 """
 import argparse
+import ctypes
 import struct
 import sys
 import time
@@ -17,7 +20,22 @@ import time
 import torch
 from torch import nn
 
-THREADS = 2
+
+def blas_in_use():
+    """OpenBLAS's config string and core, read from the library this process loaded."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "openblas" in line.split()[-1]}
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_get_config.restype = ctypes.c_char_p
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            config = lib.openblas_get_config().decode()
+            core = lib.openblas_get_corename().decode()
+            return f"OpenBLAS:{core}:" + config.replace(" ", "_")
+        except (OSError, AttributeError):
+            continue
+    return "not-OpenBLAS"
 
 
 def load_batches(path):
@@ -73,10 +91,11 @@ def main():
     parser.add_argument("--batches", required=True)
     parser.add_argument("--steps", type=int, default=0)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=2)
     a = parser.parse_args()
     steps = a.steps or (4500 if a.model == "mlp" else 80)
 
-    torch.set_num_threads(THREADS)
+    torch.set_num_threads(a.threads)
     torch.set_num_interop_threads(1)
     torch.manual_seed(1)
     batches = load_batches(a.batches)
@@ -103,8 +122,9 @@ def main():
         step(a.warmup + i)
     seconds = time.perf_counter() - start
     size = batches[0][1].numel()
-    print(f"PYTORCH model={a.model} steps={steps} seconds={seconds:.3f} "
-          f"samples_per_s={steps * size / seconds:.2f} loss={losses[0]:.3f}->{losses[-1]:.3f}")
+    print(f"PYTORCH model={a.model} threads={a.threads} steps={steps} seconds={seconds:.3f} "
+          f"samples_per_s={steps * size / seconds:.2f} loss={losses[0]:.3f}->{losses[-1]:.3f} "
+          f"blas={blas_in_use()}")
 
 
 if __name__ == "__main__":
