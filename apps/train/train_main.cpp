@@ -36,12 +36,23 @@ int fail(const status& st) {
   return 1;
 }
 
+// The run's rate is every worker's (from the global step); with a client per worker (between-
+// graph replication) this client's own share is printed beside it.
 void report(const train_options& o, const client_result& r, int workers) {
+  const double global = r.global_samples_per_second > 0 ? r.global_samples_per_second
+                                                        : r.samples_per_second;
+  char rate[96];
+  const bool client_per_worker = o.mode == replication::async || o.mode == replication::sync;
+  if (workers > 1 && client_per_worker)
+    std::snprintf(rate, sizeof rate, "%.0f samples/s over all %d workers, %.0f by this client",
+                  global, workers, r.samples_per_second);
+  else
+    std::snprintf(rate, sizeof rate, "%.0f samples/s", global);
   std::printf("test accuracy: %.4f (model %s, mode %s, %d worker%s, %d epoch%s, batch %d, "
-              "%.1f s, %.0f samples/s)\n",
+              "%.1f s, %s)\n",
               r.test_accuracy, to_string(o.model), to_string(o.mode), workers,
               workers == 1 ? "" : "s", o.epochs, o.epochs == 1 ? "" : "s", o.batch_size,
-              r.seconds, r.samples_per_second);
+              r.seconds, rate);
 }
 
 // Every between-graph replica in its own thread, each with its own client and graph.

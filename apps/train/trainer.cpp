@@ -204,6 +204,7 @@ class training_loop {
   step_metrics count_step(const std::vector<tensor>& out);
   status after_step(int epoch, int64_t step, const step_metrics& m);
   status end_epoch(int epoch);
+  void set_rates();
 
   const train_options& o_;
   const client_plan& plan_;
@@ -232,6 +233,9 @@ class training_loop {
   int64_t saved_at_ = -1;  // result_.steps at the last checkpoint
   double loss_sum_ = 0, correct_sum_ = 0;
   int64_t in_epoch_ = 0;  // steps summed in loss_sum_/correct_sum_
+  // The global step after this client's first and latest steps, and when: the global rate.
+  int64_t first_global_step_ = -1, last_global_step_ = -1;
+  clock_type::time_point first_global_at_, last_global_at_;
   clock_type::time_point start_;
 };
 
@@ -319,6 +323,8 @@ bool training_loop::run_ended_by_chief(const status& why) {
 training_loop::step_metrics training_loop::count_step(const std::vector<tensor>& out) {
   step_metrics m;
   m.global_step = out[0].data<int64_t>()[0];
+  (first_global_step_ < 0 ? first_global_at_ : last_global_at_) = clock_type::now();
+  (first_global_step_ < 0 ? first_global_step_ : last_global_step_) = m.global_step;
   int64_t correct = 0;
   for (int64_t t = 0; t < towers_; ++t) {
     m.loss += out[1 + 2 * t].data<float>()[0] / static_cast<float>(towers_);
@@ -365,6 +371,23 @@ status training_loop::end_epoch(int epoch) {
   return {};
 }
 
+// Both rates over the same window, from this client's first step to its last: the first step
+// also plans and registers the graph, which is no training throughput.
+void training_loop::set_rates() {
+  const int64_t samples_per_step = o_.batch_size * towers_;
+  const double window = std::chrono::duration<double>(last_global_at_ - first_global_at_).count();
+  if (result_.steps < 2 || window <= 0) {
+    result_.samples_per_second =
+        static_cast<double>(result_.steps * samples_per_step) / std::max(result_.seconds, 1e-9);
+    return;
+  }
+  result_.samples_per_second = static_cast<double>((result_.steps - 1) * samples_per_step) / window;
+  // A sync update averages replicas_to_aggregate batches; any other update is one step's.
+  const int64_t per_update = samples_per_step * (g_.sync ? g_.sync->replicas_to_aggregate() : 1);
+  result_.global_samples_per_second =
+      static_cast<double>((last_global_step_ - first_global_step_) * per_update) / window;
+}
+
 status_or<client_result> training_loop::finish() {
   // Ends the other sync clients' training (see until_closed_).
   if (g_.sync && plan_.is_chief())
@@ -373,8 +396,7 @@ status_or<client_result> training_loop::finish() {
   if (checkpoints_ && saved_at_ != result_.steps)
     CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_.checkpoint_dir, progress_));
   result_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
-  result_.samples_per_second = static_cast<double>(result_.steps * o_.batch_size * towers_) /
-                               std::max(result_.seconds, 1e-9);
+  set_rates();
   // With --plot the last epoch's evaluation is the final one.
   if (plan_.is_chief() && result_.test_accuracy < 0) {
     CAFLOW_ASSIGN_OR_RETURN(result_.test_accuracy, evaluate(sess_, g_.towers[0], test_));

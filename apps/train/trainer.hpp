@@ -13,7 +13,12 @@ namespace caflow::train_app {
 struct client_result {
   int64_t steps = 0;
   double seconds = 0;
+  // Rates from this client's first step to its last (the first also plans the graph).
   double samples_per_second = 0;  // this client's training samples (all its towers)
+  // Every replica's, from the global step: updates made in that window, times the samples
+  // behind each (a sync update averages replicas_to_aggregate batches). 0 with fewer than two
+  // steps.
+  double global_samples_per_second = 0;
   float last_loss = 0;
   double test_accuracy = -1;  // the chief's evaluation; -1 on other clients
   training_history history;   // the chief's, with --plot

@@ -99,6 +99,17 @@ TEST_CASE("between-graph synchronous replicas: ps and two workers as processes")
   auto& w0 = c.trainer("worker", 0, {"--mode", "sync"});
   auto& w1 = c.trainer("worker", 1, {"--mode", "sync"});
   check_workers({&w0, &w1});
+  // Each update averages both workers' batches, and the chief takes part in every one: the
+  // run's rate is twice the chief's own.
+  std::smatch m;
+  static const std::regex rates(
+      R"(([0-9]+) samples/s over all 2 workers, ([0-9]+) by this client)");
+  const std::string out = w0.output();
+  REQUIRE_MESSAGE(std::regex_search(out, m, rates), out);
+  const double global = std::stod(m[1]), own = std::stod(m[2]);
+  CHECK(own > 0);
+  CHECK(global > 1.6 * own);
+  CHECK(global < 2.4 * own);
 }
 
 TEST_CASE("synchronous replicas with a backup worker: 2 of 3 gradients per update") {

@@ -60,6 +60,8 @@ class sync_replicas_optimizer {
   // Whether a step failed because the chief ended training (end_of_training).
   bool is_end_of_training(const status& st) const;
   const variable& local_step() const { return local_step_; }
+  // Gradients averaged into each update.
+  int replicas_to_aggregate() const { return opts_.replicas_to_aggregate; }
 
  private:
   optimizer& opt_;
