@@ -25,6 +25,9 @@ if ((${#missing[@]})); then
 fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
+# Paths under the checkout are hashed relative to the build directory, so another clone (CI's)
+# finds this one's cached objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 cmake --preset "$preset" >/dev/null
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake --build --preset "$preset" -j "$jobs"
