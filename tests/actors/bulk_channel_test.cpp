@@ -47,7 +47,7 @@ struct arrivals {
   }
 };
 
-caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<arrivals> log) {
+rendezvous_actor::behavior_type recorder(rendezvous_actor::pointer, std::shared_ptr<arrivals> log) {
   return {
       [log](cf_push_atom, const edge_value& v) {
         std::lock_guard<std::mutex> lock(log->mu);
@@ -66,6 +66,7 @@ caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<arrivals> log) {
         if (whole.ok() && whole->initialized()) log->assembled.push_back(*whole);
         log->changed.notify_all();
       },
+      [](cf_cleanup_atom, int64_t) {},
   };
 }
 
@@ -86,7 +87,7 @@ struct channel_fixture {
   test_config cfg;
   caf::actor_system sys{cfg};
   std::shared_ptr<arrivals> log = std::make_shared<arrivals>();
-  caf::actor rendezvous = sys.spawn(recorder, log);
+  rendezvous_actor rendezvous = sys.spawn(recorder, log);
   std::unique_ptr<bulk_receiver> receiver;
 
   channel_fixture() {
@@ -203,7 +204,7 @@ TEST_CASE("a frame for an actor the receiver does not route is dropped, the next
   channel_fixture f;
   bulk_sender sender("test", nullptr);
   auto other_log = std::make_shared<arrivals>();
-  caf::actor unrouted = f.sys.spawn(recorder, other_log);
+  rendezvous_actor unrouted = f.sys.spawn(recorder, other_log);
   sender.send(f.receiver->endpoint(), unrouted, 1, "k", counting(1));
   const tensor b = counting(2);
   sender.send(f.receiver->endpoint(), f.rendezvous, 2, "k", b);

@@ -1,6 +1,6 @@
-// The room a rendezvous actor keeps for steps' values (max_pending_steps): steps that finished
-// on the task free theirs without a message, and so do stale values of steps that never ran
-// there (their master was lost before it asked).
+// The rendezvous actor of one edge, through its typed handle: the room it keeps for steps'
+// values (max_pending_steps), which steps that finished on the task free without a message, and
+// so do stale values of steps that never ran there (their master was lost before it asked).
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
@@ -29,7 +29,7 @@ struct edge {
   caf::actor_system sys{cfg};
   std::shared_ptr<local_rendezvous> local = std::make_shared<local_rendezvous>();
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
-  caf::actor endpoint;
+  rendezvous_actor endpoint;
 
   explicit edge(std::chrono::milliseconds stale_after)
       : endpoint(spawn_rendezvous_actor(sys, "k", local, finished, 2, stale_after)) {}

@@ -153,7 +153,7 @@ struct hand_master {
 
   // Registers both partitions and binds each _Send to the actor the other task named.
   std::vector<std::string> install(const plan& p) {
-    std::map<std::string, std::pair<caf::actor, bulk_endpoint>> endpoints;
+    std::map<std::string, std::pair<rendezvous_actor, bulk_endpoint>> endpoints;
     std::vector<std::string> handles;
     for (int t = 0; t < 2; ++t) {
       auto reply = reg(t, devices[t], serialize_graph(p.parts[t]));
