@@ -187,7 +187,7 @@ void bulk_receiver::fail_step(const rendezvous_actor& to, const bulk_header& h,
   const status error = errors::data_loss("edge '", h.key, "', step ", h.step_id,
                                          ": the bulk channel could not take the value: ", why);
   write_log(log_level::warn, task_, "bulk channel: ", error.message());
-  if (to) caf::anon_send(to, cf_abort_atom::value, h.step_id, error.to_string());
+  if (to) caf::anon_send(to, cf_abort_atom::value, h.step_id, to_step_error(error));
 }
 
 bool bulk_receiver::skip(connection& c, uint64_t bytes) {

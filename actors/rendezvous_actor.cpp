@@ -116,9 +116,9 @@ rendezvous_actor::behavior_type rendezvous_endpoint(
         executor::actor_thread_scope on_actor;
         self->state.take_chunk(c);
       },
-      [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
+      [self](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
         auto& s = self->state;
-        if (!s.finished->contains(step_id)) s.local->abort_step(step_id, status_from_text(reason));
+        if (!s.finished->contains(step_id)) s.local->abort_step(step_id, to_status(root_cause));
       },
       [self](cf_cleanup_atom, int64_t step_id) {
         auto& s = self->state;

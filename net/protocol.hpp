@@ -9,8 +9,12 @@
 //   2. bind to each worker: (send key, rendezvous_actor)s of its _Sends, from step 1's replies
 //   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors; meanwhile each
 //      _Send pushes (cf_push_atom, edge_value) to its edge's rendezvous_actor
-//   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id). A step that
-//      succeeded everywhere needs neither: each worker forgets it by itself (runs_here)
+//   4. on any error: abort(step_id, step_error) to every worker, the first error (the root
+//      cause) as a structured value: code, message, and the node, device and task where it
+//      arose; then cleanup(step_id). A step that succeeded everywhere needs neither: each
+//      worker forgets it by itself (runs_here)
+// A failed run_graph (and so a failed step, to the client) answers with to_caf_error() of its
+// status, which keeps the same fields (net/errors.hpp).
 // Every request between processes is bounded in time (a dead peer never answers): by a CAF
 // timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
 #include <string>
@@ -23,6 +27,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "net/admin_protocol.hpp"
+#include "net/errors.hpp"
 #include "net/wire_chunk.hpp"
 #include "net/wire_tensor.hpp"
 
@@ -65,9 +70,9 @@ struct edge_value {
 //           one deposits the tensor. Anything else (a gap, an overlap, too many bytes, a
 //           changed header, an absurd size) aborts the step on this task with an error naming
 //           the edge, and the transfer's remaining chunks are dropped.
-//   abort   (step id, reason) from this task's bulk receiver, for a value that arrived but
-//           could not be kept: aborts the step on this task with `reason` (a
-//           status::to_string()), so its _Recv fails instead of waiting.
+//   abort   (step id, step_error) from this task's bulk receiver, for a value that arrived but
+//           could not be kept: aborts the step on this task with that root cause (code,
+//           message, node, device, task as sent), so its _Recv fails instead of waiting.
 //   cleanup (step id) from its worker once a step is over there: forgets the step.
 // Memory is bounded: the actor holds values (whole or being assembled) of at most
 // max_pending_steps_per_edge steps not cleaned up yet. A value of one more step is refused:
@@ -78,8 +83,8 @@ struct edge_value {
 using rendezvous_actor = caf::typed_actor<
     caf::reacts_to<cf_push_atom, edge_value>,
     caf::reacts_to<cf_chunk_atom, edge_chunk>,
-    caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
-    caf::reacts_to<cf_cleanup_atom, int64_t>>;            // step id
+    caf::reacts_to<cf_abort_atom, int64_t, step_error>,  // step id, root cause
+    caf::reacts_to<cf_cleanup_atom, int64_t>>;           // step id
 
 struct register_graph_request {
   std::string session;  // the master's session handle, for logs and the console
@@ -222,9 +227,9 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_reg_graph_atom, register_graph_request>::with<register_graph_reply>,
     caf::replies_to<cf_bind_atom, bind_request>::with<bool>,
     caf::replies_to<cf_run_graph_atom, run_graph_request>::with<run_graph_reply>,
-    caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
-    caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
-    caf::reacts_to<cf_chunk_atom, edge_chunk>,             // a big feed, ahead of its run
+    caf::reacts_to<cf_abort_atom, int64_t, step_error>,       // step id, root cause
+    caf::reacts_to<cf_cleanup_atom, int64_t>,                 // step id
+    caf::reacts_to<cf_chunk_atom, edge_chunk>,                // a big feed, ahead of its run
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>>;  // for the admin
 

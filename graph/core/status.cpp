@@ -31,7 +31,16 @@ std::string status::to_string() const {
 
 status status::with_context(const std::string& prefix) const {
   if (ok()) return *this;
-  return status(code_, prefix + ": " + message_);
+  return status(code_, prefix + ": " + message_, source_);
+}
+
+status status::with_source(std::shared_ptr<const error_source> where) const& {
+  return status(*this).with_source(std::move(where));
+}
+
+status status::with_source(std::shared_ptr<const error_source> where) && {
+  if (!ok() && !source_) source_ = std::move(where);
+  return std::move(*this);
 }
 
 namespace errors {

@@ -253,12 +253,23 @@ TEST_CASE("a kernel error on one task: the other task's step ends with the abort
     REQUIRE_FALSE(root.ok());
     CHECK(root.get_status().code() == error_code::invalid_argument);
     check_error(root, "node 'mm' (MatMul) on " + dev1 + ": ");
+    // Where it arose, as fields, across the worker's reply.
+    const auto& where = root.get_status().source();
+    REQUIRE(where);
+    CHECK(where->node == "mm");
+    CHECK(where->device == dev1);
+    CHECK(where->task == task1);
     // As the master does: task 0's _Recv would wait for mm forever, so abort the step there.
     master.abort(0, i, root.get_status());
     auto woken = await<run_graph_reply>(std::move(waiting));
     REQUIRE_FALSE(woken.ok());
     CHECK(woken.get_status().code() == root.get_status().code());
     CHECK(woken.get_status().message() == root.get_status().message());
+    // Task 0's step failed at its _Recv, but its root cause arose at mm on task 1.
+    REQUIRE(woken.get_status().source());
+    CHECK(woken.get_status().source()->node == "mm");
+    CHECK(woken.get_status().source()->device == dev1);
+    CHECK(woken.get_status().source()->task == task1);
     // Later work of the aborted step is refused with the same root cause.
     auto late = master.run_request(0, handles[0], i, {tensor::scalar(1.0f)}, 1);
     CHECK(await<run_graph_reply>(std::move(late)).get_status().message() ==
@@ -271,6 +282,7 @@ TEST_CASE("a kernel error on one task: the other task's step ends with the abort
   auto r = await<run_graph_reply>(std::move(refused));
   CHECK(r.get_status().code() == error_code::unavailable);
   check_error(r, "task 7 was lost");
+  CHECK_FALSE(r.get_status().source());
   master.cleanup(50);
   // A cleaned-up step is over: running it again is refused rather than left waiting.
   auto again = master.run_request(0, handles[0], 50, {tensor::scalar(1.0f)}, 1);

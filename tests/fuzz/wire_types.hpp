@@ -195,6 +195,13 @@ inline const std::vector<wire_type>& wire_types() {
       // Added last, so the selectors of the older types (and their crash inputs) stay.
       {"caflow::rendezvous_actor", &round_trip<rendezvous_actor>,
        [](caf::actor_system& sys) { return example_of(sys, rendezvous_actor{}); }},
+      {"caflow::step_error", &round_trip<step_error>,
+       [](caf::actor_system& sys) {
+         return example_of(sys, step_error{2, "node 'mm' (MatMul) on /job:w/replica:0/task:1/"
+                                              "device:CPU:0: bad shape",
+                                           "mm", "/job:w/replica:0/task:1/device:CPU:0",
+                                           "/job:w/replica:0/task:1"});
+       }},
   };
   return types;
 }

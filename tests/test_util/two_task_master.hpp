@@ -143,7 +143,7 @@ struct hand_master {
     return self->request(workers[task], wait, cf_run_graph_atom::value, std::move(req));
   }
   void abort(int task, int64_t step_id, const status& why) {
-    self->send(workers[task], cf_abort_atom::value, step_id, why.to_string());
+    self->send(workers[task], cf_abort_atom::value, step_id, to_step_error(why));
   }
   void cleanup(int64_t step_id) {
     for (auto& w : workers) self->send(w, cf_cleanup_atom::value, step_id);
