@@ -40,20 +40,36 @@ struct error_source {
   std::string task;    // "/job:worker/replica:0/task:1" (task_of_device of the device)
 };
 
-// Cheap when OK: a code and an empty string, and a null source.
+// An OK status is one null pointer: made, copied, moved and destroyed on every step's path for
+// the price of a pointer. An error holds its code, message and source out of line (as
+// TensorFlow's Status does); it is made once where the error arises.
 class [[nodiscard]] status {
  public:
   status() = default;
-  status(error_code code, std::string message) : code_(code), message_(std::move(message)) {}
-  status(error_code code, std::string message, std::shared_ptr<const error_source> source)
-      : code_(code), message_(std::move(message)), source_(std::move(source)) {}
+  // `code` ok makes an OK status (the message is dropped).
+  status(error_code code, std::string message, std::shared_ptr<const error_source> source = {});
+  status(const status& other) : rep_(other.rep_ ? std::make_unique<rep>(*other.rep_) : nullptr) {}
+  status(status&&) noexcept = default;
+  status& operator=(const status& other) {
+    if (this != &other) rep_ = other.rep_ ? std::make_unique<rep>(*other.rep_) : nullptr;
+    return *this;
+  }
+  status& operator=(status&&) noexcept = default;
+  ~status() = default;
 
   static status ok_status() { return {}; }
-  bool ok() const { return code_ == error_code::ok; }
-  error_code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  error_code code() const { return rep_ ? rep_->code : error_code::ok; }
+  // "" when OK.
+  const std::string& message() const {
+    static const std::string none;
+    return rep_ ? rep_->message : none;
+  }
   // Where the error arose; null when unknown (and when OK).
-  const std::shared_ptr<const error_source>& source() const { return source_; }
+  const std::shared_ptr<const error_source>& source() const {
+    static const std::shared_ptr<const error_source> none;
+    return rep_ ? rep_->source : none;
+  }
   // "INVALID_ARGUMENT: message", or "OK".
   std::string to_string() const;
   // Prefixes the message with context, keeping the code and the source: "node 'x': <message>".
@@ -65,9 +81,12 @@ class [[nodiscard]] status {
   void ignore() const {}
 
  private:
-  error_code code_ = error_code::ok;
-  std::string message_;
-  std::shared_ptr<const error_source> source_;
+  struct rep {
+    error_code code;
+    std::string message;
+    std::shared_ptr<const error_source> source;
+  };
+  std::unique_ptr<rep> rep_;  // null: OK
 };
 
 inline status ok_status() { return {}; }
