@@ -61,7 +61,7 @@ bulk_receiver::~bulk_receiver() {
   for (connection& c : connections_) c.reader.join();
 }
 
-void bulk_receiver::route(const caf::actor& rendezvous) {
+void bulk_receiver::route(const rendezvous_actor& rendezvous) {
   std::lock_guard<std::mutex> lock(mu_);
   routes_[rendezvous.id()] = rendezvous;
 }
@@ -71,10 +71,10 @@ void bulk_receiver::unroute(caf::actor_id id) {
   routes_.erase(id);
 }
 
-caf::actor bulk_receiver::route_of(caf::actor_id id) {
+rendezvous_actor bulk_receiver::route_of(caf::actor_id id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = routes_.find(id);
-  return it == routes_.end() ? caf::actor{} : it->second;
+  return it == routes_.end() ? rendezvous_actor{} : it->second;
 }
 
 void bulk_receiver::accept_loop() {
@@ -150,7 +150,7 @@ bool bulk_receiver::read_frame(connection& c) {
     write_log(log_level::warn, task_, "bulk channel: ", header.get_status().message());
     return false;
   }
-  caf::actor to = route_of(header->actor_id);
+  rendezvous_actor to = route_of(header->actor_id);
   auto shape = tensor_shape::make(header->dims);  // checked by parse_bulk_header
   auto value = tensor::allocate(buffers_, static_cast<dtype>(header->type), *shape);
   if (!value.ok()) {
@@ -182,12 +182,12 @@ bool bulk_receiver::read_frame(connection& c) {
   return true;
 }
 
-void bulk_receiver::fail_step(const caf::actor& to, const bulk_header& h,
+void bulk_receiver::fail_step(const rendezvous_actor& to, const bulk_header& h,
                               const std::string& why) {
   const status error = errors::data_loss("edge '", h.key, "', step ", h.step_id,
                                          ": the bulk channel could not take the value: ", why);
   write_log(log_level::warn, task_, "bulk channel: ", error.message());
-  if (to) caf::anon_send(to, cf_abort_atom::value, h.step_id, error.to_string());
+  if (to) caf::anon_send(to, cf_abort_atom::value, h.step_id, to_step_error(error));
 }
 
 bool bulk_receiver::skip(connection& c, uint64_t bytes) {

@@ -21,8 +21,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include <caf/actor.hpp>
-
 #include "net/bulk_frame.hpp"
 #include "net/protocol.hpp"
 #include "net/socket_io.hpp"
@@ -45,7 +43,7 @@ class bulk_receiver {
   const bulk_endpoint& endpoint() const { return endpoint_; }
 
   // Frames for `rendezvous` (by its actor id) are delivered to it from now on / no longer.
-  void route(const caf::actor& rendezvous);
+  void route(const rendezvous_actor& rendezvous);
   void unroute(caf::actor_id id);
 
   // How many tensors arrived whole and were handed to a rendezvous actor.
@@ -65,10 +63,10 @@ class bulk_receiver {
   bool read_frame(connection& c);
   // A value that arrived but cannot be delivered: its step fails on this task (the rendezvous
   // actor aborts it), since the sender will not send it again.
-  void fail_step(const caf::actor& to, const bulk_header& h, const std::string& why);
+  void fail_step(const rendezvous_actor& to, const bulk_header& h, const std::string& why);
   // Reads past `bytes` bytes of a frame that is not kept.
   bool skip(connection& c, uint64_t bytes);
-  caf::actor route_of(caf::actor_id id);
+  rendezvous_actor route_of(caf::actor_id id);
 
   const std::string task_;
   socket_fd listener_;
@@ -79,7 +77,7 @@ class bulk_receiver {
   std::mutex mu_;  // guards everything below
   bool stopping_ = false;
   std::list<connection> connections_;
-  std::unordered_map<caf::actor_id, caf::actor> routes_;
+  std::unordered_map<caf::actor_id, rendezvous_actor> routes_;
 
   std::thread acceptor_;  // last: starts once everything above exists
 };

@@ -24,7 +24,7 @@ std::string link_name(const bulk_endpoint& at) {
 
 }  // namespace
 
-void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& key,
+void send_in_chunks(const rendezvous_actor& to, int64_t step_id, const std::string& key,
                     const tensor& value) {
   for (edge_chunk& c : make_chunks(step_id, key, value))
     caf::anon_send(to, cf_chunk_atom::value, std::move(c));
@@ -46,7 +46,7 @@ bulk_sender::~bulk_sender() {
   for (auto& [name, l] : links_) l->writer.join();
 }
 
-void bulk_sender::send(const bulk_endpoint& at, const caf::actor& to, int64_t step_id,
+void bulk_sender::send(const bulk_endpoint& at, const rendezvous_actor& to, int64_t step_id,
                        const std::string& key, const tensor& value) {
   link* l = nullptr;
   if (key.size() <= max_bulk_key_bytes) {

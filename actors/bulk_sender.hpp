@@ -18,8 +18,6 @@
 #include <string>
 #include <thread>
 
-#include <caf/actor.hpp>
-
 #include "actors/rendezvous_actor.hpp"
 #include "graph/core/tensor.hpp"
 #include "net/protocol.hpp"
@@ -41,12 +39,12 @@ class bulk_sender {
 
   // Queues `value` for the rendezvous actor `to` at `at`.
   // REQUIRES: at.port != 0, value.initialized().
-  void send(const bulk_endpoint& at, const caf::actor& to, int64_t step_id, const std::string& key,
-            const tensor& value);
+  void send(const bulk_endpoint& at, const rendezvous_actor& to, int64_t step_id,
+            const std::string& key, const tensor& value);
 
  private:
   struct item {
-    caf::actor to;
+    rendezvous_actor to;
     int64_t step_id = 0;
     std::string key;
     tensor value;
@@ -77,7 +75,7 @@ class bulk_sender {
 };
 
 // Sends `value` to the rendezvous actor `to` as (cf_chunk_atom, edge_chunk) messages.
-void send_in_chunks(const caf::actor& to, int64_t step_id, const std::string& key,
+void send_in_chunks(const rendezvous_actor& to, int64_t step_id, const std::string& key,
                     const tensor& value);
 
 }  // namespace caflow

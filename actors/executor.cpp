@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "actors/trace_recorder.hpp"
+#include "graph/core/device_name.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -33,6 +34,7 @@ struct executor::node_item {
   std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
   std::vector<out_edge> outputs;
   std::string error_prefix;    // "node 'x' (Op) on <device>"
+  std::shared_ptr<const error_source> source;   // the node, its device and task, for its errors
   std::shared_ptr<const node_trace_info> info;  // what traces and `pending` say of the node
   bool is_send = false;
   bool is_recv = false;
@@ -91,6 +93,7 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
                                                      kernel_cache* shared) {
   std::unique_ptr<executor> ex(new executor(g, dev));
   ex->items_.resize(g->num_nodes());
+  const std::string task = task_of_device(dev.name());
   int slot = 0;
   for (const graph_node& n : g->nodes()) {
     node_item& item = ex->items_[n.id];
@@ -113,6 +116,7 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
       item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
     }
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
+    item.source = std::make_shared<const error_source>(error_source{n.def->name, dev.name(), task});
     item.is_send = n.def->op == "_Send";
     item.is_recv = n.def->op == "_Recv";
     // Stateful kernels may wait on a resource's lock; those declared cheap (_Arg, _Retval,
@@ -215,8 +219,8 @@ bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value
     in.value = in.ref->snapshot();
     if (!in.value.initialized()) {
       s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
-                                           " reads uninitialized variable '", in.ref->name(),
-                                           "'"));
+                                           " reads uninitialized variable '", in.ref->name(), "'")
+                   .with_source(item.source));
       s->step.cancellation->cancel();
       return false;
     }
@@ -304,7 +308,8 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
                            ready_list& ready) {
   const node_item& item = items_[id];
   if (!st.ok()) {
-    s->abort(st.with_context(item.error_prefix));
+    // A _Recv woken by an abort keeps the root cause's source: where the step failed first.
+    s->abort(st.with_context(item.error_prefix).with_source(item.source));
     s->step.cancellation->cancel();
     outputs = nullptr;
   }

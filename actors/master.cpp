@@ -61,8 +61,9 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
   auto t = self->state.task_of.find(dm.source);
   if (t == self->state.task_of.end()) return;
   const std::string task = t->second;
-  const status why = errors::unavailable("task ", task, " was lost (",
-                                         self->home_system().render(dm.reason), ")");
+  const status why =
+      errors::unavailable("task ", task, " was lost (", self->home_system().render(dm.reason), ")")
+          .with_source(task_source(task));
   self->state.lost[task] = why;
   // A peer that shut down in order is news, not trouble.
   const bool orderly = dm.reason == caf::exit_reason::user_shutdown ||

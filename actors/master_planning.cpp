@@ -116,7 +116,7 @@ void mark_ready(const std::shared_ptr<prepared_run>& run) {
 
 // Where a _Recv's values go: its rendezvous actor, and its task's bulk channel.
 struct recv_endpoint {
-  caf::actor actor;
+  rendezvous_actor actor;
   bulk_endpoint bulk;
 };
 using recv_endpoints = std::map<std::string, recv_endpoint>;  // by rendezvous key

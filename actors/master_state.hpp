@@ -102,10 +102,10 @@ inline std::string own_task(const master_state& st) {
   return "/job:" + st.opts.job + "/replica:0/task:" + std::to_string(st.opts.task);
 }
 
-inline std::string task_of_device(const std::string& device) {
-  auto spec = parse_device_spec(device);
-  if (!spec.ok() || !spec->job || !spec->task) return {};
-  return "/job:" + *spec->job + "/replica:0/task:" + std::to_string(*spec->task);
+// The source of an error that arose with a task rather than at one of its nodes (it was lost,
+// or failed a run outside its kernels).
+inline std::shared_ptr<const error_source> task_source(const std::string& task) {
+  return std::make_shared<const error_source>(error_source{{}, {}, task});
 }
 
 // What planning a signature needs, copied out of the master's state, and what it gives.

@@ -54,8 +54,9 @@ void step_failed(master_pointer self, int64_t step_id, const status& why) {
     s.root_cause = why;
   if (!s.aborted) {
     s.aborted = true;
+    const step_error root_cause = to_step_error(s.root_cause);
     for (const auto& p : s.run->parts)
-      self->send(p.worker, cf_abort_atom::value, step_id, s.root_cause.to_string());
+      self->send(p.worker, cf_abort_atom::value, step_id, root_cause);
   }
 }
 
@@ -115,9 +116,11 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
             },
             [=, task = p.task](caf::error& e) {
               if (!self->state.steps.count(step_id)) return;
+              // Kernel errors say where they arose; any other names the partition's task.
               status why = to_status(e);
               if (why.message().find(task) == std::string::npos)
                 why = why.with_context("task " + task);
+              if (!why.source()) why = why.with_source(task_source(task));
               step_failed(self, step_id, why);
               partition_done(self, step_id, i);
             });

@@ -17,8 +17,6 @@
 #include <string>
 #include <unordered_map>
 
-#include <caf/actor.hpp>
-
 #include "kernels/rendezvous.hpp"
 #include "net/protocol.hpp"
 
@@ -30,8 +28,8 @@ class device;
 class remote_rendezvous final : public rendezvous {
  public:
   struct binding {
-    caf::actor actor;    // the rendezvous actor of the edge (a proxy in another process)
-    bulk_endpoint bulk;  // its task's bulk channel; port 0: none
+    rendezvous_actor actor;  // the rendezvous actor of the edge (a proxy in another process)
+    bulk_endpoint bulk;      // its task's bulk channel; port 0: none
   };
   // Send key -> where its values go.
   using bindings = std::unordered_map<std::string, binding>;
@@ -51,7 +49,7 @@ class remote_rendezvous final : public rendezvous {
 
  private:
   struct destination {
-    caf::actor actor;
+    rendezvous_actor actor;
     bool remote = false;  // in another process: the tensor is serialized
     bulk_endpoint bulk;
   };

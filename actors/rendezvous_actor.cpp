@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <caf/actor_system.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/typed_event_based_actor.hpp>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -95,10 +95,10 @@ struct rendezvous_state {
   }
 };
 
-caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, std::string key,
-                                  std::shared_ptr<rendezvous> local,
-                                  std::shared_ptr<const finished_steps> finished,
-                                  int max_pending_steps, std::chrono::milliseconds stale_after) {
+rendezvous_actor::behavior_type rendezvous_endpoint(
+    rendezvous_actor::stateful_pointer<rendezvous_state> self, std::string key,
+    std::shared_ptr<rendezvous> local, std::shared_ptr<const finished_steps> finished,
+    int max_pending_steps, std::chrono::milliseconds stale_after) {
   auto& st = self->state;
   st.stale_after = stale_after;
   st.key = std::move(key);
@@ -116,9 +116,9 @@ caf::behavior rendezvous_endpoint(caf::stateful_actor<rendezvous_state>* self, s
         executor::actor_thread_scope on_actor;
         self->state.take_chunk(c);
       },
-      [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
+      [self](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
         auto& s = self->state;
-        if (!s.finished->contains(step_id)) s.local->abort_step(step_id, status_from_text(reason));
+        if (!s.finished->contains(step_id)) s.local->abort_step(step_id, to_status(root_cause));
       },
       [self](cf_cleanup_atom, int64_t step_id) {
         auto& s = self->state;
@@ -149,10 +149,11 @@ bool finished_steps::contains(int64_t step_id) const {
   return steps_.count(step_id) > 0;
 }
 
-caf::actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
-                                  std::shared_ptr<rendezvous> local,
-                                  std::shared_ptr<const finished_steps> finished,
-                                  int max_pending_steps, std::chrono::milliseconds stale_after) {
+rendezvous_actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
+                                        std::shared_ptr<rendezvous> local,
+                                        std::shared_ptr<const finished_steps> finished,
+                                        int max_pending_steps,
+                                        std::chrono::milliseconds stale_after) {
   return sys.spawn(rendezvous_endpoint, std::move(key), std::move(local), std::move(finished),
                    max_pending_steps, stale_after);
 }

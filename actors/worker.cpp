@@ -266,8 +266,8 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         // A refused transfer fails the step when its run claims the value.
         (void)st.chunked_args.take(c);
       },
-      [self](cf_abort_atom, int64_t step_id, const std::string& reason) {
-        self->state.abort_here(step_id, status_from_text(reason));
+      [self](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
+        self->state.abort_here(step_id, to_status(root_cause));
       },
       [self](cf_cleanup_atom, int64_t step_id) {
         auto& st = self->state;

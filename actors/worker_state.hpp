@@ -105,7 +105,7 @@ struct run_counter {
 };
 
 struct edge_endpoint {
-  caf::actor actor;
+  rendezvous_actor actor;
   int graphs = 0;  // registered graphs receiving through it
 };
 

@@ -5,11 +5,16 @@
 // TensorFlow's request-then-reply two).
 //
 // A step, seen from the master:
-//   1. reg_graph to each worker with its partition  -> reply: (recv key, rendezvous actor)s
-//   2. bind to each worker: (send key, rendezvous actor)s of its _Sends, from step 1's replies
-//   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors
-//   4. on any error: abort(step_id, error) to every worker; then cleanup(step_id). A step that
-//      succeeded everywhere needs neither: each worker forgets it by itself (runs_here)
+//   1. reg_graph to each worker with its partition  -> reply: (recv key, rendezvous_actor)s
+//   2. bind to each worker: (send key, rendezvous_actor)s of its _Sends, from step 1's replies
+//   3. run_graph(step_id, feeds) to every worker in parallel -> fetched tensors; meanwhile each
+//      _Send pushes (cf_push_atom, edge_value) to its edge's rendezvous_actor
+//   4. on any error: abort(step_id, step_error) to every worker, the first error (the root
+//      cause) as a structured value: code, message, and the node, device and task where it
+//      arose; then cleanup(step_id). A step that succeeded everywhere needs neither: each
+//      worker forgets it by itself (runs_here)
+// A failed run_graph (and so a failed step, to the client) answers with to_caf_error() of its
+// status, which keeps the same fields (net/errors.hpp).
 // Every request between processes is bounded in time (a dead peer never answers): by a CAF
 // timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
 #include <string>
@@ -22,6 +27,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "net/admin_protocol.hpp"
+#include "net/errors.hpp"
 #include "net/wire_chunk.hpp"
 #include "net/wire_tensor.hpp"
 
@@ -44,6 +50,42 @@ using cf_close_atom = caf::atom_constant<caf::atom("cf_close")>;
 // A master's periodic look at its steps' deadlines (sent to itself).
 using cf_tick_atom = caf::atom_constant<caf::atom("cf_tick")>;
 
+// A _Send's tensor, pushed to the rendezvous actor of its edge.
+struct edge_value {
+  int64_t step_id = 0;
+  std::string key;
+  wire_tensor value;
+};
+
+// The receiving end of one cut edge (actors/rendezvous_actor.hpp): one per rendezvous key, on
+// the receiving task; the master learns its handle from the worker's registration reply and
+// binds the sending _Send to it. Every message is one-way: nothing is answered.
+//   push    (edge_value) from the edge's sender, or from this task's bulk receiver for a value
+//           that came over the bulk channel: deposits the value into the worker's local
+//           rendezvous, where this step's _Recv takes it (before or after it asked).
+//   chunk   (edge_chunk) from a sender in another process, for a tensor too big for one
+//           message: the first chunk (offset 0) allocates the whole tensor once its header is
+//           checked (dtype, shape, byte count, at most max_chunked_tensor_bytes); each chunk
+//           must continue exactly where the last ended and announce the same header; the last
+//           one deposits the tensor. Anything else (a gap, an overlap, too many bytes, a
+//           changed header, an absurd size) aborts the step on this task with an error naming
+//           the edge, and the transfer's remaining chunks are dropped.
+//   abort   (step id, step_error) from this task's bulk receiver, for a value that arrived but
+//           could not be kept: aborts the step on this task with that root cause (code,
+//           message, node, device, task as sent), so its _Recv fails instead of waiting.
+//   cleanup (step id) from its worker once a step is over there: forgets the step.
+// Memory is bounded: the actor holds values (whole or being assembled) of at most
+// max_pending_steps_per_edge steps not cleaned up yet. A value of one more step is refused:
+// that step is aborted on this task with resource_exhausted naming the edge, so its _Recv
+// fails instead of memory growing without bound. A value for another key, or a second value
+// of a step, aborts the step likewise. A value (or abort) of a step that is already over on
+// this task (a sender of an aborted step running late) is dropped.
+using rendezvous_actor = caf::typed_actor<
+    caf::reacts_to<cf_push_atom, edge_value>,
+    caf::reacts_to<cf_chunk_atom, edge_chunk>,
+    caf::reacts_to<cf_abort_atom, int64_t, step_error>,  // step id, root cause
+    caf::reacts_to<cf_cleanup_atom, int64_t>>;           // step id
+
 struct register_graph_request {
   std::string session;  // the master's session handle, for logs and the console
   std::string device;   // full name of the device on the worker's task
@@ -62,14 +104,14 @@ struct register_graph_reply {
   std::string graph_handle;
   uint64_t incarnation = 0;               // of the worker process: changes on restart
   std::vector<std::string> recv_keys;     // rendezvous key of every _Recv in the partition
-  std::vector<caf::actor> recv_endpoints; // the rendezvous actor of each key, same order
+  std::vector<rendezvous_actor> recv_endpoints;  // the rendezvous actor of each key, same order
   bulk_endpoint bulk{};                   // the worker's bulk channel
 };
 
 struct bind_request {
   std::string graph_handle;
   std::vector<std::string> send_keys;     // rendezvous key of every _Send in the partition
-  std::vector<caf::actor> send_endpoints; // where each key's tensor goes, same order
+  std::vector<rendezvous_actor> send_endpoints;  // where each key's tensor goes, same order
   // The bulk channel of each endpoint's task, same order; empty: none has one.
   std::vector<bulk_endpoint> send_bulk{};
 };
@@ -91,13 +133,6 @@ struct run_graph_request {
 struct run_graph_reply {
   std::vector<wire_tensor> rets;          // the partition's _Retval values, by index
   std::vector<int32_t> chunked_rets;      // sent ahead in chunks ("ret:<i>", this step)
-};
-
-// A _Send's tensor, pushed to the rendezvous actor of its edge.
-struct edge_value {
-  int64_t step_id = 0;
-  std::string key;
-  wire_tensor value;
 };
 
 // A client's step, sent to a master: like session::run, by name.
@@ -192,9 +227,9 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_reg_graph_atom, register_graph_request>::with<register_graph_reply>,
     caf::replies_to<cf_bind_atom, bind_request>::with<bool>,
     caf::replies_to<cf_run_graph_atom, run_graph_request>::with<run_graph_reply>,
-    caf::reacts_to<cf_abort_atom, int64_t, std::string>,  // step id, root-cause error text
-    caf::reacts_to<cf_cleanup_atom, int64_t>,              // step id
-    caf::reacts_to<cf_chunk_atom, edge_chunk>,             // a big feed, ahead of its run
+    caf::reacts_to<cf_abort_atom, int64_t, step_error>,       // step id, root cause
+    caf::reacts_to<cf_cleanup_atom, int64_t>,                 // step id
+    caf::reacts_to<cf_chunk_atom, edge_chunk>,                // a big feed, ahead of its run
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>>;  // for the admin
 

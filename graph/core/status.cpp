@@ -24,14 +24,28 @@ const char* error_code_name(error_code c) {
   return "UNKNOWN";
 }
 
+status::status(error_code code, std::string message, std::shared_ptr<const error_source> source)
+    : rep_(code == error_code::ok
+               ? nullptr
+               : std::make_unique<rep>(rep{code, std::move(message), std::move(source)})) {}
+
 std::string status::to_string() const {
   if (ok()) return "OK";
-  return std::string(error_code_name(code_)) + ": " + message_;
+  return std::string(error_code_name(rep_->code)) + ": " + rep_->message;
 }
 
 status status::with_context(const std::string& prefix) const {
-  if (ok()) return *this;
-  return status(code_, prefix + ": " + message_);
+  if (ok()) return {};
+  return status(rep_->code, prefix + ": " + rep_->message, rep_->source);
+}
+
+status status::with_source(std::shared_ptr<const error_source> where) const& {
+  return status(*this).with_source(std::move(where));
+}
+
+status status::with_source(std::shared_ptr<const error_source> where) && {
+  if (rep_ && !rep_->source) rep_->source = std::move(where);
+  return std::move(*this);
 }
 
 namespace errors {

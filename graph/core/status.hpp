@@ -2,6 +2,7 @@
 // Errors are values: every fallible call returns a `status` or a `status_or<T>`.
 // Nothing throws across a module or actor boundary.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -27,25 +28,65 @@ enum class error_code : uint8_t {
 };
 
 const char* error_code_name(error_code c);
+// The highest error_code; a code from outside the process is checked against it.
+inline constexpr error_code last_error_code = error_code::aborted;
 
+// Where an error arose, as fields: the root cause of a failed step names them in its message
+// too, but a client (or a test) reads them here, whatever the message's wording. Any field may
+// be empty (unknown); an error of a node has all three.
+struct error_source {
+  std::string node;    // "mm"
+  std::string device;  // full name: "/job:worker/replica:0/task:1/device:CPU:0"
+  std::string task;    // "/job:worker/replica:0/task:1" (task_of_device of the device)
+};
+
+// An OK status is one null pointer: made, copied, moved and destroyed on every step's path for
+// the price of a pointer. An error holds its code, message and source out of line (as
+// TensorFlow's Status does); it is made once where the error arises.
 class [[nodiscard]] status {
  public:
   status() = default;
-  status(error_code code, std::string message) : code_(code), message_(std::move(message)) {}
+  // `code` ok makes an OK status (the message is dropped).
+  status(error_code code, std::string message, std::shared_ptr<const error_source> source = {});
+  status(const status& other) : rep_(other.rep_ ? std::make_unique<rep>(*other.rep_) : nullptr) {}
+  status(status&&) noexcept = default;
+  status& operator=(const status& other) {
+    if (this != &other) rep_ = other.rep_ ? std::make_unique<rep>(*other.rep_) : nullptr;
+    return *this;
+  }
+  status& operator=(status&&) noexcept = default;
+  ~status() = default;
 
   static status ok_status() { return {}; }
-  bool ok() const { return code_ == error_code::ok; }
-  error_code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  error_code code() const { return rep_ ? rep_->code : error_code::ok; }
+  // "" when OK.
+  const std::string& message() const {
+    static const std::string none;
+    return rep_ ? rep_->message : none;
+  }
+  // Where the error arose; null when unknown (and when OK).
+  const std::shared_ptr<const error_source>& source() const {
+    static const std::shared_ptr<const error_source> none;
+    return rep_ ? rep_->source : none;
+  }
   // "INVALID_ARGUMENT: message", or "OK".
   std::string to_string() const;
-  // Prefixes the message with context, keeping the code: "node 'x': <message>".
+  // Prefixes the message with context, keeping the code and the source: "node 'x': <message>".
   status with_context(const std::string& prefix) const;
+  // The same error with `where` as its source, unless it has one already: the innermost
+  // source, where the error arose, is kept as the error travels outwards. OK stays OK.
+  status with_source(std::shared_ptr<const error_source> where) const&;
+  status with_source(std::shared_ptr<const error_source> where) &&;
   void ignore() const {}
 
  private:
-  error_code code_ = error_code::ok;
-  std::string message_;
+  struct rep {
+    error_code code;
+    std::string message;
+    std::shared_ptr<const error_source> source;
+  };
+  std::unique_ptr<rep> rep_;  // null: OK
 };
 
 inline status ok_status() { return {}; }

@@ -12,7 +12,7 @@ class apply_gradient_descent_op final : public op_kernel {
  public:
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
-    T alpha;
+    T alpha{};
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 1, "alpha", &alpha));
     const T* delta = ctx.input(2).data<T>();
     training::apply_update<T, 1>(
@@ -32,7 +32,7 @@ class apply_momentum_op final : public op_kernel {
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("use_nesterov", &use_nesterov_));
   }
   void compute(kernel_context& ctx) override {
-    T lr, momentum;
+    T lr{}, momentum{};
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 2, "lr", &lr));
     CAFLOW_OP_REQUIRES_OK(ctx, training::scalar_input(ctx, 4, "momentum", &momentum));
     const T* grad = ctx.input(3).data<T>();

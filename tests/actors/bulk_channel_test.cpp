@@ -33,7 +33,7 @@ struct arrivals {
   std::mutex mu;
   std::condition_variable changed;
   std::vector<edge_value> pushed;
-  std::vector<std::pair<int64_t, std::string>> aborted;  // step, reason
+  std::vector<std::pair<int64_t, step_error>> aborted;  // step, root cause
   std::vector<edge_chunk> chunks;
   chunk_assembler assembler;
   std::vector<tensor> assembled;
@@ -47,16 +47,16 @@ struct arrivals {
   }
 };
 
-caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<arrivals> log) {
+rendezvous_actor::behavior_type recorder(rendezvous_actor::pointer, std::shared_ptr<arrivals> log) {
   return {
       [log](cf_push_atom, const edge_value& v) {
         std::lock_guard<std::mutex> lock(log->mu);
         log->pushed.push_back(v);
         log->changed.notify_all();
       },
-      [log](cf_abort_atom, int64_t step_id, const std::string& reason) {
+      [log](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
         std::lock_guard<std::mutex> lock(log->mu);
-        log->aborted.emplace_back(step_id, reason);
+        log->aborted.emplace_back(step_id, root_cause);
         log->changed.notify_all();
       },
       [log](cf_chunk_atom, const edge_chunk& c) {
@@ -66,6 +66,7 @@ caf::behavior recorder(caf::event_based_actor*, std::shared_ptr<arrivals> log) {
         if (whole.ok() && whole->initialized()) log->assembled.push_back(*whole);
         log->changed.notify_all();
       },
+      [](cf_cleanup_atom, int64_t) {},
   };
 }
 
@@ -86,7 +87,7 @@ struct channel_fixture {
   test_config cfg;
   caf::actor_system sys{cfg};
   std::shared_ptr<arrivals> log = std::make_shared<arrivals>();
-  caf::actor rendezvous = sys.spawn(recorder, log);
+  rendezvous_actor rendezvous = sys.spawn(recorder, log);
   std::unique_ptr<bulk_receiver> receiver;
 
   channel_fixture() {
@@ -203,7 +204,7 @@ TEST_CASE("a frame for an actor the receiver does not route is dropped, the next
   channel_fixture f;
   bulk_sender sender("test", nullptr);
   auto other_log = std::make_shared<arrivals>();
-  caf::actor unrouted = f.sys.spawn(recorder, other_log);
+  rendezvous_actor unrouted = f.sys.spawn(recorder, other_log);
   sender.send(f.receiver->endpoint(), unrouted, 1, "k", counting(1));
   const tensor b = counting(2);
   sender.send(f.receiver->endpoint(), f.rendezvous, 2, "k", b);
@@ -256,9 +257,12 @@ TEST_CASE("a value that arrives but cannot be kept fails its step; the stream go
   std::lock_guard<std::mutex> lock(f.log->mu);
   REQUIRE(f.log->aborted.size() == 1);
   CHECK(f.log->aborted[0].first == 1);
-  CHECK(f.log->aborted[0].second.find("edge 'k', step 1: the bulk channel could not take the "
-                                      "value: a boolean tensor holds bytes other than 0 and 1") !=
-        std::string::npos);
+  const step_error& root_cause = f.log->aborted[0].second;
+  CHECK(root_cause.code == static_cast<uint8_t>(error_code::data_loss));
+  CHECK(root_cause.message ==
+        "edge 'k', step 1: the bulk channel could not take the value: a boolean tensor holds "
+        "bytes other than 0 and 1");
+  CHECK(root_cause.node.empty());  // no node of this task failed: a value from the wire did
   REQUIRE(f.log->pushed.size() == 1);
   CHECK(f.log->pushed[0].step_id == 2);
   check_tensor(f.log->pushed[0].value.value, tensor_shape{2}, std::vector<float>{1.5f, -2.0f});

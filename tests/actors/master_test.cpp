@@ -146,6 +146,14 @@ TEST_CASE("a kernel error on one task aborts the step everywhere and names node,
                               {b, tensor(dtype::float32, tensor_shape{4, 5})}}, {after});
   check_error(out, "node 'm' (MatMul) on /job:worker/replica:0/task:1/device:CPU:0");
   check_error(out, "matrix size-incompatible");
+  // The root cause's code and where it arose, as fields: from worker 1's executor to the
+  // master, which aborted the step on the ps (whose _Recv failed too), and on to the client.
+  CHECK(out.get_status().code() == error_code::invalid_argument);
+  const auto& where = out.get_status().source();
+  REQUIRE(where);
+  CHECK(where->node == "m");
+  CHECK(where->device == worker1 + "/device:CPU:0");
+  CHECK(where->task == worker1);
   // The cluster keeps serving.
   auto ok = c.run(*session, {{a, tensor::filled<float>({1, 2}, 1)}, {b, tensor::filled<float>({2, 1}, 2)}}, {after});
   REQUIRE(ok.ok());
@@ -179,6 +187,11 @@ TEST_CASE("losing a worker fails the steps that need it, naming the task") {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto lost = c.run(*session, {{x, tensor::scalar(3.0f)}}, {y});
   check_error(lost, "/job:worker/replica:0/task:1");
+  // No node failed: the source names only the task.
+  CHECK(lost.get_status().code() == error_code::unavailable);
+  REQUIRE(lost.get_status().source());
+  CHECK(lost.get_status().source()->task == worker1);
+  CHECK(lost.get_status().source()->node.empty());
   // Steps that do not touch the lost task still run.
   auto fine = c.run(*session, {{x, tensor::scalar(3.0f)}}, {local});
   REQUIRE(fine.ok());

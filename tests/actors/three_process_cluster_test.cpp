@@ -47,7 +47,7 @@ TEST_CASE("a graph spanning the ps and both workers computes the hand-checked va
   CHECK(after->at(0).scalar_value<float>() == 12.0f);
 }
 
-TEST_CASE("a kernel error on one process reaches the client naming node, op and task") {
+TEST_CASE("a kernel error on one process reaches the client naming node, op, device and task") {
   three_process_cluster c;
   REQUIRE(c.ready());
   auto root = scope::new_root();
@@ -61,6 +61,14 @@ TEST_CASE("a kernel error on one process reaches the client naming node, op and 
   auto out = sess.run({{a, tensor(dtype::float32, tensor_shape{2, 3})}, {b, tensor(dtype::float32, tensor_shape{4, 5})}}, {r});
   check_error(out, "node 'm' (MatMul) on /job:worker/replica:0/task:1/device:CPU:0");
   CHECK(std::chrono::steady_clock::now() - start < 1s);
+  // Across two process boundaries (worker 1 to the master, the master to this client), the
+  // root cause's code and where it arose arrive as fields.
+  CHECK(out.get_status().code() == error_code::invalid_argument);
+  const auto& where = out.get_status().source();
+  REQUIRE(where);
+  CHECK(where->node == "m");
+  CHECK(where->device == "/job:worker/replica:0/task:1/device:CPU:0");
+  CHECK(where->task == "/job:worker/replica:0/task:1");
 }
 
 // Worker 1's part of the step waits on a queue nobody feeds: the step is surely still running

@@ -31,7 +31,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
-#include "test_util/spawn_function.hpp"
+#include "test_util/rendezvous_sink.hpp"
 #include "test_util/two_task_master.hpp"
 
 using namespace caflow;
@@ -122,10 +122,7 @@ TEST_CASE("a partition registered twice gets two handles sharing its edges' acto
   check_error(master.dereg(1, first->graph_handle), "no graph '" + first->graph_handle + "'");
   // The second registration still runs through the shared actor. Task 0 takes no part here:
   // x is pushed by hand, as task 0's _Send would, and m goes to a sink.
-  caf::actor sink =
-      caflow::testing::spawn_function(c.sys, []() -> caf::behavior {
-        return {[](cf_push_atom, const edge_value&) {}};
-      });
+  rendezvous_actor sink = caflow::testing::spawn_rendezvous_sink(c.sys);
   REQUIRE(master.bind(1, {second->graph_handle, send_keys(g.p.parts[1]), {sink}}).ok());
   const tensor x = tensor::from_vector<float>({1, 2, 3});
   auto h = master.run_request(1, second->graph_handle, 7, {x}, 2);
@@ -256,12 +253,23 @@ TEST_CASE("a kernel error on one task: the other task's step ends with the abort
     REQUIRE_FALSE(root.ok());
     CHECK(root.get_status().code() == error_code::invalid_argument);
     check_error(root, "node 'mm' (MatMul) on " + dev1 + ": ");
+    // Where it arose, as fields, across the worker's reply.
+    const auto& where = root.get_status().source();
+    REQUIRE(where);
+    CHECK(where->node == "mm");
+    CHECK(where->device == dev1);
+    CHECK(where->task == task1);
     // As the master does: task 0's _Recv would wait for mm forever, so abort the step there.
     master.abort(0, i, root.get_status());
     auto woken = await<run_graph_reply>(std::move(waiting));
     REQUIRE_FALSE(woken.ok());
     CHECK(woken.get_status().code() == root.get_status().code());
     CHECK(woken.get_status().message() == root.get_status().message());
+    // Task 0's step failed at its _Recv, but its root cause arose at mm on task 1.
+    REQUIRE(woken.get_status().source());
+    CHECK(woken.get_status().source()->node == "mm");
+    CHECK(woken.get_status().source()->device == dev1);
+    CHECK(woken.get_status().source()->task == task1);
     // Later work of the aborted step is refused with the same root cause.
     auto late = master.run_request(0, handles[0], i, {tensor::scalar(1.0f)}, 1);
     CHECK(await<run_graph_reply>(std::move(late)).get_status().message() ==
@@ -274,6 +282,7 @@ TEST_CASE("a kernel error on one task: the other task's step ends with the abort
   auto r = await<run_graph_reply>(std::move(refused));
   CHECK(r.get_status().code() == error_code::unavailable);
   check_error(r, "task 7 was lost");
+  CHECK_FALSE(r.get_status().source());
   master.cleanup(50);
   // A cleaned-up step is over: running it again is refused rather than left waiting.
   auto again = master.run_request(0, handles[0], 50, {tensor::scalar(1.0f)}, 1);
@@ -330,7 +339,7 @@ TEST_CASE("binding: a key the graph does not send, a key left out, running unbou
   const std::string handle = reply->graph_handle;
   const auto keys = send_keys(g.p.parts[0]);
   REQUIRE(keys.size() == 1);
-  caf::actor some_actor = caf::actor_cast<caf::actor>(master.self.ptr());
+  rendezvous_actor some_actor = caflow::testing::spawn_rendezvous_sink(c.sys);
 
   auto unbound = master.run_request(0, handle, 1, {xyz_graph::feed(1)}, 2);
   check_error(await<run_graph_reply>(std::move(unbound)),
@@ -341,9 +350,10 @@ TEST_CASE("binding: a key the graph does not send, a key left out, running unbou
   check_error(master.bind(0, {handle, {keys[0]}, {}}), "1 send keys but 0 endpoints");
   check_error(master.bind(0, {handle, {keys[0]}, {some_actor}, {bulk_endpoint{}, bulk_endpoint{}}}),
               "1 send keys but 2 bulk endpoints");
-  check_error(master.bind(0, {handle, {keys[0]}, {caf::actor{}}}), "invalid actor handle");
+  check_error(master.bind(0, {handle, {keys[0]}, {rendezvous_actor{}}}), "invalid actor handle");
   check_error(master.bind(0, {"nope", {}, {}}), "no graph 'nope'");
   CHECK(master.bind(0, {handle, {keys[0]}, {some_actor}}).ok());
+  caf::anon_send_exit(some_actor, caf::exit_reason::user_shutdown);
 }
 
 TEST_CASE("an edge holds at most max_pending_steps_per_edge steps not cleaned up") {

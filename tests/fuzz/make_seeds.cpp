@@ -107,6 +107,10 @@ int main(int argc, char** argv) {
   auto chunks = make_chunks(3, "k", tensor::from_vector<int64_t>({1, 2, 3}), 8);
   msg = caf::make_message(cf_chunk_atom::value, chunks.at(0));
   write(root / "wire", "seed-message-chunk", message + text(fuzz::encode(sys, msg)));
+  msg = caf::make_message(
+      cf_abort_atom::value, int64_t{5},
+      step_error{13, "task /job:w/replica:0/task:1 was lost", {}, {}, "/job:w/replica:0/task:1"});
+  write(root / "wire", "seed-message-abort", message + text(fuzz::encode(sys, msg)));
   msg = caf::make_message(cf_inspect_atom::value, admin_query{{"trace", "on"}});
   write(root / "wire", "seed-message-admin", message + text(fuzz::encode(sys, msg)));
   const auto frame = encode_bulk_header({.actor_id = 12, .step_id = 5, .key = "a;b;x:0",

@@ -94,7 +94,7 @@ inline const std::vector<wire_type>& wire_types() {
          r.graph_handle = "g1";
          r.incarnation = 7;
          r.recv_keys = {"a;b;x:0"};
-         r.recv_endpoints = {caf::actor{}};
+         r.recv_endpoints = {rendezvous_actor{}};
          r.bulk = {"127.0.0.1", 4242, std::string(16, 'k')};
          return example_of(sys, r);
        }},
@@ -103,7 +103,7 @@ inline const std::vector<wire_type>& wire_types() {
          bind_request r;
          r.graph_handle = "g1";
          r.send_keys = {"a;b;x:0"};
-         r.send_endpoints = {caf::actor{}};
+         r.send_endpoints = {rendezvous_actor{}};
          r.send_bulk = {{"127.0.0.1", 4242, std::string(16, 'k')}};
          return example_of(sys, r);
        }},
@@ -192,6 +192,16 @@ inline const std::vector<wire_type>& wire_types() {
        }},
       {"caflow::admin_actor", &round_trip<admin_actor>,
        [](caf::actor_system& sys) { return example_of(sys, admin_actor{}); }},
+      // Added last, so the selectors of the older types (and their crash inputs) stay.
+      {"caflow::rendezvous_actor", &round_trip<rendezvous_actor>,
+       [](caf::actor_system& sys) { return example_of(sys, rendezvous_actor{}); }},
+      {"caflow::step_error", &round_trip<step_error>,
+       [](caf::actor_system& sys) {
+         return example_of(sys, step_error{2, "node 'mm' (MatMul) on /job:w/replica:0/task:1/"
+                                              "device:CPU:0: bad shape",
+                                           "mm", "/job:w/replica:0/task:1/device:CPU:0",
+                                           "/job:w/replica:0/task:1"});
+       }},
   };
   return types;
 }

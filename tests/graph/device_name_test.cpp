@@ -181,3 +181,12 @@ TEST_CASE("full_device_name builds replica-0 names that parse back") {
   CHECK(full_device_name("localhost", 0, "CPU", 0) ==
         "/job:localhost/replica:0/task:0/device:CPU:0");
 }
+
+TEST_CASE("task_of_device names the task of a device, or nothing") {
+  CHECK(task_of_device("/job:worker/replica:0/task:1/device:CPU:0") ==
+        "/job:worker/replica:0/task:1");
+  CHECK(task_of_device("/job:ps/task:3/device:GPU:1") == "/job:ps/replica:0/task:3");
+  CHECK(task_of_device("/job:ps/task:3") == "/job:ps/replica:0/task:3");
+  CHECK(task_of_device("/device:CPU:0").empty());
+  CHECK(task_of_device("not a device").empty());
+}

@@ -143,7 +143,7 @@ struct hand_master {
     return self->request(workers[task], wait, cf_run_graph_atom::value, std::move(req));
   }
   void abort(int task, int64_t step_id, const status& why) {
-    self->send(workers[task], cf_abort_atom::value, step_id, why.to_string());
+    self->send(workers[task], cf_abort_atom::value, step_id, to_step_error(why));
   }
   void cleanup(int64_t step_id) {
     for (auto& w : workers) self->send(w, cf_cleanup_atom::value, step_id);
@@ -153,7 +153,7 @@ struct hand_master {
 
   // Registers both partitions and binds each _Send to the actor the other task named.
   std::vector<std::string> install(const plan& p) {
-    std::map<std::string, std::pair<caf::actor, bulk_endpoint>> endpoints;
+    std::map<std::string, std::pair<rendezvous_actor, bulk_endpoint>> endpoints;
     std::vector<std::string> handles;
     for (int t = 0; t < 2; ++t) {
       auto reply = reg(t, devices[t], serialize_graph(p.parts[t]));
