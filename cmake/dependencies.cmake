@@ -3,6 +3,8 @@ find_package(Threads REQUIRED)
 find_package(Eigen3 3.4 REQUIRED NO_MODULE)
 find_package(Boost 1.74 REQUIRED COMPONENTS serialization)
 find_package(ZLIB REQUIRED)
+# libcrypto: TLS files are parsed and the key matched to its certificate at start-up.
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 find_package(nlohmann_json 3 REQUIRED)
 # Command lines of the apps (header only).
 find_package(CLI11 2 REQUIRED)

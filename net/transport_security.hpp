@@ -24,7 +24,8 @@ struct transport_security {
   bool tls() const { return !cert.empty() || !key.empty() || !ca.empty(); }
 };
 
-// OK when the settings are usable: none or all of the three files given, each one readable,
+// OK when the settings are usable: none or all of the three files given, each one readable and
+// parsed (a PEM certificate, an unencrypted PEM key that belongs to it, a PEM CA certificate),
 // a non-empty cluster id. Errors name the flag and the file.
 status validate(const transport_security& sec);
 

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "apps/train/checkpoint_dir.hpp"
 #include "apps/train/data.hpp"
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/plot.hpp"
@@ -126,6 +127,10 @@ int main(int argc, char** argv) {
     std::printf("%s", help_text.c_str());
     return 0;
   }
+  // Every process given the directory uses it (the chief's client writes the index, tasks that
+  // hold variables their shards): checked before any serves or trains.
+  if (!o.checkpoint_dir.empty())
+    if (status st = prepare_checkpoint_dir(o.checkpoint_dir); !st.ok()) return fail(st);
   cpu_device_options cpu;
   if (o.threads > 0) cpu.intra_op_threads = o.threads;
   // Checked before training, so a missing gnuplot is known before hours are spent.

@@ -3,8 +3,10 @@
 // better than chance (0.1).
 #include <doctest/doctest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <regex>
 
@@ -181,4 +183,21 @@ TEST_CASE("bad input is reported by name") {
   child_process negative_restarts(train_args({"--task-processes", "--max-task-restarts", "-1"}));
   CHECK(exit_code(negative_restarts, 30s) == 1);
   CHECK(negative_restarts.output().find("--max-task-restarts") != std::string::npos);
+
+  // A checkpoint directory that cannot be used is refused at once, before the embedded
+  // cluster serves or a step runs: not at the first save.
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("caflow_ckpt_file_" + std::to_string(::getpid()));
+  { std::ofstream(file) << "not a directory"; }
+  child_process ckpt_file(train_args({"--checkpoint-dir", file.string()}));
+  CHECK(exit_code(ckpt_file, 30s) == 1);
+  CHECK(ckpt_file.output().find("--checkpoint-dir '" + file.string() +
+                                "' exists and is not a directory") != std::string::npos);
+  CHECK(ckpt_file.output().find("serving at") == std::string::npos);
+  std::filesystem::remove(file);
+  // Under /proc nothing can be created, even by root (who writes through any permission bits).
+  child_process ckpt_uncreatable(train_args({"--checkpoint-dir", "/proc/caflow_ckpt/run"}));
+  CHECK(exit_code(ckpt_uncreatable, 30s) == 1);
+  CHECK(ckpt_uncreatable.output().find("--checkpoint-dir '/proc/caflow_ckpt/run' cannot be "
+                                       "created") != std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "actors/server.hpp"
@@ -166,6 +167,26 @@ TEST_CASE("unusable TLS settings are refused before anything starts, naming the 
                         .ca = certs().dir.string()}),
               "--tls-ca file '" + certs().dir.string() + "'");
   CHECK(validate(certs().as("client")).ok());
+  // Files that open but hold the wrong thing: refused at start, not at the first connection.
+  const std::string not_pem = (certs().dir / "not_pem.txt").string();
+  std::ofstream(not_pem) << "this is no certificate\n";
+  check_error(validate({.cert = not_pem, .key = certs().file("server.key"),
+                        .ca = certs().file("ca.pem")}),
+              "--tls-cert file '" + not_pem + "' holds no PEM certificate");
+  check_error(validate({.cert = certs().file("server.pem"), .key = certs().file("client.key"),
+                        .ca = certs().file("ca.pem")}),
+              "--tls-key file '" + certs().file("client.key") +
+                  "' is not the key of the certificate in --tls-cert file '" +
+                  certs().file("server.pem") + "'");
+  check_error(validate({.cert = certs().file("server.pem"), .key = certs().file("server.pem"),
+                        .ca = certs().file("ca.pem")}),
+              "--tls-key file '" + certs().file("server.pem") + "' holds no unencrypted PEM");
+  check_error(validate({.cert = certs().file("server.pem"), .key = certs().file("server.key"),
+                        .ca = not_pem}),
+              "--tls-ca file '" + not_pem + "' holds no PEM certificate");
+  check_error(start_one_task({.cert = certs().file("server.pem"), .key = certs().file("client.key"),
+                             .ca = certs().file("ca.pem")}),
+              "is not the key of the certificate");
   check_error(triple_seven("caflow://127.0.0.1:1", {.cert = certs().file("client.pem")}),
               "--tls-key is missing");
 }
