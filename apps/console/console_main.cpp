@@ -31,16 +31,19 @@ struct options {
   std::string history;  // empty: none
   int connect_timeout_ms = 10000;
   transport_security security;
+  bool help = false;
 };
 
+constexpr const char* usage_text =
+    "usage: caflow-console --connect HOST:PORT [--exec \"CMD; CMD\"]\n"
+    "       [--log-level error|warn|info|debug] [--history FILE]\n"
+    "       [--connect-timeout-ms MS (default 10000)]\n"
+    "       [--tls-cert PEM --tls-key PEM --tls-ca PEM] [--cluster-id ID (default caflow)]\n"
+    "Opens a live view into the cluster whose task serves at HOST:PORT; 'help' inside lists\n"
+    "the commands. --exec runs the commands given and exits.\n";
+
 int usage(const std::string& why) {
-  std::fprintf(stderr,
-               "caflow-console: %s\n"
-               "usage: caflow-console --connect HOST:PORT [--exec \"CMD; CMD\"]\n"
-               "       [--log-level error|warn|info|debug] [--history FILE]\n"
-               "       [--connect-timeout-ms MS]\n"
-               "       [--tls-cert PEM --tls-key PEM --tls-ca PEM] [--cluster-id ID]\n",
-               why.c_str());
+  std::fprintf(stderr, "caflow-console: %s\n%s", why.c_str(), usage_text);
   return 2;
 }
 
@@ -49,7 +52,10 @@ status_or<options> parse(int argc, char** argv) {
   if (const char* home = std::getenv("HOME")) o.history = std::string(home) + "/.caflow_console_history";
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") return errors::invalid_argument("help");
+    if (flag == "--help" || flag == "-h") {
+      o.help = true;
+      return o;
+    }
     if (i + 1 >= argc) return errors::invalid_argument("flag ", flag, " needs a value");
     const std::string value = argv[++i];
     if (flag == "--connect") {
@@ -173,6 +179,10 @@ int run_script(admin_client& client, const std::string& script) {
 int main(int argc, char** argv) {
   auto opts = parse(argc, argv);
   if (!opts.ok()) return usage(opts.get_status().message());
+  if (opts->help) {
+    std::printf("%s", usage_text);
+    return 0;
+  }
   if (status st = init_logging(opts->log_level); !st.ok()) return usage(st.message());
   write_log(log_level::info, "console", "connecting to ", opts->connect);
   auto client = admin_client::connect(opts->connect,

@@ -31,10 +31,16 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                                                  {"async", replication::async},
                                                  {"sync", replication::sync},
                                                  {"model-parallel", replication::model_parallel}};
+  // Every option's help shows its default; the enums show their names, not CLI11's mapping.
+  app.option_defaults()->always_capture_default();
   app.add_option("--model", o->model, "mlp (256-128-100) or cnn (TF's convnet.py)")
-      ->transform(CLI::CheckedTransformer(models, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(models, CLI::ignore_case).description(""))
+      ->type_name("mlp|cnn")
+      ->default_str(to_string(o->model));
   app.add_option("--mode", o->mode, "local, in-graph, async, sync (between-graph) or model-parallel")
-      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case));
+      ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case).description(""))
+      ->type_name("local|in-graph|async|sync|model-parallel")
+      ->default_str(to_string(o->mode));
   app.add_option("--epochs", o->epochs, "passes over the training set")->check(CLI::Range(1, 10000));
   app.add_option("--batch-size", o->batch_size, "examples per step and worker")
       ->check(CLI::Range(1, 60000));

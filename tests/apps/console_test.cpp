@@ -168,6 +168,20 @@ TEST_CASE("--exec scripts split on ';' and words on blanks") {
   CHECK(console::split_words("  var   w/kernel ") == std::vector<std::string>{"var", "w/kernel"});
 }
 
+TEST_CASE("caflow-console --help prints its usage and exits 0; a bad flag exits 2") {
+  child_process help({CAFLOW_CONSOLE_BINARY, "--help"});
+  const int raw = help.wait_exit(30s);
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 0);
+  CHECK(help.output().find("usage: caflow-console --connect HOST:PORT") != std::string::npos);
+  CHECK(help.output().find("caflow-console: help") == std::string::npos);
+  child_process bad({CAFLOW_CONSOLE_BINARY, "--colour", "red"});
+  const int bad_raw = bad.wait_exit(30s);
+  REQUIRE(WIFEXITED(bad_raw));
+  CHECK(WEXITSTATUS(bad_raw) == 2);
+  CHECK(bad.output().find("caflow-console: unknown flag '--colour'") != std::string::npos);
+}
+
 TEST_CASE("Chrome trace JSON: a process per task, a thread per device, times from the first") {
   std::vector<trace_event> events = {
       {"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:1/device:CPU:0", "prod", "Mul",
