@@ -30,22 +30,23 @@ struct exp_fn {
 // Correctly rounded square roots of packets, as std::sqrt gives for one value. Eigen 3.4's fast
 // float psqrt is x * rsqrt(x) refined by a Newton step: NaN for +inf, and its last bit follows
 // the CPU's rsqrt approximation (sqrt(4) came out 2.0000002 on a Xeon with AVX-512). Its double
-// psqrt is the exact instruction already.
+// psqrt is exact with AVX2, not with AVX-512.
 #if defined(__SSE2__)
 inline __m128 exact_sqrt(__m128 x) { return _mm_sqrt_ps(x); }
+inline __m128d exact_sqrt(__m128d x) { return _mm_sqrt_pd(x); }
 #endif
 #if defined(__AVX__)
 inline __m256 exact_sqrt(__m256 x) { return _mm256_sqrt_ps(x); }
+inline __m256d exact_sqrt(__m256d x) { return _mm256_sqrt_pd(x); }
 #endif
 #if defined(__AVX512F__)
 inline __m512 exact_sqrt(__m512 x) { return _mm512_sqrt_ps(x); }
+inline __m512d exact_sqrt(__m512d x) { return _mm512_sqrt_pd(x); }
 #endif
+// Other packets (another ISA): Eigen's, which may be its fast approximation.
 template <class P>
 P exact_sqrt(const P& x) {
-  namespace ei = Eigen::internal;
-  using T = typename ei::unpacket_traits<P>::type;
-  static_assert(!std::is_same_v<T, float>, "a float packet without a correctly rounded sqrt");
-  return ei::psqrt(x);
+  return Eigen::internal::psqrt(x);
 }
 
 template <class T>
