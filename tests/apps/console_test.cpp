@@ -265,6 +265,12 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     MESSAGE(saved.output);
     REQUIRE(saved.exit_code == 0);
     CHECK(contains(saved.output, "from 3 tasks (3 devices) to " + path.string()));
+    // A task may be named without its replica, as in TF's "/job:ps/task:0".
+    auto ps_only = run_console(c.address(1), "trace on /job:ps/task:0; trace off /job:ps/task:0");
+    CHECK(ps_only.exit_code == 0);
+    CHECK(has_row(ps_only.output, {ps_task, "on"}));
+    CHECK(has_row(ps_only.output, {ps_task, "off"}));
+    CHECK_FALSE(contains(ps_only.output, worker0_task));
 
     std::ifstream f(path);
     REQUIRE(f.good());
