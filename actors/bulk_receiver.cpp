@@ -21,6 +21,8 @@ namespace {
 
 // Connections one receiver serves at once: one per sending task is the norm.
 constexpr size_t max_connections = 256;
+// How long the threads of connections that ended may wait to be joined when no peer connects.
+constexpr std::chrono::milliseconds bulk_reap_interval{200};
 
 // In constant time: how many leading bytes match says nothing to a prober.
 bool same_token(const std::array<char, bulk_token_bytes>& got, const std::string& want) {
@@ -79,7 +81,10 @@ rendezvous_actor bulk_receiver::route_of(caf::actor_id id) {
 
 void bulk_receiver::accept_loop() {
   for (;;) {
-    socket_fd s = accept_from(listener_);
+    // Wakes now and then with no one connecting, so the threads of connections that ended are
+    // joined (their stacks freed) without waiting for the next peer.
+    const bool waiting = wait_readable(listener_, bulk_reap_interval);
+    socket_fd s = waiting ? accept_from(listener_) : socket_fd{};
     std::lock_guard<std::mutex> lock(mu_);
     // Peers that left are forgotten here, so connections do not pile up.
     for (auto it = connections_.begin(); it != connections_.end();) {
@@ -91,6 +96,7 @@ void bulk_receiver::accept_loop() {
       it = connections_.erase(it);
     }
     if (stopping_) return;
+    if (!waiting) continue;
     if (!s.valid()) {
       // Out of descriptors or memory for a moment: keep serving the connections there are.
       write_log(log_level::warn, task_, "bulk channel: accepting a connection failed: ",
@@ -130,7 +136,10 @@ void bulk_receiver::read_loop(connection& c) {
       while (read_frame(c)) {
       }
   }
-  c.socket.shut_down();
+  // Closed here, not when the acceptor next reaps: a probe's descriptor is back at once. Under
+  // the lock, since the destructor shuts every connection's socket down under it.
+  std::lock_guard<std::mutex> lock(mu_);
+  c.socket = socket_fd{};
   c.done.store(true);
 }
 

@@ -75,6 +75,11 @@ socket_fd::~socket_fd() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+bool wait_readable(const socket_fd& s, std::chrono::milliseconds timeout) {
+  pollfd p{s.get(), POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(timeout.count())) > 0;
+}
+
 void socket_fd::shut_down() const {
   if (fd_ >= 0) ::shutdown(fd_, SHUT_RDWR);
 }

@@ -10,8 +10,10 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "actors/bulk_receiver.hpp"
@@ -266,4 +268,43 @@ TEST_CASE("a value that arrives but cannot be kept fails its step; the stream go
   REQUIRE(f.log->pushed.size() == 1);
   CHECK(f.log->pushed[0].step_id == 2);
   check_tensor(f.log->pushed[0].value.value, tensor_shape{2}, std::vector<float>{1.5f, -2.0f});
+}
+
+namespace {
+
+size_t entries_in(const char* dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("probes that connect and leave give back their descriptors and threads at once") {
+  channel_fixture f;
+  (void)f.handshake();  // a sender that came and went, so the acceptor has run once
+  const auto settled = [](size_t fds, size_t threads) {
+    // Bounded: the acceptor joins ended connections within its reap interval.
+    const auto until = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(5));
+    while (std::chrono::steady_clock::now() < until) {
+      if (entries_in("/proc/self/fd") <= fds && entries_in("/proc/self/task") <= threads)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  REQUIRE(settled(entries_in("/proc/self/fd"), entries_in("/proc/self/task")));
+  const size_t fds = entries_in("/proc/self/fd"), threads = entries_in("/proc/self/task");
+  // 50 probes: half send a wrong token, half close without a word; no real peer follows.
+  for (int i = 0; i < 50; ++i) {
+    auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
+    REQUIRE(s.ok());
+    if (i % 2 == 0) {
+      std::string wrong(bulk_token_bytes, 'x');
+      iovec hello{wrong.data(), wrong.size()};
+      (void)write_all(*s, std::span<iovec>(&hello, 1));
+    }
+  }
+  CHECK_MESSAGE(settled(fds, threads), "fds ", entries_in("/proc/self/fd"), " (baseline ", fds,
+                "), threads ", entries_in("/proc/self/task"), " (baseline ", threads, ")");
 }
