@@ -178,15 +178,6 @@ void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std
           [self, g, task](caf::error& e) { answered(self, g, task, to_status(e)); });
 }
 
-// A task as the console may write it ("/job:ps/task:0", replica 0 left out) in the form tasks
-// are named by ("/job:ps/replica:0/task:0"); anything else unchanged, to be refused by name.
-std::string canonical_task(const std::string& text) {
-  auto spec = parse_device_spec(text);
-  if (!spec.ok() || !spec->job || !spec->task || spec->type || spec->id) return text;
-  return "/job:" + *spec->job + "/replica:" + std::to_string(spec->replica.value_or(0)) +
-         "/task:" + std::to_string(*spec->task);
-}
-
 void answer_cluster(admin_pointer self, admin_query q,
                     caf::typed_response_promise<admin_reply> promise) {
   auto& st = self->state;
@@ -195,7 +186,10 @@ void answer_cluster(admin_pointer self, admin_query q,
   // "trace on|off TASK" goes to that task only, as "trace on|off".
   std::string only;
   if (q.words[0] == "trace" && q.words.size() == 3) {
-    only = canonical_task(q.words[2]);
+    // As the console may write it ("/job:ps/task:0"), in the form tasks are named by; text
+    // that names no task stays as it is, to be refused by name.
+    only = task_of_device(q.words[2]);
+    if (only.empty()) only = q.words[2];
     q.words.pop_back();
     if (only != st.opts.task && !st.opts.peers.count(only)) {
       promise.deliver(to_caf_error(errors::not_found("no task '", only, "' in the cluster")));

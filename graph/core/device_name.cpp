@@ -220,7 +220,8 @@ std::string full_device_name(std::string_view job, int task, std::string_view ty
 std::string task_of_device(std::string_view device) {
   auto spec = parse_device_spec(device);
   if (!spec.ok() || !spec->job || !spec->task) return {};
-  return errors::concat("/job:", *spec->job, "/replica:0/task:", *spec->task);
+  return errors::concat("/job:", *spec->job, "/replica:", spec->replica.value_or(0), "/task:",
+                        *spec->task);
 }
 
 }  // namespace caflow

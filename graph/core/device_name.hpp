@@ -53,8 +53,8 @@ status_or<device_spec> merge(const device_spec& a, const device_spec& b);
 // type as kernels are registered ("CPU"); nothing is checked.
 std::string full_device_name(std::string_view job, int task, std::string_view type, int id);
 
-// The task a device belongs to, "/job:J/replica:0/task:T"; "" when `device` names no job and
-// task.
+// The task a device (or a task written without its replica) belongs to,
+// "/job:J/replica:R/task:T" with R 0 when left out; "" when `device` names no job and task.
 std::string task_of_device(std::string_view device);
 
 }  // namespace caflow

@@ -187,6 +187,7 @@ TEST_CASE("task_of_device names the task of a device, or nothing") {
         "/job:worker/replica:0/task:1");
   CHECK(task_of_device("/job:ps/task:3/device:GPU:1") == "/job:ps/replica:0/task:3");
   CHECK(task_of_device("/job:ps/task:3") == "/job:ps/replica:0/task:3");
+  CHECK(task_of_device("/job:ps/replica:2/task:3/device:CPU:0") == "/job:ps/replica:2/task:3");
   CHECK(task_of_device("/device:CPU:0").empty());
   CHECK(task_of_device("not a device").empty());
 }
