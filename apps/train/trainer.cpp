@@ -323,8 +323,13 @@ bool training_loop::run_ended_by_chief(const status& why) {
 training_loop::step_metrics training_loop::count_step(const std::vector<tensor>& out) {
   step_metrics m;
   m.global_step = out[0].data<int64_t>()[0];
-  (first_global_step_ < 0 ? first_global_at_ : last_global_at_) = clock_type::now();
-  (first_global_step_ < 0 ? first_global_step_ : last_global_step_) = m.global_step;
+  if (first_global_step_ < 0) {
+    first_global_step_ = m.global_step;
+    first_global_at_ = clock_type::now();
+  } else {
+    last_global_step_ = m.global_step;
+    last_global_at_ = clock_type::now();
+  }
   int64_t correct = 0;
   for (int64_t t = 0; t < towers_; ++t) {
     m.loss += out[1 + 2 * t].data<float>()[0] / static_cast<float>(towers_);
