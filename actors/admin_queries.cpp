@@ -29,6 +29,13 @@ std::string shape_of(const variable& v, const tensor& value) {
   return value.initialized() ? value.shape().to_string() : v.declared_shape().to_string();
 }
 
+// A variable's value where the console can read it: a GPU variable's is copied to the host.
+tensor host_value(const variable& v) {
+  const tensor value = v.snapshot();
+  auto host = to_host(value);
+  return host.ok() ? std::move(host).value() : tensor();
+}
+
 double l2_norm(const tensor& t) {
   double sum = 0;
   visit_dtype(t.type(), [&]<class T>() {
@@ -74,10 +81,13 @@ status expect_words(const admin_query& q, size_t n, const char* usage) {
 status_or<admin_reply> devices(const worker_view& w) {
   admin_reply r;
   r.table.columns = {"task", "device", "in use", "peak", "allocations", "limit"};
-  const allocator_stats s = w.dev->memory_stats();
-  r.table.rows.push_back({w.task, w.dev->name(), format_bytes(s.bytes_in_use),
-                          format_bytes(s.peak_bytes_in_use), std::to_string(s.num_allocs),
-                          s.bytes_limit ? format_bytes(s.bytes_limit) : "none"});
+  std::vector<device_status> stats = w.device_stats;
+  if (stats.empty())
+    for (const device* d : w.devices) stats.push_back(status_of(*d));
+  for (const device_status& s : stats)
+    r.table.rows.push_back({w.task, s.name, format_bytes(s.bytes_in_use),
+                            format_bytes(s.peak_bytes_in_use), std::to_string(s.num_allocs),
+                            s.bytes_limit ? format_bytes(s.bytes_limit) : "none"});
   return r;
 }
 
@@ -103,11 +113,12 @@ status_or<admin_reply> pending(const worker_view& w) {
 status_or<admin_reply> vars(const worker_view& w) {
   admin_reply r;
   r.table.columns = {"task", "variable", "dtype", "shape", "l2 norm"};
-  for (const auto& v : variables_of(*w.dev)) {
-    const tensor value = v->snapshot();
-    r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
-                            value.initialized() ? fixed(l2_norm(value), 6) : "uninitialized"});
-  }
+  for (device* d : w.devices)
+    for (const auto& v : variables_of(*d)) {
+      const tensor value = host_value(*v);
+      r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+                              value.initialized() ? fixed(l2_norm(value), 6) : "uninitialized"});
+    }
   return r;
 }
 
@@ -115,12 +126,13 @@ status_or<admin_reply> var(const worker_view& w, const admin_query& q) {
   CAFLOW_RETURN_IF_ERROR(expect_words(q, 2, "var NAME"));
   admin_reply r;
   r.table.columns = {"task", "variable", "dtype", "shape", "values"};
-  for (const auto& v : variables_of(*w.dev)) {
-    if (v->name() != q.words[1]) continue;
-    const tensor value = v->snapshot();
-    r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
-                            value.initialized() ? values_of(value) : "uninitialized"});
-  }
+  for (device* d : w.devices)
+    for (const auto& v : variables_of(*d)) {
+      if (v->name() != q.words[1]) continue;
+      const tensor value = host_value(*v);
+      r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+                              value.initialized() ? values_of(value) : "uninitialized"});
+    }
   return r;
 }
 

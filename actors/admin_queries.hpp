@@ -4,6 +4,8 @@
 // master_snapshot) and these functions turn it into the console's tables, so the roles
 // themselves carry only a message handler. Every table starts with a "task" column.
 #include <string>
+
+#include "actors/device_actor.hpp"
 #include <vector>
 
 #include "graph/core/status.hpp"
@@ -18,7 +20,9 @@ class trace_recorder;
 // What the worker of a task shows the admin. Pointers stay valid for the call only.
 struct worker_view {
   std::string task;
-  device* dev = nullptr;
+  std::vector<device*> devices;  // CPU:0 first
+  // What each device's actor answered for `devices`; empty: read from `devices` directly.
+  std::vector<device_status> device_stats;
   std::vector<const executor*> graphs;  // every registered partition
   trace_recorder* trace = nullptr;
 };

@@ -32,6 +32,10 @@ struct executor::node_item {
   int num_outputs = 0;
   int initial_pending = 0;
   std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
+  // Per input: the memory the kernel reads it in (nullptr: host), unless the input is a
+  // reference (check_space 0). A value elsewhere is a runtime bug, reported, never read.
+  std::vector<memory_space*> expected_space;
+  std::vector<uint8_t> check_space;
   std::vector<out_edge> outputs;
   std::string error_prefix;    // "node 'x' (Op) on <device>"
   std::shared_ptr<const error_source> source;   // the node, its device and task, for its errors
@@ -114,6 +118,12 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     for (int i = 0; i < n.num_inputs(); ++i) {
       const graph_node& src = g->node(n.inputs[i].src);
       item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
+    }
+    item.expected_space.resize(n.num_inputs());
+    item.check_space.resize(n.num_inputs());
+    for (int i = 0; i < n.num_inputs(); ++i) {
+      item.check_space[i] = !n.sig.input_is_ref[i];
+      item.expected_space[i] = item.kernel->input_on_host(i) ? nullptr : dev.memory();
     }
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
     item.source = std::make_shared<const error_source>(error_source{n.def->name, dev.name(), task});
@@ -214,17 +224,31 @@ void executor::process(step_state* s, ready_list& ready) {
 
 bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs) {
   for (int i = 0; i < item.num_inputs; ++i) {
-    if (!item.deref[i]) continue;
     kernel_value& in = inputs[i];
-    in.value = in.ref->snapshot();
-    if (!in.value.initialized()) {
-      s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
-                                           " reads uninitialized variable '", in.ref->name(), "'")
+    if (item.deref[i]) {
+      in.value = in.ref->snapshot();
+      if (!in.value.initialized()) {
+        s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
+                                             " reads uninitialized variable '", in.ref->name(),
+                                             "'")
+                     .with_source(item.source));
+        s->step.cancellation->cancel();
+        return false;
+      }
+      in.ref.reset();
+    }
+    if (!item.check_space[i] || !in.value.buf()) continue;
+    if (memory_space* at = in.value.space(); at != item.expected_space[i]) {
+      memory_space* want = item.expected_space[i];
+      s->abort(errors::internal(item.error_prefix, ": input ", i, " is in ",
+                                at ? "the memory of " + at->space_name() : std::string("host memory"),
+                                " but the kernel reads it in ",
+                                want ? "the memory of " + want->space_name() : std::string("host memory"),
+                                " (a copy between memories is missing)")
                    .with_source(item.source));
       s->step.cancellation->cancel();
       return false;
     }
-    in.ref.reset();
   }
   return true;
 }

@@ -1,11 +1,13 @@
 #include "actors/master.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
 #include "actors/master_state.hpp"
+#include "graph/core/device_name.hpp"
 #include "graph/ir/serialization.hpp"
 #include "net/errors.hpp"
 
@@ -131,6 +133,7 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
               auto worker = caf::actor_cast<worker_actor>(found);
               if (worker) {
                 self->state.opts.workers[task] = worker;
+                self->state.task_devices.erase(task);  // a new life may have other devices
                 self->state.task_of[worker.address()] = task;
                 self->state.lost.erase(task);
                 self->state.incarnations.erase(task);  // learned anew when registering
@@ -209,11 +212,58 @@ master_snapshot snapshot(const master_state& st) {
   return m;
 }
 
+// The devices placement may use: every task's, as its worker listed them; a task whose worker
+// did not answer has its CPU:0 (every task has one), so its loss shows when a step needs it.
+void update_devices(master_state& st) {
+  st.devices.clear();
+  for (const auto& [task, worker] : st.opts.workers) {
+    auto known = st.task_devices.find(task);
+    if (known == st.task_devices.end() || known->second.empty())
+      st.devices.push_back(task + "/device:CPU:0");
+    else
+      st.devices.insert(st.devices.end(), known->second.begin(), known->second.end());
+  }
+}
+
+// Runs `then` once every worker's devices are known, asking those not yet asked.
+void with_task_devices(master_pointer self, std::function<void()> then) {
+  auto& st = self->state;
+  std::vector<std::pair<std::string, worker_actor>> ask;
+  for (const auto& [task, worker] : st.opts.workers)
+    if (!st.task_devices.count(task) && !st.lost.count(task)) ask.emplace_back(task, worker);
+  if (ask.empty()) {
+    update_devices(st);
+    return then();
+  }
+  auto pending = std::make_shared<size_t>(ask.size());
+  auto done = [self, pending, then] {
+    if (--*pending > 0) return;
+    update_devices(self->state);
+    then();
+  };
+  for (const auto& [task, worker] : ask)
+    self->request(worker, self->state.opts.rpc_timeout, cf_devices_atom::value)
+        .then(
+            [self, task = task, done](const std::vector<std::string>& names) {
+              // Only full names of this task: a worker cannot place nodes elsewhere.
+              std::vector<std::string> own;
+              for (const std::string& n : names)
+                if (task_of_device(n) == task) own.push_back(n);
+              self->state.task_devices[task] = std::move(own);
+              done();
+            },
+            [self, task = task, done](const caf::error& e) {
+              write_log(log_level::warn, own_task(self->state), "task ", task,
+                        " did not list its devices (", self->home_system().render(e),
+                        "); placing on its CPU only");
+              done();
+            });
+}
+
 master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
   self->state.opts = std::move(opts);
   self->state.node = self->node();
   for (const auto& [task, worker] : self->state.opts.workers) {
-    self->state.devices.push_back(task + "/device:CPU:0");
     self->state.task_of[worker.address()] = task;
     self->monitor(worker);
   }
@@ -230,14 +280,24 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
       },
       [=](cf_create_atom, const std::string& bytes,
           session_config& config) -> caf::result<std::string> {
-        master_session s;
-        if (status st = canonical_tasks(self->state, config.required_tasks); !st.ok())
-          return to_caf_error(st);
-        s.config = std::move(config);
-        if (status st = extend_session(s, bytes); !st.ok()) return to_caf_error(st);
-        std::string handle = "session_" + std::to_string(self->state.next_session++);
-        self->state.sessions.emplace(handle, std::move(s));
-        return handle;
+        auto promise = self->make_response_promise<std::string>();
+        // Placement needs every task's devices: asked of the workers not yet asked.
+        with_task_devices(self, [=, config = std::move(config)]() mutable {
+          master_session s;
+          status st = canonical_tasks(self->state, config.required_tasks);
+          if (st.ok()) {
+            s.config = std::move(config);
+            st = extend_session(s, bytes);
+          }
+          if (!st.ok()) {
+            promise.deliver(to_caf_error(st));
+            return;
+          }
+          std::string handle = "session_" + std::to_string(self->state.next_session++);
+          self->state.sessions.emplace(handle, std::move(s));
+          promise.deliver(std::move(handle));
+        });
+        return promise;
       },
       [=](cf_extend_atom, const std::string& session, const std::string& bytes) -> caf::result<bool> {
         auto it = self->state.sessions.find(session);

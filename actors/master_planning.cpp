@@ -3,7 +3,9 @@
 #include "actors/graph_optimizer.hpp"
 #include "actors/log.hpp"
 #include "actors/master_state.hpp"
+#include "devices/device_factory.hpp"
 #include "graph/ir/dump.hpp"
+#include "graph/ir/memory_types.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/ir/placer.hpp"
 #include "graph/ir/prune.hpp"
@@ -31,6 +33,20 @@ std::string placement_of(const graph& g, const std::vector<std::string>& placeme
 
 using cf_plan_atom = caf::atom_constant<caf::atom("cf_plan")>;
 
+// Where the kernels of `device`'s type read and write each arg, from the kernel registry.
+memory_type_query memory_types_on(const std::string& device) {
+  auto spec = parse_device_spec(device);
+  const std::string type = spec.ok() && spec->type ? *spec->type : std::string(device_cpu);
+  memory_type_query q;
+  q.host_device = device_registry::global().host_memory(type);
+  q.types = [type](const node_def& n, std::vector<bool>& in, std::vector<bool>& out) {
+    memory_types m = kernel_registry::global().memory_types_of(n, type);
+    in = std::move(m.input_on_host);
+    out = std::move(m.output_on_host);
+  };
+  return q;
+}
+
 // Prunes, places and partitions the job's graph and runs the graph passes on every partition.
 // Runs on the planner's own thread: it reads only the job.
 status plan_partitions(plan_job& job) {
@@ -44,6 +60,9 @@ status plan_partitions(plan_job& job) {
   placement_options popts;
   popts.default_device = job.default_device;
   popts.allow_soft_placement = job.config.allow_soft_placement;
+  popts.type_priority = [](std::string_view type) {
+    return device_registry::global().priority(type);
+  };
   CAFLOW_ASSIGN_OR_RETURN(
       std::vector<std::string> placement,
       place(g, job.devices, popts, [](const node_def& n, std::string_view type) {
@@ -59,6 +78,7 @@ status plan_partitions(plan_job& job) {
   for (auto& [device, def] : parts.partitions) {
     CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, optimizer.run(def, passes, job.targets));
     optimized.add(done);
+    CAFLOW_RETURN_IF_ERROR(ensure_memory_types(def, memory_types_on(device)));
     partition_ref p;
     p.device = device;
     p.task = task_of_device(device);

@@ -78,7 +78,10 @@ struct in_flight_step {
 struct master_state {
   master_options opts;
   caf::node_id node;  // this master's process, to tell local workers from remote ones
+  // Every device of the cluster placement may use (update_devices in master.cpp), from each
+  // task's worker (asked once per life of the task).
   std::vector<std::string> devices;
+  std::map<std::string, std::vector<std::string>> task_devices;
   std::map<std::string, master_session> sessions;
   std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
   std::map<caf::actor_addr, std::string> task_of;

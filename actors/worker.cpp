@@ -23,6 +23,7 @@
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
 #include "actors/chunked_values.hpp"
+#include "devices/device_factory.hpp"
 #include "actors/executor.hpp"
 #include "actors/log.hpp"
 #include "actors/remote_rendezvous.hpp"
@@ -39,7 +40,7 @@
 namespace caflow::worker_internal {
 
 worker_state::~worker_state() {
-  if (!cpu) return;  // never initialized
+  if (devices.empty()) return;  // never initialized
   const status gone = errors::unavailable("the worker of task ", task_name, " is shutting down");
   for (auto& [step_id, s] : steps) {
     if (s.aborted.ok()) {
@@ -58,8 +59,9 @@ worker_state::~worker_state() {
     auto* keep = new std::vector<graph_ptr>;
     for (auto& [handle, g] : graphs) keep->push_back(g);
     for (auto& [run_id, r] : runs) keep->push_back(r.graph);
-    static_cast<void>(cpu.release());
+    for (task_device& d : devices) new std::shared_ptr<device>(d.dev);
   }
+  for (task_device& d : devices) caf::anon_send_exit(d.actor, caf::exit_reason::user_shutdown);
   for (auto& [key, e] : endpoints) caf::anon_send_exit(e.actor, caf::exit_reason::user_shutdown);
 }
 
@@ -82,9 +84,8 @@ uint64_t random_incarnation() {
 }
 
 // Records what the runtime needs of one node of a partition and checks it belongs here.
-status read_node(const worker_state& st, const node_def& n, registered_graph& g,
-                 std::set<std::string>& recv_seen) {
-  const std::string& dev = st.cpu->name();
+status read_node(const worker_state& st, const std::string& dev, const node_def& n,
+                 registered_graph& g, std::set<std::string>& recv_seen) {
   if (n.device != dev)
     return errors::invalid_argument("node '", n.name, "' (", n.op, ") is placed on '", n.device,
                                     "', not on the partition's device");
@@ -124,19 +125,27 @@ status read_node(const worker_state& st, const node_def& n, registered_graph& g,
   return {};
 }
 
+std::string device_names(const worker_state& st) {
+  std::string out;
+  for (const task_device& d : st.devices) out += (out.empty() ? "" : ", ") + d.dev->name();
+  return out;
+}
+
 status_or<graph_ptr> compile_partition(worker_state& st, const register_graph_request& req) {
-  if (req.device != st.cpu->name())
+  const task_device* target = st.find_device(req.device);
+  if (!target)
     return errors::invalid_argument("it was sent to the worker of task ", st.task_name,
-                                    ", whose only device is ", st.cpu->name());
-  CAFLOW_ASSIGN_OR_RETURN(graph_def def, deserialize_graph(req.graph, st.cpu->get_allocator()));
+                                    ", which has no such device (it has ", device_names(st), ")");
+  CAFLOW_ASSIGN_OR_RETURN(graph_def def, deserialize_graph(req.graph, st.cpu().get_allocator()));
   CAFLOW_ASSIGN_OR_RETURN(graph built, graph::build(std::move(def)));
   auto g = std::make_shared<registered_graph>();
   g->session = req.session;
+  g->dev = target->actor;
   std::set<std::string> recv_seen;
   for (const graph_node& n : built.nodes())
-    CAFLOW_RETURN_IF_ERROR(read_node(st, *n.def, *g, recv_seen));
+    CAFLOW_RETURN_IF_ERROR(read_node(st, req.device, *n.def, *g, recv_seen));
   session_kernels& kernels = st.sessions[req.session];
-  auto ex = executor::create(std::make_shared<const graph>(std::move(built)), *st.cpu,
+  auto ex = executor::create(std::make_shared<const graph>(std::move(built)), *target->dev,
                              kernels.cache.get());
   if (!ex.ok()) {
     if (kernels.graphs == 0) st.sessions.erase(req.session);
@@ -192,10 +201,61 @@ void release_graph(worker_state& st, const registered_graph& g) {
 
 namespace {
 
+// The console's `devices`: every device of the task, as its actor reports it.
+caf::result<admin_reply> device_table(worker_pointer self, const admin_query& q) {
+  auto& st = self->state;
+  struct gather {
+    worker_view view;
+    admin_query query;
+    size_t pending = 0;
+    caf::typed_response_promise<admin_reply> promise;
+  };
+  auto g = std::make_shared<gather>();
+  g->view.task = st.task_name;
+  g->view.device_stats.resize(st.devices.size());
+  g->query = q;
+  g->pending = st.devices.size();
+  g->promise = self->make_response_promise<admin_reply>();
+  auto finish = [g] {
+    if (--g->pending > 0) return;
+    auto reply = answer_worker_query(g->view, g->query);
+    if (reply.ok())
+      g->promise.deliver(std::move(reply).value());
+    else
+      g->promise.deliver(to_caf_error(reply.get_status()));
+  };
+  for (size_t i = 0; i < st.devices.size(); ++i) {
+    const std::string name = st.devices[i].dev->name();
+    self->request(st.devices[i].actor, std::chrono::seconds(10), cf_dev_stats_atom::value)
+        .then([g, i, finish](const device_status& s) {
+                g->view.device_stats[i] = s;
+                finish();
+              },
+              [g, i, name, finish](const caf::error&) {
+                g->view.device_stats[i] = device_status{name + " (not answering)", "", 0, 0, 0, 0};
+                finish();
+              });
+  }
+  return g->promise;
+}
+
 worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   auto& st = self->state;
-  st.cpu =
-      std::make_unique<cpu_device>(full_device_name(opts.job, opts.task, device_cpu, 0), opts.cpu);
+  auto made = device_registry::global().make_task_devices(
+      {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}, opts.job, opts.task);
+  if (!made.ok()) {
+    // Checked by the server before it spawns the worker; a CPU-only task is what remains.
+    write_log(log_level::error, "/job:" + opts.job + "/task:" + std::to_string(opts.task),
+              made.get_status().message(), "; the task runs on its CPU only");
+    std::vector<std::unique_ptr<device>> cpu_only;
+    cpu_only.push_back(
+        std::make_unique<cpu_device>(full_device_name(opts.job, opts.task, device_cpu, 0), opts.cpu));
+    made = std::move(cpu_only);
+  }
+  for (auto& d : *made) {
+    std::shared_ptr<device> shared = std::move(d);
+    st.devices.push_back({shared, spawn_device_actor(self->home_system(), shared)});
+  }
   st.task_name = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task);
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.max_pending_steps_per_edge = opts.max_pending_steps_per_edge;
@@ -222,7 +282,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         graph_ptr g = std::move(compiled).value();
         g->handle = st.task_name + "/graph_" + std::to_string(st.next_graph++);
         g->rdv =
-            std::make_shared<remote_rendezvous>(st.local, *st.cpu, remote_rendezvous::bindings{});
+            std::make_shared<remote_rendezvous>(st.local, st.cpu(), remote_rendezvous::bindings{});
         register_graph_reply reply{g->handle, st.incarnation, g->recv_keys, {},
                                    st.bulk_in ? st.bulk_in->endpoint() : bulk_endpoint{}};
         for (const std::string& key : g->recv_keys) {
@@ -252,7 +312,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
                         remote_rendezvous::binding{req.send_endpoints[i],
                                                    req.send_bulk.empty() ? bulk_endpoint{}
                                                                          : req.send_bulk[i]});
-        g.rdv = std::make_shared<remote_rendezvous>(st.local, *st.cpu, std::move(sends),
+        g.rdv = std::make_shared<remote_rendezvous>(st.local, st.cpu(), std::move(sends),
                                                     st.bulk_out);
         g.bound = true;
         return true;
@@ -294,11 +354,18 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
       [self](cf_run_done_atom, uint64_t run_id) { run_done(self, run_id); },
       [self](cf_inspect_atom, const admin_query& q) -> caf::result<admin_reply> {
         auto& st = self->state;
-        worker_view view{st.task_name, st.cpu.get(), {}, st.trace.get()};
+        if (!q.words.empty() && q.words[0] == "devices") return device_table(self, q);
+        worker_view view{st.task_name, {}, {}, {}, st.trace.get()};
+        for (const task_device& d : st.devices) view.devices.push_back(d.dev.get());
         for (const auto& [handle, g] : st.graphs) view.graphs.push_back(g->exec.get());
         auto reply = answer_worker_query(view, q);
         if (!reply.ok()) return to_caf_error(reply.get_status());
         return std::move(reply).value();
+      },
+      [self](cf_devices_atom) {
+        std::vector<std::string> names;
+        for (const task_device& d : self->state.devices) names.push_back(d.dev->name());
+        return names;
       },
   };
 }

@@ -34,7 +34,10 @@
 
 #include <caf/fwd.hpp>
 
+#include <map>
+
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_devices.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -43,6 +46,10 @@ struct worker_options {
   std::string job = "localhost";
   int task = 0;
   cpu_device_options cpu{};
+  // The task's other devices, from the device registry (devices/device_factory.hpp): every
+  // GPU the process sees unless device_count says {"GPU", 0}.
+  gpu_options gpu{};
+  std::map<std::string, int> device_count{};
   // A rendezvous actor refuses a step's value (the step fails with resource_exhausted naming
   // the edge) while it holds values of this many other steps not yet cleaned up.
   int max_pending_steps_per_edge = 8;
@@ -60,8 +67,9 @@ struct worker_options {
   std::string bulk_host{};
 };
 
-// Spawns the worker of task `opts.task` of job `opts.job`, with one CPU device named
-// full_device_name(job, task, "CPU", 0). Send it an exit message to stop it: running steps are
+// Spawns the worker of task `opts.task` of job `opts.job`, with its CPU device named
+// full_device_name(job, task, "CPU", 0) and the other devices the registry makes for it, each
+// owned by its device actor (actors/device_actor.hpp), which runs the partitions placed on it. Send it an exit message to stop it: running steps are
 // cancelled and waited for, pending requests get an unavailable error.
 worker_actor spawn_worker(caf::actor_system& sys, const worker_options& opts);
 

@@ -19,6 +19,7 @@
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
 #include "actors/chunked_values.hpp"
+#include "actors/device_actor.hpp"
 #include "actors/executor.hpp"
 #include "actors/log.hpp"
 #include "actors/remote_rendezvous.hpp"
@@ -43,6 +44,7 @@ constexpr std::chrono::seconds shutdown_patience{30};
 struct registered_graph {
   std::string handle;
   std::string session;
+  device_actor dev;  // runs it
   std::unique_ptr<executor> exec;
   std::vector<std::string> recv_keys;
   std::set<std::string> send_keys;
@@ -109,14 +111,28 @@ struct edge_endpoint {
   int graphs = 0;  // registered graphs receiving through it
 };
 
+// One device of the task: the actor that owns and runs it, and the device itself, shared so
+// that the worker can compile executors for it.
+struct task_device {
+  std::shared_ptr<device> dev;
+  device_actor actor;
+};
+
 struct session_kernels {
   std::unique_ptr<kernel_cache> cache = std::make_unique<kernel_cache>();
   int graphs = 0;
 };
 
 struct worker_state {
-  // First, so it is destroyed last: executors run kernels on it.
-  std::unique_ptr<cpu_device> cpu;
+  // First, so they are destroyed last: executors run kernels on them. CPU:0 comes first.
+  std::vector<task_device> devices;
+  device& cpu() const { return *devices.front().dev; }
+  // nullptr when the task has no device of that name.
+  const task_device* find_device(const std::string& name) const {
+    for (const task_device& d : devices)
+      if (d.dev->name() == name) return &d;
+    return nullptr;
+  }
   std::string task_name;  // "/job:J/replica:0/task:T"
   uint64_t incarnation = 0;
   int max_pending_steps_per_edge = 8;

@@ -124,15 +124,18 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   ++s.running;
   ++g->running;
   st.counter->start();
-  // Light nodes start here; the executor hands every other node to the device's threads.
-  executor::actor_thread_scope on_actor;
-  g->exec->run_async({req.step_id, &run->frame, run->cancel.get(), run->rdv.get()},
-                     [run, run_id, counter = st.counter,
-                      me = caf::actor_cast<worker_impl>(self)](const status& result) {
-                       run->result = result;
-                       caf::anon_send(me, cf_run_done_atom::value, run_id);
-                       counter->finish();
-                     });
+  // The device's actor starts the run with its light nodes; the executor hands every other
+  // node to the device's threads.
+  auto dev_run = std::make_shared<device_run>();
+  dev_run->exec = g->exec.get();
+  dev_run->step = {req.step_id, &run->frame, run->cancel.get(), run->rdv.get()};
+  dev_run->done = [run, run_id, counter = st.counter,
+                   me = caf::actor_cast<worker_impl>(self)](const status& result) {
+    run->result = result;
+    caf::anon_send(me, cf_run_done_atom::value, run_id);
+    counter->finish();
+  };
+  self->send(g->dev, cf_dev_run_atom::value, std::move(dev_run));
   return promise;
 }
 

@@ -51,6 +51,8 @@ struct bfc_options {
   // With allow_growth, the size of the first region; each later one is twice the last
   // (and at least the request), until the limit.
   int64_t initial_region_bytes = int64_t{2} << 20;
+  // The device memory the regions are in; nullptr for host memory (pinned staging buffers).
+  memory_space* space = nullptr;
 };
 
 // What the allocator holds, beyond allocator_stats.
@@ -73,6 +75,7 @@ class bfc_allocator final : public allocator {
   const char* name() const override { return full_name_.c_str(); }
   void* allocate(size_t bytes) override;
   void deallocate(void* p, size_t bytes) override;
+  memory_space* space() const override { return opts_.space; }
 
   allocator_stats stats() const;
   bfc_stats detailed_stats() const;

@@ -4,6 +4,8 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "devices/caching_allocator.hpp"
+#include "devices/device_factory.hpp"
+#include "graph/core/device_name.hpp"
 
 namespace caflow {
 
@@ -43,4 +45,26 @@ void cpu_device::schedule(std::function<void()> fn) { pools_->inter_pool.Schedul
 
 const Eigen::ThreadPoolDevice* cpu_device::eigen_cpu() const { return &pools_->eigen; }
 
+}  // namespace caflow
+
+namespace caflow {
+namespace {
+
+class cpu_device_factory final : public device_factory {
+ public:
+  std::string type() const override { return device_cpu; }
+  int priority() const override { return 70; }
+  bool host_memory() const override { return true; }
+  status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
+                                                               std::string_view job,
+                                                               int task) const override {
+    std::vector<std::unique_ptr<device>> out;
+    out.push_back(std::make_unique<cpu_device>(full_device_name(job, task, device_cpu, 0), opts.cpu));
+    return out;
+  }
+};
+
+CAFLOW_REGISTER_DEVICE_FACTORY(cpu_device_factory);
+
+}  // namespace
 }  // namespace caflow

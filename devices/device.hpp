@@ -7,6 +7,7 @@
 
 #include "devices/counting_allocator.hpp"
 #include "devices/resource_manager.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace Eigen {
 struct ThreadPoolDevice;
@@ -34,6 +35,13 @@ class device {
   virtual const Eigen::ThreadPoolDevice* eigen_cpu() const { return nullptr; }
   virtual int intra_op_threads() const { return 1; }
 
+  // The memory this device's kernels read and write; nullptr when that is host memory (the
+  // CPU). Kernels may also declare arguments in host memory (kernel_def_builder::host_memory).
+  virtual memory_space* memory() const { return nullptr; }
+  // `t` in this device's memory: `t` itself when it is there already, else a copy. A device
+  // with its own memory queues the copy in order before its later kernels, without waiting.
+  virtual status_or<tensor> copy_in(const tensor& t);
+
  protected:
   device(std::string name, std::string type) : name_(std::move(name)), type_(std::move(type)) {}
 
@@ -41,5 +49,9 @@ class device {
   std::string name_, type_;
   resource_manager resources_;
 };
+
+// `t` in host memory: `t` itself when it is there, else a copy made by its device once the work
+// writing it is done.
+status_or<tensor> to_host(const tensor& t);
 
 }  // namespace caflow

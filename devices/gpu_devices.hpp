@@ -23,7 +23,15 @@ struct gpu_options {
   double per_process_gpu_memory_fraction = 0;
   // Start small and take more regions as needed, instead of the whole limit at once.
   bool allow_growth = false;
+  // Which of the GPUs CUDA shows this process the task uses, and in what order: "1,0" makes
+  // the second one GPU:0 and the first GPU:1. Empty: all of them. Indices are those after
+  // CUDA_VISIBLE_DEVICES, as in TF.
+  std::string visible_device_list;
 };
+
+// The indices `list` names among `count` visible GPUs, in its order. Errors quote the list and
+// say what is wrong: not a number, out of range, or named twice.
+status_or<std::vector<int>> parse_visible_device_list(std::string_view list, int count);
 
 struct local_gpu_info {
   int id = 0;  // after CUDA_VISIBLE_DEVICES renumbering: the k of device:GPU:k

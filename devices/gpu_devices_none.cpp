@@ -23,6 +23,7 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
   if (!(opts.per_process_gpu_memory_fraction >= 0 && opts.per_process_gpu_memory_fraction <= 1))
     return errors::invalid_argument("per_process_gpu_memory_fraction must be in [0, 1], got ",
                                     opts.per_process_gpu_memory_fraction);
+  CAFLOW_RETURN_IF_ERROR(parse_visible_device_list(opts.visible_device_list, 0).get_status());
   static std::once_flag said;
   std::call_once(said, [] { std::fprintf(stderr, "caflow: no GPU (%s): running on CPU\n", why_no_cuda); });
   return std::vector<std::unique_ptr<device>>{};

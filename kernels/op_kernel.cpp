@@ -16,7 +16,10 @@ void async_op_kernel::compute(kernel_context& ctx) {
 }
 
 tensor* kernel_context::allocate_output(int i, const tensor_shape& shape) {
-  auto t = tensor::allocate(dev_.get_allocator(), output_type(i), shape);
+  // A host-memory output of a device with memory of its own (TF's HostMemory) is written by
+  // the host, so it lives in host memory.
+  auto t = tensor::allocate(kernel_.output_on_host(i) ? default_allocator() : dev_.get_allocator(),
+                            output_type(i), shape);
   if (!t.ok()) {
     set_status(t.get_status());
     return nullptr;

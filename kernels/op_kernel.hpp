@@ -73,11 +73,24 @@ class op_kernel {
   const std::string& type_string() const { return def_.op; }
   const node_def& def() const { return def_; }
   const node_signature& sig() const { return sig_; }
+  // Which args the kernel keeps in host memory on a device with memory of its own (set by the
+  // registry from kernel_def::host_memory; empty on host-memory devices and by default).
+  bool input_on_host(int i) const {
+    return static_cast<size_t>(i) < input_on_host_.size() && input_on_host_[static_cast<size_t>(i)];
+  }
+  bool output_on_host(int i) const {
+    return static_cast<size_t>(i) < output_on_host_.size() && output_on_host_[static_cast<size_t>(i)];
+  }
+  void set_memory_types(std::vector<bool> inputs, std::vector<bool> outputs) {
+    input_on_host_ = std::move(inputs);
+    output_on_host_ = std::move(outputs);
+  }
 
  private:
   node_def def_;
   node_signature sig_;
   bool expensive_;
+  std::vector<bool> input_on_host_, output_on_host_;
 };
 
 class async_op_kernel : public op_kernel {

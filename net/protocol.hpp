@@ -43,6 +43,7 @@ using cf_dereg_atom = caf::atom_constant<caf::atom("cf_dereg")>;
 using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
 // A piece of a _Send's tensor too big for one message: (cf_chunk_atom, edge_chunk).
 using cf_chunk_atom = caf::atom_constant<caf::atom("cf_chunk")>;
+using cf_devices_atom = caf::atom_constant<caf::atom("cf_devs")>;
 using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
 using cf_step_atom = caf::atom_constant<caf::atom("cf_step")>;
@@ -231,7 +232,8 @@ using worker_actor = caf::typed_actor<
     caf::reacts_to<cf_cleanup_atom, int64_t>,                 // step id
     caf::reacts_to<cf_chunk_atom, edge_chunk>,                // a big feed, ahead of its run
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
-    caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>>;  // for the admin
+    caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>,  // for the admin
+    caf::replies_to<cf_devices_atom>::with<std::vector<std::string>>>;  // full device names
 
 // The master role of a task: sessions for clients. A session's graph travels as
 // serialize_graph() bytes.

@@ -57,7 +57,9 @@ gpu_device::gpu_device(std::string name, const gpu_device_options& opts, status*
     : device(std::move(name), device_gpu), opts_(opts) {
   auto bfc = std::make_shared<bfc_allocator>(
       "GPU:" + std::to_string(opts.cuda_id), std::make_unique<cuda_sub_allocator>(opts.cuda_id),
-      bfc_options{.memory_limit_bytes = opts.memory_limit_bytes, .allow_growth = opts.allow_growth});
+      bfc_options{.memory_limit_bytes = opts.memory_limit_bytes,
+                  .allow_growth = opts.allow_growth,
+                  .space = this});
   bfc_ = bfc.get();
   alloc_ = std::move(bfc);
   pinned_ = std::make_shared<bfc_allocator>(
@@ -121,6 +123,17 @@ status gpu_device::order_after(cudaStream_t waiter, cudaStream_t signaller) {
   (void)cudaEventDestroy(e);  // released once the wait is satisfied
   return st;
 }
+
+status_or<tensor> gpu_device::copy_in(const tensor& t) {
+  memory_space* from = t.space();
+  if (from == this || !t.initialized()) return t;
+  if (from == nullptr) return copy_to_gpu(*this, t);
+  if (auto* other = dynamic_cast<gpu_device*>(from)) return copy_gpu_to_gpu(*this, *other, t);
+  CAFLOW_ASSIGN_OR_RETURN(tensor host, from->copy_to_host(t));
+  return copy_to_gpu(*this, host);
+}
+
+status_or<tensor> gpu_device::copy_to_host(const tensor& t) { return caflow::copy_to_host(*this, t); }
 
 gpu_device* as_gpu(device& d) { return d.type() == device_gpu ? dynamic_cast<gpu_device*>(&d) : nullptr; }
 

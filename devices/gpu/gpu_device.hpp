@@ -27,7 +27,7 @@ struct gpu_device_options {
   int inter_op_threads = 2;      // host threads that launch kernels
 };
 
-class gpu_device final : public device {
+class gpu_device final : public device, public memory_space {
  public:
   // The handles and streams are made on the calling thread; errors go to `st`.
   gpu_device(std::string name, const gpu_device_options& opts, status* st);
@@ -37,6 +37,13 @@ class gpu_device final : public device {
   allocator_stats memory_stats() const override { return bfc_->stats(); }
   bfc_stats detailed_memory_stats() const { return bfc_->detailed_stats(); }
   void schedule(std::function<void()> fn) override;
+  memory_space* memory() const override { return const_cast<gpu_device*>(this); }
+  // From host memory: queued on the copy stream, before this GPU's later kernels. From another
+  // GPU of this process: a peer copy. From another device's memory: through host memory.
+  status_or<tensor> copy_in(const tensor& t) override;
+  const std::string& space_name() const override { return name(); }
+  // Waits for this GPU's queued kernels, then copies.
+  status_or<tensor> copy_to_host(const tensor& t) override;
 
   int cuda_id() const { return opts_.cuda_id; }
   // Makes this GPU current on the calling thread; every kernel calls it first.

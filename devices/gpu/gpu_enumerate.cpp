@@ -72,6 +72,9 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
                                     fraction);
   std::vector<std::unique_ptr<device>> out;
   const gpu_enumeration& found = local_gpus();
+  CAFLOW_ASSIGN_OR_RETURN(std::vector<int> chosen,
+                          parse_visible_device_list(opts.visible_device_list,
+                                                    static_cast<int>(found.gpus.size())));
   if (found.gpus.empty()) {
     static std::once_flag said;
     std::call_once(said, [&] {
@@ -79,20 +82,28 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
     });
     return out;
   }
-  for (const local_gpu_info& g : found.gpus) {
+  for (size_t k = 0; k < chosen.size(); ++k) {
+    const local_gpu_info& g = found.gpus[static_cast<size_t>(chosen[k])];
+    // What is free now: other tasks of this process (an embedded cluster) may hold some.
+    int64_t free_now = g.free_bytes;
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(g.id) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
+      free_now = static_cast<int64_t>(free_b);
+    else
+      (void)cudaGetLastError();
     // A share of the total, but never more than is free: other processes hold the rest.
     const int64_t wanted = fraction > 0 ? static_cast<int64_t>(fraction * static_cast<double>(g.total_bytes))
-                                        : g.free_bytes - g.free_bytes / 20;
-    const int64_t limit = std::min(wanted, g.free_bytes);
+                                        : free_now - free_now / 20;
+    const int64_t limit = std::min(wanted, free_now);
     if (limit <= 0)
-      return errors::resource_exhausted("GPU:", g.id, " has no memory to give: ", g.free_bytes,
+      return errors::resource_exhausted("GPU:", g.id, " has no memory to give: ", free_now,
                                         " bytes free, per_process_gpu_memory_fraction ", fraction);
     status st;
     auto dev = std::make_unique<gpu_device>(
-        full_device_name(job, task, device_gpu, g.id),
+        full_device_name(job, task, device_gpu, static_cast<int>(k)),
         gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = limit, .allow_growth = opts.allow_growth},
         &st);
-    if (!st.ok()) return st.with_context("GPU:" + std::to_string(g.id));
+    if (!st.ok()) return st.with_context("GPU:" + std::to_string(k));
     out.push_back(std::move(dev));
   }
   return out;

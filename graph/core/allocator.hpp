@@ -4,10 +4,28 @@
 // returns its memory to a live allocator.
 #include <cstddef>
 #include <memory>
+#include <string>
+
+#include "graph/core/status.hpp"
 
 namespace caflow {
 
 inline constexpr size_t tensor_alignment = 64;
+
+class tensor;
+
+// Memory that only its device can touch: a GPU's memory, or the test accelerator's arena.
+// Host memory has no memory_space (a null pointer): any CPU code may read it. A tensor knows
+// its space through its buffer's allocator, so the runtime can check that every kernel reads
+// the memory it can, and copy a value to where its consumer needs it.
+class memory_space {
+ public:
+  virtual ~memory_space() = default;
+  // The owning device's full name, for messages.
+  virtual const std::string& space_name() const = 0;
+  // `t` (in this space) copied to host memory, once the work that writes it is done.
+  virtual status_or<tensor> copy_to_host(const tensor& t) = 0;
+};
 
 class allocator {
  public:
@@ -17,6 +35,8 @@ class allocator {
   virtual void* allocate(size_t bytes) = 0;
   // REQUIRES: p came from allocate(bytes) of this allocator.
   virtual void deallocate(void* p, size_t bytes) = 0;
+  // Where the bytes live: nullptr for host memory.
+  virtual memory_space* space() const { return nullptr; }
 };
 
 // Plain aligned heap memory, no accounting; stateless, so sharing it is safe.

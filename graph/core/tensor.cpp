@@ -26,7 +26,7 @@ const std::shared_ptr<allocator>& default_allocator() {
 }
 
 buffer::buffer(std::shared_ptr<allocator> alloc, size_t bytes)
-    : alloc_(std::move(alloc)), size_(bytes) {
+    : alloc_(std::move(alloc)), space_(alloc_->space()), size_(bytes) {
   if (bytes > 0) data_ = alloc_->allocate(bytes);
 }
 

@@ -25,9 +25,11 @@ class buffer {
   void* data() const { return data_; }
   size_t size() const { return size_; }
   const allocator& owner() const { return *alloc_; }
+  memory_space* space() const { return space_; }
 
  private:
   std::shared_ptr<allocator> alloc_;
+  memory_space* space_;  // the allocator's, read once: the executor checks it at every input
   void* data_ = nullptr;
   size_t size_ = 0;
 };
@@ -77,6 +79,8 @@ class tensor {
   }
 
   const std::shared_ptr<buffer>& buf() const { return buf_; }
+  // The device memory holding the bytes; nullptr for host memory (and for no bytes at all).
+  memory_space* space() const { return buf_ ? buf_->space() : nullptr; }
   bool shares_buffer_with(const tensor& o) const { return buf_ && buf_ == o.buf_; }
   // True when no other tensor shares the bytes, so they may be mutated in place.
   bool buffer_unique() const { return !buf_ || buf_.use_count() == 1; }

@@ -21,7 +21,9 @@ namespace caflow {
 // `recv_device` are canonical full device names; `send_device_incarnation` is the sending
 // device's uint64 incarnation stored bit for bit in an int attr; `client_terminated` is true
 // only when a client rather than a graph node is the other end, and the partitioner always
-// sets it false. Both are cheap: each only posts or registers, without waiting.
+// sets it false. `recv_on_host` asks the _Recv of a device with memory of its own for the value
+// in host memory (for host-memory args, TF's _HostRecv). Both are cheap: each only posts or
+// registers, without waiting (a copy between memories is queued, not waited for, on a GPU).
 CAFLOW_REGISTER_OP("_Send")
     .input("tensor: T")
     .attr("T: type")
@@ -40,6 +42,7 @@ CAFLOW_REGISTER_OP("_Recv")
     .attr("send_device_incarnation: int")
     .attr("recv_device: string")
     .attr("client_terminated: bool = false")
+    .attr("recv_on_host: bool = false")
     .stateful()
     .cheap()
     .set_shape_fn(shape_fns::unknown);

@@ -37,19 +37,9 @@ struct device_entry {
   std::string name;  // canonical
 };
 
-int type_rank(const std::string& type) { return type == "GPU" ? 0 : type == "CPU" ? 1 : 2; }
-
 // Devices are kept in placement priority order, so the first eligible match is the choice.
-bool higher_priority(const device_entry& a, const device_entry& b) {
-  auto key = [](const device_entry& d) {
-    const device_spec& s = d.spec;
-    return std::tuple<int, const std::string&, const std::string&, int, int, int>(
-        type_rank(*s.type), *s.type, *s.job, *s.replica, *s.task, *s.id);
-  };
-  return key(a) < key(b);
-}
-
-status_or<std::vector<device_entry>> parse_devices(const std::vector<std::string>& devices) {
+status_or<std::vector<device_entry>> parse_devices(const std::vector<std::string>& devices,
+                                                  const placement_options& opts) {
   std::vector<device_entry> out;
   out.reserve(devices.size());
   for (const std::string& d : devices) {
@@ -61,7 +51,17 @@ status_or<std::vector<device_entry>> parse_devices(const std::vector<std::string
                                       "(/job:J/replica:R/task:T/device:TYPE:ID)");
     out.push_back({*spec, to_string(*spec)});
   }
-  std::sort(out.begin(), out.end(), higher_priority);
+  auto priority = [&](const std::string& type) {
+    return opts.type_priority ? opts.type_priority(type) : (type == "GPU" ? 2 : type == "CPU" ? 1 : 0);
+  };
+  std::sort(out.begin(), out.end(), [&](const device_entry& a, const device_entry& b) {
+    auto key = [&](const device_entry& d) {
+      const device_spec& s = d.spec;
+      return std::tuple<int, const std::string&, const std::string&, int, int, int>(
+          -priority(*s.type), *s.type, *s.job, *s.replica, *s.task, *s.id);
+    };
+    return key(a) < key(b);
+  });
   for (size_t i = 1; i < out.size(); ++i)
     if (out[i].name == out[i - 1].name)
       return errors::invalid_argument("device '", out[i].name, "' is listed twice");
@@ -239,7 +239,7 @@ status_or<std::vector<std::string>> place(const graph& g, const std::vector<std:
                                           const kernel_check& has_kernel) {
   const int n = g.num_nodes();
   if (n == 0) return std::vector<std::string>{};
-  CAFLOW_ASSIGN_OR_RETURN(const std::vector<device_entry> devs, parse_devices(devices));
+  CAFLOW_ASSIGN_OR_RETURN(const std::vector<device_entry> devs, parse_devices(devices, opts));
   if (devs.empty()) return errors::invalid_argument("no devices to place the graph on");
   device_spec dflt;
   if (!opts.default_device.empty()) {

@@ -8,8 +8,9 @@
 //   - a node with attr "_class" = ["loc:@name", ...] sits with each named node.
 // A group's constraint is the merge of its members' specs; fields nobody sets are filled from
 // the default device. Among the devices matching that, the group takes the highest-priority
-// device type (GPU before CPU) for which every member has a kernel, and within that type the
-// device with the lowest job, replica, task and id, so placement is deterministic.
+// device type (placement_options::type_priority: the device registry's, GPU before CPU) for
+// which every member has a kernel, and within that type the device with the lowest job,
+// replica, task and id, so placement is deterministic.
 #include <functional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,9 @@ struct placement_options {
   // When the requested device id or type has no device or no kernel for every member, try
   // any id of that type, then any type on the same job/replica/task, instead of failing.
   bool allow_soft_placement = false;
+  // A device type's priority: the higher, the more preferred (the device registry's, e.g. GPU
+  // 210, CPU 70). Empty: TF's order for the two types it knows, GPU before CPU before others.
+  std::function<int(std::string_view type)> type_priority;
 };
 
 // True when a kernel for node `n` exists on devices of `device_type` ("CPU", "GPU"). Placement

@@ -1,4 +1,6 @@
-// Kernels that only move tensor handles: no bytes are copied.
+// Kernels that only move tensor handles: no bytes are copied. They serve every device type
+// (any_device): feeds and fetches stay in host memory, and a Const is copied into its device's
+// memory once, when its kernel is built.
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
@@ -7,7 +9,11 @@ namespace {
 class const_op final : public op_kernel {
  public:
   explicit const_op(kernel_construction& c) : op_kernel(c) {
-    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("value", &value_));
+    tensor host;
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("value", &host));
+    auto on_device = c.dev().copy_in(host);
+    CAFLOW_OP_REQUIRES_OK(c, on_device.get_status());
+    value_ = std::move(on_device).value();
   }
   void compute(kernel_context& ctx) override { ctx.set_output(0, value_); }
 
@@ -70,12 +76,15 @@ class retval_op final : public op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(device_cpu), const_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(device_cpu), placeholder_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(any_device), const_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(any_device), placeholder_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(device_cpu), identity_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(device_cpu), identity_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("NoOp").device(device_cpu), no_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Arg").device(device_cpu), arg_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Retval").device(device_cpu), retval_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(any_device), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("NoOp").device(any_device), no_op);
+// Feeds arrive and fetches leave in host memory: the partitioner copies between them and a
+// device's own memory where the graph needs it.
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Arg").device(any_device).host_memory("output"), arg_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Retval").device(any_device).host_memory("input"),
+                       retval_op);
 
 }  // namespace caflow

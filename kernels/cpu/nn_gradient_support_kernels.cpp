@@ -45,6 +45,6 @@ class stop_gradient_op final : public op_kernel {
 
 CAFLOW_REGISTER_TYPED_KERNELS("BroadcastGradientArgs", device_cpu, "T",
                               broadcast_gradient_args_op, int32_t, int64_t);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("StopGradient").device(device_cpu), stop_gradient_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("StopGradient").device(any_device), stop_gradient_op);
 
 }  // namespace caflow

@@ -1,8 +1,14 @@
 // The two halves of a cut edge (ops declared in graph/ir/partition.cpp). _Send hands its input to
 // the step's rendezvous and finishes; _Recv asks for the value and finishes when it arrives,
-// holding no thread meanwhile. Both move tensor handles only, so they are dtype-agnostic.
+// holding no thread meanwhile. Both move tensor handles only, so they are dtype-agnostic, and
+// they serve every device type:
+//   - within a task, a value crosses devices as it is, and the _Recv copies it into the memory
+//     it needs (host memory for recv_on_host, else its device's): at most one copy per edge;
+//   - to another task, a value in device memory goes to host memory first (the wire carries
+//     host bytes), and the receiving _Recv copies it into its device.
 #include <atomic>
 
+#include "graph/core/device_name.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -17,6 +23,7 @@ struct edge {
   std::string tensor_name;  // "src:port", for messages
   std::string send_device;
   std::string key;
+  bool crosses_tasks = false;
 };
 
 status read_edge(kernel_construction& c, edge* e) {
@@ -27,6 +34,7 @@ status read_edge(kernel_construction& c, edge* e) {
   CAFLOW_RETURN_IF_ERROR(c.get_attr("send_device_incarnation", &incarnation));
   CAFLOW_RETURN_IF_ERROR(c.get_attr("recv_device", &recv_device));
   e->key = rendezvous_key(c.def());
+  e->crosses_tasks = task_of_device(e->send_device) != task_of_device(recv_device);
   return {};
 }
 
@@ -36,16 +44,25 @@ class send_op final : public op_kernel {
     edge e;
     CAFLOW_OP_REQUIRES_OK(c, read_edge(c, &e));
     key_ = std::move(e.key);
+    to_host_ = e.crosses_tasks;
   }
   void compute(kernel_context& ctx) override {
     rendezvous* rdv = ctx.step().rdv;
     CAFLOW_OP_REQUIRES(ctx, rdv != nullptr,
                        errors::internal("the step has no rendezvous to send '", key_, "' through"));
-    CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, ctx.input(0)));
+    const tensor& value = ctx.input(0);
+    if (to_host_ && value.space() != nullptr) {
+      auto host = to_host(value);
+      CAFLOW_OP_REQUIRES_OK(ctx, host.get_status());
+      CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, *host));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, value));
   }
 
  private:
   std::string key_;
+  bool to_host_ = false;  // bound for another task, which reads host bytes off the wire
 };
 
 class recv_op final : public async_op_kernel {
@@ -53,6 +70,8 @@ class recv_op final : public async_op_kernel {
   explicit recv_op(kernel_construction& c) : async_op_kernel(c) {
     CAFLOW_OP_REQUIRES_OK(c, read_edge(c, &edge_));
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("tensor_type", &type_));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("recv_on_host", &on_host_));
+    on_host_ = on_host_ || c.dev().memory() == nullptr;
   }
   void compute_async(kernel_context& ctx, done_callback done) override {
     const step_context& step = ctx.step();
@@ -102,7 +121,12 @@ class recv_op final : public async_op_kernel {
                 dtype_name(type_)));
           } else {
             tsan_acquire(value.raw_data());  // written by the sender's kernel, on another thread
-            ctx.set_output(0, value);
+            auto here = on_host_ ? to_host(value) : ctx.dev().copy_in(value);
+            if (here.ok())
+              ctx.set_output(0, std::move(here).value());
+            else
+              ctx.set_status(here.get_status().with_context(
+                  "copying edge '" + edge_.tensor_name + "' from " + edge_.send_device));
           }
           done();
         });
@@ -111,11 +135,12 @@ class recv_op final : public async_op_kernel {
  private:
   edge edge_;
   dtype type_ = dtype::invalid;
+  bool on_host_ = false;  // the value is wanted in host memory
 };
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Send").device(device_cpu), send_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Recv").device(device_cpu), recv_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Send").device(any_device), send_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Recv").device(any_device), recv_op);
 
 }  // namespace caflow

@@ -137,11 +137,17 @@ class squeeze_op final : public op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_TYPED_KERNELS("Reshape", device_cpu, "Tshape", reshape_op, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Shape", device_cpu, "out_type", shape_op, int32_t, int64_t);
-CAFLOW_REGISTER_TYPED_KERNELS("Size", device_cpu, "out_type", size_op, int32_t, int64_t);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Rank").device(device_cpu), rank_op);
-CAFLOW_REGISTER_TYPED_KERNELS("ExpandDims", device_cpu, "Tdim", expand_dims_op, int32_t, int64_t);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Squeeze").device(device_cpu), squeeze_op);
+// These read only shapes and share the input's bytes, so they serve every device type; what
+// they read or write on the host is in host memory (TF's HostMemory).
+CAFLOW_REGISTER_TYPED_KERNELS("Reshape", any_device, "Tshape", reshape_op, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("Reshape", any_device, "shape");
+CAFLOW_REGISTER_TYPED_KERNELS("Shape", any_device, "out_type", shape_op, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("Shape", any_device, "output");
+CAFLOW_REGISTER_TYPED_KERNELS("Size", any_device, "out_type", size_op, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("Size", any_device, "output");
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Rank").device(any_device).host_memory("output"), rank_op);
+CAFLOW_REGISTER_TYPED_KERNELS("ExpandDims", any_device, "Tdim", expand_dims_op, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("ExpandDims", any_device, "dim");
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Squeeze").device(any_device), squeeze_op);
 
 }  // namespace caflow

@@ -24,14 +24,14 @@ bool is_device_memory(const void* p) {
 
 status_or<tensor> device_input(kernel_context& ctx, gpu_device& g, int i) {
   const tensor& t = ctx.input(i);
-  if (t.byte_size() == 0 || is_device_memory(t.raw_data())) return t;
-  return copy_to_gpu(g, t);
+  if (t.byte_size() == 0) return t;
+  return g.copy_in(t);
 }
 
 status_or<tensor> host_input(kernel_context& ctx, gpu_device& g, int i) {
   const tensor& t = ctx.input(i);
-  if (t.byte_size() == 0 || !is_device_memory(t.raw_data())) return t;
-  return copy_to_host(g, t);
+  if (t.byte_size() == 0) return t;
+  return to_host(t);
 }
 
 status_or<std::vector<int64_t>> host_ints(kernel_context& ctx, gpu_device& g, int i) {

@@ -82,7 +82,7 @@ TEST_CASE("worker answers: devices, vars with L2 norms, var values truncated") {
     return std::make_shared<variable>("fresh", dtype::float32, partial_shape{-1, 3});
   });
   trace_recorder trace("/job:ps/replica:0/task:0");
-  worker_view view{"/job:ps/replica:0/task:0", &dev, {}, &trace};
+  worker_view view{"/job:ps/replica:0/task:0", {&dev}, {}, {}, &trace};
 
   auto vars = answer_worker_query(view, words({"vars"}));
   REQUIRE(vars.ok());

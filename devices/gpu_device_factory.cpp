@@ -1,0 +1,23 @@
+// The GPU device type: one device per GPU this process sees (devices/gpu_devices.hpp), in CUDA
+// builds and in others, which have none and say why.
+#include "devices/device_factory.hpp"
+
+namespace caflow {
+namespace {
+
+class gpu_device_factory final : public device_factory {
+ public:
+  std::string type() const override { return device_gpu; }
+  int priority() const override { return 210; }
+  bool host_memory() const override { return false; }
+  status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
+                                                               std::string_view job,
+                                                               int task) const override {
+    return make_local_gpu_devices(opts.gpu, job, task);
+  }
+};
+
+CAFLOW_REGISTER_DEVICE_FACTORY(gpu_device_factory);
+
+}  // namespace
+}  // namespace caflow
