@@ -7,22 +7,50 @@
 // padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
 // of the input, or, for the input gradient, computed over the padded frame and cropped off
 // (see window_plan.hpp).
+//
+// Each kernel keeps, per geometry, its descriptors and the algorithm cuDNN measured fastest for
+// them (plan_cache.hpp): the first step of a shape pays for the search, later steps only
+// queue the convolution, with a workspace of the chosen algorithm's size from the GPU's BFC.
+#include <array>
+
 #include "kernels/common/conv_checks.hpp"
+#include "kernels/gpu/conv_algorithm.hpp"
+#include "kernels/gpu/plan_cache.hpp"
 #include "kernels/gpu/cudnn_support.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
 namespace caflow::gpu {
 namespace {
 
-// What cuDNN needs for one geometry; x describes the padded frame.
+// What cuDNN needs for one geometry, made once; x describes the padded frame.
+template <class Algo>
 struct cudnn_conv : conv_descriptors {
   window_plan plan;
   nhwc_dims output;
+  measured_algorithm<Algo> chosen;
 };
+
+// The chosen algorithm's workspace from the GPU's allocator (none when it needs none).
+template <class Algo>
+status_or<tensor> workspace_for(gpu_device& dev, const cudnn_conv<Algo>& c) {
+  if (c.chosen.workspace_bytes == 0) return tensor();
+  return allocate_scratch(dev, c.chosen.workspace_bytes);
+}
+inline void* data_or_null(const tensor& t) { return t.initialized() ? t.raw_data() : nullptr; }
+
+// Everything a search depends on. The rest is fixed for these kernels: float32, NHWC and
+// dilation 1 (other dtypes, formats and dilations are refused at construction).
+using conv_key = std::array<int64_t, 13>;
+conv_key key_of(const conv2d_geometry& g) {
+  return {g.batch,       g.in_rows,   g.in_cols,  g.in_depth, g.filter_rows,
+          g.filter_cols, g.out_depth, g.out_rows, g.out_cols, g.stride_rows,
+          g.stride_cols, g.pad_top,   g.pad_left};
+}
 
 // Reads and checks Conv2D's attrs once (kernels/common/conv_checks.hpp).
 template <class Algo>
 class cudnn_conv_kernel : public gpu_op_kernel {
+ public:
  public:
   explicit cudnn_conv_kernel(kernel_construction& c) : gpu_op_kernel(c) {
     CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_gpu, &params_));
@@ -30,8 +58,8 @@ class cudnn_conv_kernel : public gpu_op_kernel {
 
  protected:
   // REQUIRES a non-empty output and patch.
-  static status_or<cudnn_conv> describe(const conv2d_geometry& g) {
-    cudnn_conv d;
+  static status_or<cudnn_conv<Algo>> describe(const conv2d_geometry& g) {
+    cudnn_conv<Algo> d;
     d.plan = plan_window(g);
     d.output = {g.batch, g.out_rows, g.out_cols, g.out_depth};
     CAFLOW_RETURN_IF_ERROR(check_cudnn_sizes(
@@ -66,10 +94,12 @@ class cudnn_conv_kernel : public gpu_op_kernel {
   }
 
   conv2d_params params_;
-  algorithm_cache<Algo> algorithms_;
+  plan_cache<conv_key, cudnn_conv<Algo>> plans_;
 };
 
 class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
+  using algo = cudnnConvolutionFwdAlgo_t;
+
  public:
   using cudnn_conv_kernel::cudnn_conv_kernel;
 
@@ -92,23 +122,28 @@ class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
  private:
   status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input, const tensor& filter,
              tensor& out) {
-    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, plan_window(g), 0.0f));
     CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
     CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-    CAFLOW_ASSIGN_OR_RETURN(
-        auto candidates, algorithms_.get(g, [&] { return forward_algorithms(cudnn.handle, d); }));
-    CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
+    CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
+      CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
+      CAFLOW_ASSIGN_OR_RETURN(d.chosen, measure_forward(dev, cudnn.handle, d, x.data<float>(),
+                                                        w.data<float>(), out.data<float>()));
+      return d;
+    }));
+    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
     const float one = 1, zero = 0;
     return cudnn_status(
-        cudnnConvolutionForward(cudnn.handle, &one, d.x.get(), x.data<float>(), d.w.get(),
-                                w.data<float>(), d.conv.get(), chosen.algo, chosen.workspace_data(),
-                                chosen.workspace_bytes, &zero, d.y.get(), out.data<float>()),
+        cudnnConvolutionForward(cudnn.handle, &one, c->x.get(), x.data<float>(), c->w.get(),
+                                w.data<float>(), c->conv.get(), c->chosen.algo, data_or_null(ws),
+                                c->chosen.workspace_bytes, &zero, c->y.get(), out.data<float>()),
         "cudnnConvolutionForward");
   }
 };
 
 class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolutionBwdDataAlgo_t> {
+  using algo = cudnnConvolutionBwdDataAlgo_t;
+
  public:
   using cudnn_conv_kernel::cudnn_conv_kernel;
 
@@ -135,30 +170,36 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
  private:
   status run(gpu_device& dev, const conv2d_geometry& g, const tensor& filter,
              const tensor& out_backprop, tensor& out) {
-    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
+    const window_plan plan = plan_window(g);
     CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
     // The gradient over cuDNN's frame; the extra padding's part is cropped off below.
-    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, out));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, plan, out));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-      CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
-        return backward_data_algorithms(cudnn.handle, d);
+      CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
+        CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
+        CAFLOW_ASSIGN_OR_RETURN(
+            d.chosen, measure_backward_data(dev, cudnn.handle, d, w.data<float>(),
+                                            out_backprop.data<float>(), dx.data<float>()));
+        return d;
       }));
-      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
+      CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardData(cudnn.handle, &one, d.w.get(), w.data<float>(), d.y.get(),
-                                       out_backprop.data<float>(), d.conv.get(), chosen.algo,
-                                       chosen.workspace_data(), chosen.workspace_bytes, &zero,
-                                       d.x.get(), dx.data<float>()),
+          cudnnConvolutionBackwardData(cudnn.handle, &one, c->w.get(), w.data<float>(), c->y.get(),
+                                       out_backprop.data<float>(), c->conv.get(), c->chosen.algo,
+                                       data_or_null(ws), c->chosen.workspace_bytes, &zero,
+                                       c->x.get(), dx.data<float>()),
           "cudnnConvolutionBackwardData"));
     }
-    crop_from_frame(dev, d.plan, dx, out);
+    crop_from_frame(dev, plan, dx, out);
     return {};
   }
 };
 
 class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t> {
+  using algo = cudnnConvolutionBwdFilterAlgo_t;
+
  public:
   using cudnn_conv_kernel::cudnn_conv_kernel;
 
@@ -184,23 +225,26 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
  private:
   status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input,
              const tensor& out_backprop, tensor& out) {
-    CAFLOW_ASSIGN_OR_RETURN(cudnn_conv d, describe(g));
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, plan_window(g), 0.0f));
     CAFLOW_ASSIGN_OR_RETURN(tensor dw,
                             dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
                                                                       g.filter_cols, g.in_depth}));
     {
       CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-      CAFLOW_ASSIGN_OR_RETURN(auto candidates, algorithms_.get(g, [&] {
-        return backward_filter_algorithms(cudnn.handle, d);
+      CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
+        CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
+        CAFLOW_ASSIGN_OR_RETURN(
+            d.chosen, measure_backward_filter(dev, cudnn.handle, d, x.data<float>(),
+                                              out_backprop.data<float>(), dw.data<float>()));
+        return d;
       }));
-      CAFLOW_ASSIGN_OR_RETURN(auto chosen, choose_algorithm(dev, cudnn.handle, d, candidates));
+      CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
       const float one = 1, zero = 0;
       CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardFilter(cudnn.handle, &one, d.x.get(), x.data<float>(), d.y.get(),
-                                         out_backprop.data<float>(), d.conv.get(), chosen.algo,
-                                         chosen.workspace_data(), chosen.workspace_bytes, &zero,
-                                         d.w.get(), dw.data<float>()),
+          cudnnConvolutionBackwardFilter(cudnn.handle, &one, c->x.get(), x.data<float>(), c->y.get(),
+                                         out_backprop.data<float>(), c->conv.get(), c->chosen.algo,
+                                         data_or_null(ws), c->chosen.workspace_bytes, &zero,
+                                         c->w.get(), dw.data<float>()),
           "cudnnConvolutionBackwardFilter"));
     }
     // KRSC, read as [out_depth, patch], back to HWIO.

@@ -1,6 +1,5 @@
 #include "kernels/gpu/cudnn_support.hpp"
 
-#include <algorithm>
 #include <climits>
 
 #include "devices/gpu/cuda_status.hpp"
@@ -49,7 +48,7 @@ status_or<convolution_descriptor> make_convolution_descriptor(int64_t pad_rows, 
                                       static_cast<int>(stride_rows), static_cast<int>(stride_cols),
                                       1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
       "cudnnSetConvolution2dDescriptor"));
-  // Asked of the heuristics as full float32; choose_algorithm sets each candidate's own.
+  // Full float32 (no TF32 tensor cores), as conv_algorithm.hpp explains.
   CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH),
                                       "cudnnSetConvolutionMathType"));
   return desc;
@@ -118,124 +117,5 @@ status fill_zeros(gpu_device& g, tensor& t) {
   return cuda_status(cudaMemsetAsync(t.raw_data(), 0, t.byte_size(), g.compute_stream()),
                      "cudaMemsetAsync");
 }
-
-namespace {
-
-bool uses_tensor_cores(cudnnMathType_t m) {
-  return m == CUDNN_TENSOR_OP_MATH || m == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-}
-
-// cuDNN's ranked perf results, keeping those that work, those without tensor cores first
-// (stable, so cuDNN's ranking holds within each group). As TensorFlow does with TF32 off, an
-// algorithm reported with the default math runs with FMA math: on Ampere and later the
-// default would let cuDNN round float32 operands to TF32.
-template <class Algo, class Perf>
-status_or<std::vector<conv_algorithm<Algo>>> usable(const Perf* perf, int count, const char* what) {
-  std::vector<conv_algorithm<Algo>> out;
-  for (int i = 0; i < count; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    const cudnnMathType_t math =
-        uses_tensor_cores(perf[i].mathType) ? perf[i].mathType : CUDNN_FMA_MATH;
-    out.push_back({perf[i].algo, math});
-  }
-  std::stable_partition(out.begin(), out.end(),
-                        [](const conv_algorithm<Algo>& a) { return !uses_tensor_cores(a.math); });
-  if (out.empty())
-    return errors::unimplemented("cuDNN has no ", what, " algorithm for these shapes");
-  return out;
-}
-
-// The exact workspace of `algo` under the descriptor's current math type (the heuristics'
-// figure is an estimate).
-status workspace_size(cudnnHandle_t h, const conv_descriptors& d, cudnnConvolutionFwdAlgo_t algo,
-                      size_t* bytes) {
-  return cudnn_status(cudnnGetConvolutionForwardWorkspaceSize(h, d.x.get(), d.w.get(), d.conv.get(),
-                                                              d.y.get(), algo, bytes),
-                      "cudnnGetConvolutionForwardWorkspaceSize");
-}
-status workspace_size(cudnnHandle_t h, const conv_descriptors& d,
-                      cudnnConvolutionBwdDataAlgo_t algo, size_t* bytes) {
-  return cudnn_status(cudnnGetConvolutionBackwardDataWorkspaceSize(
-                          h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(), algo, bytes),
-                      "cudnnGetConvolutionBackwardDataWorkspaceSize");
-}
-status workspace_size(cudnnHandle_t h, const conv_descriptors& d,
-                      cudnnConvolutionBwdFilterAlgo_t algo, size_t* bytes) {
-  return cudnn_status(cudnnGetConvolutionBackwardFilterWorkspaceSize(
-                          h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(), algo, bytes),
-                      "cudnnGetConvolutionBackwardFilterWorkspaceSize");
-}
-
-}  // namespace
-
-status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d) {
-  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(
-      cudnnGetConvolutionForwardAlgorithm_v7(h, d.x.get(), d.w.get(), d.conv.get(), d.y.get(),
-                                             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf),
-      "cudnnGetConvolutionForwardAlgorithm_v7"));
-  return usable<cudnnConvolutionFwdAlgo_t>(perf, count, "forward convolution");
-}
-
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d) {
-  cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                                          h, d.w.get(), d.y.get(), d.conv.get(), d.x.get(),
-                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count, perf),
-                                      "cudnnGetConvolutionBackwardDataAlgorithm_v7"));
-  return usable<cudnnConvolutionBwdDataAlgo_t>(perf, count, "backward-data convolution");
-}
-
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d) {
-  cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-  int count = 0;
-  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                                          h, d.x.get(), d.y.get(), d.conv.get(), d.w.get(),
-                                          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count, perf),
-                                      "cudnnGetConvolutionBackwardFilterAlgorithm_v7"));
-  return usable<cudnnConvolutionBwdFilterAlgo_t>(perf, count, "backward-filter convolution");
-}
-
-template <class Algo>
-status_or<chosen_algorithm<Algo>> choose_algorithm(
-    gpu_device& g, cudnnHandle_t h, const conv_descriptors& d,
-    const std::vector<conv_algorithm<Algo>>& candidates) {
-  status last = errors::unimplemented("cuDNN offered no convolution algorithm");
-  for (const conv_algorithm<Algo>& c : candidates) {
-    CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnSetConvolutionMathType(d.conv.get(), c.math),
-                                        "cudnnSetConvolutionMathType"));
-    chosen_algorithm<Algo> chosen{c.algo, tensor(), 0};
-    if (status st = workspace_size(h, d, c.algo, &chosen.workspace_bytes); !st.ok()) {
-      last = st;  // not offered under this math type after all: try the next
-      continue;
-    }
-    if (chosen.workspace_bytes > 0) {
-      auto ws = allocate_scratch(g, chosen.workspace_bytes);
-      // A candidate needing more scratch than is free gives way to a leaner one.
-      if (!ws.ok()) {
-        last = ws.get_status();
-        continue;
-      }
-      chosen.workspace = std::move(ws).value();
-    }
-    return chosen;
-  }
-  return last;
-}
-
-template status_or<chosen_algorithm<cudnnConvolutionFwdAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnHandle_t, const conv_descriptors&,
-    const std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>&);
-template status_or<chosen_algorithm<cudnnConvolutionBwdDataAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnHandle_t, const conv_descriptors&,
-    const std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>&);
-template status_or<chosen_algorithm<cudnnConvolutionBwdFilterAlgo_t>> choose_algorithm(
-    gpu_device&, cudnnHandle_t, const conv_descriptors&,
-    const std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>&);
 
 }  // namespace caflow::gpu

@@ -1,12 +1,8 @@
 #pragma once
 // What the cuDNN convolution and pooling kernels share: owned descriptors, copies of the input
-// padded as window_plan.hpp says, algorithm choice, and scratch memory from the GPU's
-// allocator.
-#include <array>
+// padded as window_plan.hpp says, and scratch memory from the GPU's allocator. Convolutions
+// choose their algorithms in conv_algorithm.hpp.
 #include <memory>
-#include <mutex>
-#include <utility>
-#include <vector>
 
 #include "devices/gpu/gpu_device.hpp"
 #include "kernels/gpu/window_launch.hpp"
@@ -78,73 +74,5 @@ struct conv_descriptors {
   filter_descriptor w;
   convolution_descriptor conv;
 };
-
-// One algorithm cuDNN offers for a convolution, in its order of preference.
-template <class Algo>
-struct conv_algorithm {
-  Algo algo;
-  cudnnMathType_t math;
-};
-
-// The candidates of cuDNN's heuristics that work for these descriptors, full-precision FMA
-// ones first: TF32 tensor cores are used only when cuDNN offers nothing else, so results
-// agree with the CPU kernels and cuBLAS's MatMul (which uses no TF32) to float32 rounding.
-status_or<std::vector<conv_algorithm<cudnnConvolutionFwdAlgo_t>>> forward_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d);
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdDataAlgo_t>>> backward_data_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d);
-status_or<std::vector<conv_algorithm<cudnnConvolutionBwdFilterAlgo_t>>> backward_filter_algorithms(
-    cudnnHandle_t h, const conv_descriptors& d);
-
-// A kernel's memo of the candidates for each geometry it has run (most kernels see one or
-// two); asking cuDNN's heuristics costs more than the launches of a small convolution.
-template <class Algo>
-class algorithm_cache {
- public:
-  // The cached candidates for `g`, else find() (returning status_or<vector<...>>), cached
-  // when it succeeds. Thread-safe.
-  template <class Find>
-  status_or<std::vector<conv_algorithm<Algo>>> get(const conv2d_geometry& g, Find&& find) {
-    const key k = key_of(g);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (const auto& [entry_key, candidates] : entries_)
-        if (entry_key == k) return candidates;
-    }
-    auto found = find();
-    if (!found.ok()) return found;
-    std::lock_guard<std::mutex> lock(mu_);
-    // Shapes that change every step would grow the memo without bound; keep the newest.
-    if (entries_.size() >= max_entries) entries_.erase(entries_.begin());
-    entries_.emplace_back(k, *found);
-    return found;
-  }
-
- private:
-  using key = std::array<int64_t, 13>;
-  static constexpr size_t max_entries = 16;
-  static key key_of(const conv2d_geometry& g) {
-    return {g.batch,       g.in_rows,   g.in_cols,  g.in_depth, g.filter_rows,
-            g.filter_cols, g.out_depth, g.out_rows, g.out_cols, g.stride_rows,
-            g.stride_cols, g.pad_top,   g.pad_left};
-  }
-
-  std::mutex mu_;
-  std::vector<std::pair<key, std::vector<conv_algorithm<Algo>>>> entries_;
-};
-
-// The first candidate whose workspace the allocator can give, with that workspace; d.conv is
-// left set to the candidate's math type.
-template <class Algo>
-struct chosen_algorithm {
-  Algo algo;
-  tensor workspace;  // uninitialized when no workspace is needed
-  size_t workspace_bytes = 0;
-  void* workspace_data() const { return workspace.initialized() ? workspace.raw_data() : nullptr; }
-};
-template <class Algo>
-status_or<chosen_algorithm<Algo>> choose_algorithm(
-    gpu_device& g, cudnnHandle_t h, const conv_descriptors& d,
-    const std::vector<conv_algorithm<Algo>>& candidates);
 
 }  // namespace caflow::gpu

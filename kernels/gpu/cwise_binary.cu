@@ -1,6 +1,7 @@
 // Binary element-wise kernels with broadcasting, and the activation gradients.
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/launch_config.cuh"
+#include "kernels/gpu/vectorized.cuh"
 
 namespace caflow::gpu {
 
@@ -79,6 +80,54 @@ __global__ void binary_y_scalar(const T* x, const T* y, Out* out, int64_t n) {
   CAFLOW_GRID_LOOP(i, n) out[i] = f(x[i], b);
 }
 
+// The same, x_scalar and y_scalar layouts in packets of N: every thread reads whole packets of
+// the array operands, then the last n % N outputs are done one per thread.
+template <class F, operand_layout L, int N, class T, class Out>
+__global__ void binary_packets(const T* x, const T* y, Out* out, int64_t n) {
+  const F f;
+  constexpr bool x_scalar = L == operand_layout::x_scalar, y_scalar = L == operand_layout::y_scalar;
+  const T a0 = x_scalar ? *x : T{}, b0 = y_scalar ? *y : T{};
+  const auto* xp = reinterpret_cast<const packet<T, N>*>(x);
+  const auto* yp = reinterpret_cast<const packet<T, N>*>(y);
+  auto* op = reinterpret_cast<packet<Out, N>*>(out);
+  const int64_t packets = n / N;
+  CAFLOW_GRID_LOOP(p, packets) {
+    packet<T, N> a, b;
+    if constexpr (!x_scalar) a = xp[p];
+    if constexpr (!y_scalar) b = yp[p];
+    packet<Out, N> r;
+#pragma unroll
+    for (int k = 0; k < N; ++k) r.v[k] = f(x_scalar ? a0 : a.v[k], y_scalar ? b0 : b.v[k]);
+    op[p] = r;
+  }
+  const int64_t i = packets * N + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = f(x_scalar ? a0 : x[i], y_scalar ? b0 : y[i]);
+}
+
+template <class F, int N, class T, class Out>
+bool try_binary_packets(const T* x, const T* y, Out* out, int64_t n, operand_layout layout,
+                        cudaStream_t stream) {
+  if (N == 1 || n < N || !packet_aligned<Out, N>(out)) return false;
+  if (layout != operand_layout::x_scalar && !packet_aligned<T, N>(x)) return false;
+  if (layout != operand_layout::y_scalar && !packet_aligned<T, N>(y)) return false;
+  // Enough threads for the tail too (at most N - 1 elements, fewer than a block).
+  const unsigned blocks = blocks_for(n / N);
+  switch (layout) {
+    case operand_layout::same:
+      binary_packets<F, operand_layout::same, N><<<blocks, threads_per_block, 0, stream>>>(x, y, out, n);
+      return true;
+    case operand_layout::x_scalar:
+      binary_packets<F, operand_layout::x_scalar, N><<<blocks, threads_per_block, 0, stream>>>(x, y, out, n);
+      return true;
+    case operand_layout::y_scalar:
+      binary_packets<F, operand_layout::y_scalar, N><<<blocks, threads_per_block, 0, stream>>>(x, y, out, n);
+      return true;
+    case operand_layout::broadcast:
+      return false;
+  }
+  return false;
+}
+
 template <class F, class T, class Out>
 __global__ void binary_broadcast(const T* x, const T* y, Out* out, int64_t n, broadcast_strides s) {
   const F f;
@@ -100,6 +149,9 @@ template <class F, class T, class Out>
 void launch_binary(const T* x, const T* y, Out* out, int64_t n, operand_layout layout,
                    const broadcast_strides& strides, cudaStream_t stream) {
   if (n == 0) return;
+  // Packets as wide as the inputs allow (16 bytes of T); the outputs of comparisons (bool)
+  // are then narrower packets of as many values.
+  if (try_binary_packets<F, packet_width<T>>(x, y, out, n, layout, stream)) return;
   const unsigned blocks = blocks_for(n);
   switch (layout) {
     case operand_layout::same:

@@ -2,6 +2,7 @@
 #include "kernels/common/cast_value.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/launch_config.cuh"
+#include "kernels/gpu/vectorized.cuh"
 
 namespace caflow::gpu {
 
@@ -66,6 +67,23 @@ __global__ void unary(const T* x, T* out, int64_t n) {
   CAFLOW_GRID_LOOP(i, n) out[i] = f(x[i]);
 }
 
+// In packets of N, then the last n % N elements one per thread (see vectorized.cuh).
+template <class F, int N, class T>
+__global__ void unary_packets(const T* x, T* out, int64_t n) {
+  const F f;
+  const auto* xp = reinterpret_cast<const packet<T, N>*>(x);
+  auto* op = reinterpret_cast<packet<T, N>*>(out);
+  const int64_t packets = n / N;
+  CAFLOW_GRID_LOOP(p, packets) {
+    packet<T, N> a = xp[p];
+#pragma unroll
+    for (int k = 0; k < N; ++k) a.v[k] = f(a.v[k]);
+    op[p] = a;
+  }
+  const int64_t i = packets * N + static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = f(x[i]);
+}
+
 template <class S, class D>
 __global__ void cast(const S* x, D* out, int64_t n) {
   CAFLOW_GRID_LOOP(i, n) out[i] = cwise::cast_value<D>(x[i]);
@@ -80,7 +98,13 @@ __global__ void fill(T* out, int64_t n, T value) {
 
 template <class F, class T>
 void launch_unary(const T* x, T* out, int64_t n, cudaStream_t stream) {
-  if (n > 0) unary<F><<<blocks_for(n), threads_per_block, 0, stream>>>(x, out, n);
+  if (n == 0) return;
+  constexpr int N = packet_width<T>;
+  if (N > 1 && n >= N && packet_aligned<T, N>(x) && packet_aligned<T, N>(out)) {
+    unary_packets<F, N><<<blocks_for(n / N), threads_per_block, 0, stream>>>(x, out, n);
+    return;
+  }
+  unary<F><<<blocks_for(n), threads_per_block, 0, stream>>>(x, out, n);
 }
 
 template <class S, class D>

@@ -8,6 +8,7 @@
 // the GPU current on the calling thread; errors surface from cudaGetLastError afterwards.
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace caflow::gpu {
@@ -74,12 +75,18 @@ void launch_cast(const S* x, D* out, int64_t n, cudaStream_t stream);
 template <class T>
 void launch_fill(T* out, int64_t n, T value, cudaStream_t stream);
 
-// out[o, i] = reduce over s of in[o, s, i]. size >= 1.
+// out[o, i] = reduce over s of in[o, s, i]. size >= 1. REQUIRES scratch of at least
+// reduce_scratch_bytes for the same shape (device memory, untouched by other work until the
+// launches are done: memory from the GPU's allocator, released after queuing, is). Returns an
+// error from CUB or for a grid too large; launch errors surface from cudaGetLastError.
+// Deterministic run to run for a given shape (no atomics; see reduce.cu).
 struct sum_r;
 struct max_r;
 template <class R, class T>
-void launch_reduce(const T* in, T* out, int64_t outer, int64_t size, int64_t inner,
-                   cudaStream_t stream);
+size_t reduce_scratch_bytes(int64_t outer, int64_t size, int64_t inner);
+template <class R, class T>
+cudaError_t launch_reduce(const T* in, T* out, int64_t outer, int64_t size, int64_t inner,
+                          void* scratch, size_t scratch_bytes, cudaStream_t stream);
 // out[i] /= divisor (Mean).
 template <class T>
 void launch_divide(T* out, int64_t n, T divisor, cudaStream_t stream);

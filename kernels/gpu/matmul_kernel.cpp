@@ -1,24 +1,22 @@
-// MatMul on the GPU through cuBLAS. cuBLAS is column-major: a row-major C = op(A) op(B) is
-// the column-major C^T = op(B)^T op(A)^T, so the operands go in swapped, nothing is copied.
+// MatMul on the GPU through cuBLASLt (lt_matmul.hpp). Each kernel plans once per shape and
+// owns its cuBLASLt handle, bound to nothing; the workspace comes from the GPU's BFC on every
+// call, sized to the chosen algorithm, and is passed with the call, so kernels on other threads
+// never see each other's.
 #include <climits>
+#include <mutex>
 
 #include "kernels/common/matmul_checks.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
+#include "kernels/gpu/lt_matmul.hpp"
+#include "kernels/gpu/plan_cache.hpp"
 
 namespace caflow::gpu {
 namespace {
 
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-                    int k, const float* alpha, const float* a, int lda, const float* b, int ldb,
-                    const float* beta, float* c, int ldc) {
-  return cublasSgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-cublasStatus_t gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-                    int k, const double* alpha, const double* a, int lda, const double* b, int ldb,
-                    const double* beta, double* c, int ldc) {
-  return cublasDgemm(h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
+// The most workspace an algorithm may ask for: what cuBLAS gives its own pool on Hopper, where
+// split-K and stream-K kernels for small products need it.
+constexpr size_t max_workspace = size_t{32} << 20;
 
 template <class T>
 class mat_mul_op final : public gpu_op_kernel {
@@ -34,27 +32,48 @@ class mat_mul_op final : public gpu_op_kernel {
     auto dims = matmul_dims_for(params_, a.shape(), b.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, dims.get_status());
     const int64_t m = dims->m, k = dims->k, n = dims->n;
-    CAFLOW_OP_REQUIRES(ctx, m <= INT_MAX && n <= INT_MAX && k <= INT_MAX,
-                       errors::invalid_argument("MatMul dims ", m, "x", k, "x", n,
-                                                " exceed cuBLAS's 32-bit sizes"));
     tensor out = allocate_output(ctx, g, 0, dims->output_shape());
     if (!out.initialized() || out.num_elements() == 0) return;
     if (k == 0) {
       launch_fill<T>(out.data<T>(), out.num_elements(), T(0), g.compute_stream());
       return;
     }
-    const T one = 1, zero = 0;
-    // Leading dims are the stored (row-major) row lengths.
-    const int lda = static_cast<int>(a.dim(1)), ldb = static_cast<int>(b.dim(1));
-    CAFLOW_CUBLAS_OP_REQUIRES(
-        ctx, gemm(g.cublas(), params_.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                  params_.transpose_a ? CUBLAS_OP_T : CUBLAS_OP_N, static_cast<int>(n),
-                  static_cast<int>(m), static_cast<int>(k), &one, b.data<T>(), ldb, a.data<T>(),
-                  lda, &zero, out.data<T>(), static_cast<int>(n)));
+    CAFLOW_OP_REQUIRES_OK(ctx, run(g, a, b, m, n, k, out));
   }
 
  private:
+  status run(gpu_device& g, const tensor& a, const tensor& b, int64_t m, int64_t n, int64_t k,
+             tensor& out) {
+    CAFLOW_ASSIGN_OR_RETURN(cublasLtHandle_t h, handle());
+    const lt_shape s = lt_shape_of(m, n, k, params_.transpose_a, params_.transpose_b,
+                                   a.raw_data(), b.raw_data(), out.raw_data());
+    CAFLOW_ASSIGN_OR_RETURN(auto plan,
+                            plans_.get(s, [&] { return plan_lt_matmul<T>(h, s, max_workspace); }));
+    tensor ws;
+    if (plan->workspace_bytes > 0) {
+      CAFLOW_ASSIGN_OR_RETURN(ws, g.allocate(dtype::uint8, tensor_shape{static_cast<int64_t>(
+                                                               plan->workspace_bytes)}));
+    }
+    return run_lt_matmul<T>(h, *plan, a.data<T>(), b.data<T>(), out.data<T>(),
+                            ws.initialized() ? ws.raw_data() : nullptr, g.compute_stream());
+  }
+
+  // Made at the first run, on the GPU the kernel runs on; an error then is kept.
+  status_or<cublasLtHandle_t> handle() {
+    std::call_once(lt_once_, [this] {
+      auto made = make_lt_handle();
+      if (made.ok()) lt_ = std::move(made).value();
+      else lt_error_ = made.get_status();
+    });
+    if (!lt_error_.ok()) return lt_error_;
+    return lt_.get();
+  }
+
   matmul_params params_;
+  std::once_flag lt_once_;
+  lt_handle lt_;
+  status lt_error_;
+  plan_cache<lt_shape, lt_plan> plans_;
 };
 
 }  // namespace

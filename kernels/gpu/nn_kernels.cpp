@@ -2,6 +2,7 @@
 #include "kernels/common/loss_checks.hpp"
 #include "kernels/common/nn_checks.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
+#include "kernels/gpu/gpu_reduce.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
 namespace caflow::gpu {
@@ -47,7 +48,7 @@ class bias_add_grad_op final : public gpu_op_kernel {
       return;
     }
     // Column sums: the middle dim of [1, rows, channels].
-    launch_reduce<sum_r, T>(in.data<T>(), out.data<T>(), 1, rows, channels, g.compute_stream());
+    CAFLOW_OP_REQUIRES_OK(ctx, (reduce_on<sum_r, T>(g, in.data<T>(), out.data<T>(), 1, rows, channels)));
   }
 };
 

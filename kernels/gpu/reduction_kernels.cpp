@@ -1,10 +1,11 @@
 // Sum, Mean, Max and ArgMax on the GPU: the CPU's reduction plan (axes checked, dims
-// collapsed into [outer, size, inner] passes), each pass one launch.
+// collapsed into [outer, size, inner] passes), each pass a launch or two (reduce.cu).
 #include <limits>
 
 #include "kernels/common/argmax_checks.hpp"
 #include "kernels/common/reduction_plan.hpp"
 #include "kernels/gpu/gpu_launch.hpp"
+#include "kernels/gpu/gpu_reduce.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
 namespace caflow::gpu {
@@ -55,7 +56,7 @@ class reduction_op final : public gpu_op_kernel {
         scratch[i % 2] = std::move(t).value();
         dst = scratch[i % 2].data<T>();
       }
-      launch_reduce<R, T>(x, dst, p.outer, p.size, p.inner, s);
+      CAFLOW_OP_REQUIRES_OK(ctx, (reduce_on<R, T>(g, x, dst, p.outer, p.size, p.inner)));
       x = dst;
     }
     if constexpr (Mean) launch_divide<T>(out.data<T>(), n, static_cast<T>(plan->reduced_elements), s);
