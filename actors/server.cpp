@@ -1,5 +1,7 @@
 #include "actors/server.hpp"
 
+#include "devices/device_factory.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <future>
@@ -64,6 +66,7 @@ struct server::impl {
     // The bulk channel is plain TCP: with TLS on, every byte goes through CAF's TLS instead.
     const bool bulk = opts.bulk_channel && !opts.security.tls();
     worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu,
+                                .gpu = opts.gpu, .device_count = opts.device_count,
                                 .stale_value_after = 2 * opts.step_timeout,
                                 .bulk_host = bulk ? where.host : std::string{}});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
@@ -215,6 +218,8 @@ server::~server() { stop(); }
 
 status_or<std::unique_ptr<server>> server::start(const server_options& opts) {
   CAFLOW_RETURN_IF_ERROR(validate(opts.security));
+  CAFLOW_RETURN_IF_ERROR(device_registry::global().validate(
+      {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}));
   CAFLOW_ASSIGN_OR_RETURN(std::string address, opts.cluster.task_address(opts.job, opts.task));
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
   auto i = std::make_unique<impl>(opts);
@@ -223,9 +228,19 @@ status_or<std::unique_ptr<server>> server::start(const server_options& opts) {
 }
 
 status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu) {
+  return create_local_server(cpu, {}, {{device_gpu, 0}});
+}
+
+status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu,
+                                                       const gpu_options& gpu,
+                                                       const std::map<std::string, int>& device_count) {
   server_options opts;
   opts.job = "localhost";
   opts.cpu = cpu;
+  opts.gpu = gpu;
+  opts.device_count = device_count;
+  CAFLOW_RETURN_IF_ERROR(device_registry::global().validate(
+      {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}));
   // The port is only known once opened, so the one-task cluster is named after it.
   auto i = std::make_unique<server::impl>(opts);
   CAFLOW_RETURN_IF_ERROR(i->bring_up({"127.0.0.1", 0}));

@@ -7,10 +7,12 @@
 //   auto srv = server::start({.cluster = *cluster, .job = "ps", .task = 0});
 //   (*srv)->wait();   // until stop() or a signal handler calls it
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_devices.hpp"
 #include "net/cluster_spec.hpp"
 #include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
@@ -24,6 +26,10 @@ struct server_options {
   std::string job;
   int task = 0;
   cpu_device_options cpu{};
+  // The task's GPUs (TF's GPUOptions) and how many devices of each type it makes (TF's
+  // device_count, {"GPU", 0}: none); see devices/device_factory.hpp.
+  gpu_options gpu{};
+  std::map<std::string, int> device_count{};
   failure_detection failures{};
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
   std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
@@ -44,6 +50,10 @@ struct server_options {
 class server;
 // A single-task cluster ("localhost", one task on a free port of 127.0.0.1) in this process.
 status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu = {});
+// The same, with the task's other devices (GPUs) made from `gpu` and `device_count`.
+status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu,
+                                                       const gpu_options& gpu,
+                                                       const std::map<std::string, int>& device_count);
 
 class server {
  public:
@@ -67,7 +77,9 @@ class server {
   void wait();
 
  private:
-  friend status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu);
+  friend status_or<std::unique_ptr<server>> create_local_server(
+      const cpu_device_options& cpu, const gpu_options& gpu,
+      const std::map<std::string, int>& device_count);
   struct impl;
   explicit server(std::unique_ptr<impl> i);
   std::unique_ptr<impl> impl_;

@@ -8,6 +8,8 @@
 #include "actors/executor.hpp"
 #include "actors/graph_optimizer.hpp"
 #include "actors/remote_client.hpp"
+#include "actors/server.hpp"
+#include "devices/device_factory.hpp"
 #include "graph/ir/dump.hpp"
 #include "graph/ir/passes/pass.hpp"
 #include "graph/ir/prune.hpp"
@@ -42,9 +44,22 @@ class session::impl {
   impl(std::optional<scope> s, const session_options& opts)
       : scope_(std::move(s)),
         opts_(opts),
-        cpu_("/job:localhost/replica:0/task:0/device:CPU:0", opts.cpu) {}
+        cpu_("/job:localhost/replica:0/task:0/device:CPU:0", opts.cpu) {
+    if (opts_.target != "local" ||
+        device_registry::global().accelerators_available(
+            {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}) == 0)
+      return;
+    auto srv = create_local_server(opts.cpu, opts.gpu, opts.device_count);
+    if (!srv.ok()) {
+      start_error_ = srv.get_status().with_context("starting the local session's devices");
+      return;
+    }
+    local_server_ = std::move(srv).value();
+    opts_.target = local_server_->target();
+  }
 
   status extend(const graph_def& more) {
+    CAFLOW_RETURN_IF_ERROR(start_error_);
     std::lock_guard<std::mutex> lock(mu_);
     return extend_locked(more.nodes);
   }
@@ -63,6 +78,7 @@ class session::impl {
   status_or<std::vector<tensor>> run(const named_feed_list& feeds,
                                      const std::vector<std::string>& fetches,
                                      const std::vector<std::string>& targets) {
+    CAFLOW_RETURN_IF_ERROR(start_error_);
     if (opts_.target != "local") {
       std::lock_guard<std::mutex> lock(mu_);
       CAFLOW_RETURN_IF_ERROR(sync_with_scope());
@@ -217,6 +233,9 @@ class session::impl {
   std::mutex mu_;
   std::shared_ptr<const graph> full_;
   kernel_cache kernels_;
+  // A "local" session with GPUs runs through this one-task cluster (destroyed after remote_).
+  std::unique_ptr<server> local_server_;
+  status start_error_;
   std::unique_ptr<remote_client> remote_;
   size_t synced_nodes_ = 0;
   std::unordered_map<std::string, std::unique_ptr<prepared_run>> cache_;

@@ -17,7 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include <map>
+
 #include "devices/cpu_device.hpp"
+#include "devices/gpu_devices.hpp"
 #include "graph/client/scope.hpp"
 #include "graph/client/step_runner.hpp"
 #include "graph/ir/passes/pass.hpp"
@@ -33,6 +36,11 @@ struct session_options {
   // How long to keep trying to reach a remote target's master.
   std::chrono::milliseconds connect_timeout{10000};
   cpu_device_options cpu{};
+  // The GPUs a "local" session uses (TF's GPUOptions) and how many devices of each type it
+  // makes (TF's device_count; {"GPU", 0}: none). A "local" session with a GPU places, partitions
+  // and runs its graphs through a one-task cluster in this process, as a remote one does.
+  gpu_options gpu{};
+  std::map<std::string, int> device_count{};
   // A step still running after this long is cancelled and reported; 0 waits forever.
   std::chrono::milliseconds operation_timeout{0};
   // Common-subexpression elimination and constant folding, per run signature (on a cluster:
@@ -40,7 +48,7 @@ struct session_options {
   optimizer_options optimizer{};
   // On a cluster: when a node's requested device (or device type) is missing or has no kernel
   // for it, place it on another device of the same task instead of failing (TF's
-  // allow_soft_placement). A local session runs everything on its one CPU device.
+  // allow_soft_placement). A local session without a GPU runs everything on its one CPU device.
   bool allow_soft_placement = false;
   // Print, once per run signature, a table of where every node runs (node, op, device) to
   // stderr (TF's log_device_placement, as one table instead of a line per node).

@@ -27,6 +27,11 @@ int usage(const char* why) {
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
                "       [--busy-poll-us US]   (default 200: the network thread polls that long after\n"
                "                              its actors last ran, instead of sleeping; 0: off)\n"
+               "       [--num-gpus N]   (default: every GPU this process sees; 0: none)\n"
+               "       [--gpu-visible-devices LIST]   (e.g. 1,0: which of them, in order; after\n"
+               "                                       CUDA_VISIBLE_DEVICES)\n"
+               "       [--gpu-memory-fraction F]   (0 < F <= 1 of each GPU; default: all free less 5%%)\n"
+               "       [--gpu-allow-growth 0|1]   (default 0: the whole share at the first allocation)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
                "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
                "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n",
@@ -66,6 +71,20 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
     } else if (flag == "--inter-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
+    } else if (flag == "--num-gpus") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.device_count["GPU"], parse_int(flag, value));
+    } else if (flag == "--gpu-visible-devices") {
+      opts.gpu.visible_device_list = value;
+    } else if (flag == "--gpu-memory-fraction") {
+      char* end = nullptr;
+      const double f = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(f > 0 && f <= 1))
+        return errors::invalid_argument(flag, " takes a number in (0, 1], got '", value, "'");
+      opts.gpu.per_process_gpu_memory_fraction = f;
+    } else if (flag == "--gpu-allow-growth") {
+      if (value != "0" && value != "1")
+        return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");
+      opts.gpu.allow_growth = value == "1";
     } else if (flag == "--log-level") {
       *log_level = value;
     } else if (flag == "--tls-cert") {

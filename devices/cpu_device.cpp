@@ -55,6 +55,7 @@ class cpu_device_factory final : public device_factory {
   std::string type() const override { return device_cpu; }
   int priority() const override { return 70; }
   bool host_memory() const override { return true; }
+  int count(const device_options&) const override { return 1; }
   status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
                                                                std::string_view job,
                                                                int task) const override {

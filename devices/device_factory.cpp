@@ -38,8 +38,7 @@ std::vector<std::string> device_registry::types() const {
   return out;
 }
 
-status_or<std::vector<std::unique_ptr<device>>> device_registry::make_task_devices(
-    const device_options& opts, std::string_view job, int task) const {
+status device_registry::validate(const device_options& opts) const {
   for (const auto& [type, n] : opts.device_count) {
     if (!find(type))
       return errors::invalid_argument("device_count names the device type '", type,
@@ -53,6 +52,29 @@ status_or<std::vector<std::unique_ptr<device>>> device_registry::make_task_devic
     if (n < 0)
       return errors::invalid_argument("device_count for ", type, " is ", n, "; it must be >= 0");
   }
+  const double fraction = opts.gpu.per_process_gpu_memory_fraction;
+  if (!(fraction >= 0 && fraction <= 1))
+    return errors::invalid_argument("per_process_gpu_memory_fraction must be in [0, 1], got ",
+                                    fraction);
+  return parse_visible_device_list(opts.gpu.visible_device_list,
+                                   static_cast<int>(local_gpus().gpus.size()))
+      .get_status();
+}
+
+int device_registry::accelerators_available(const device_options& opts) const {
+  int n = 0;
+  for (const auto& [type, f] : factories_) {
+    if (type == device_cpu) continue;
+    auto cap = opts.device_count.find(type);
+    const int have = f->count(opts);
+    n += cap == opts.device_count.end() ? have : std::min(have, cap->second);
+  }
+  return n;
+}
+
+status_or<std::vector<std::unique_ptr<device>>> device_registry::make_task_devices(
+    const device_options& opts, std::string_view job, int task) const {
+  CAFLOW_RETURN_IF_ERROR(validate(opts));
   std::vector<std::unique_ptr<device>> out;
   const device_factory* cpu = find(device_cpu);
   if (!cpu) return errors::internal("no CPU device factory is registered");

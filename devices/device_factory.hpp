@@ -41,6 +41,8 @@ class device_factory {
   virtual status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
                                                                        std::string_view job,
                                                                        int task) const = 0;
+  // How many devices make_devices would give, without making them (cheap).
+  virtual int count(const device_options& opts) const = 0;
 };
 
 class device_registry {
@@ -55,6 +57,12 @@ class device_registry {
   bool host_memory(std::string_view type) const;
   // The registered types, highest priority first.
   std::vector<std::string> types() const;
+
+  // Checks options without making devices: device_count names known types with counts >= 0,
+  // the GPU memory fraction is in [0, 1], the visible device list names GPUs this process sees.
+  status validate(const device_options& opts) const;
+  // How many devices of types other than the CPU the options would give, without making them.
+  int accelerators_available(const device_options& opts) const;
 
   // Every device of task `task` of `job`: CPU:0 first, then the other types by priority, each
   // capped by opts.device_count. Errors name the type whose factory failed.

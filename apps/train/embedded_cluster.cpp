@@ -82,10 +82,15 @@ status embedded_cluster::start_threads(const embedded_options& o) {
   std::vector<std::thread> threads;
   for (size_t i = 0; i < tasks.size(); ++i)
     threads.emplace_back([&, i] {
+      const bool gpus = o.use_gpus && tasks[i].job == "worker";
+      gpu_options gpu = o.gpu;
+      gpu.allow_growth = true;  // tasks of one process share each GPU
       started[i] = server::start({.cluster = spec_,
                                   .job = tasks[i].job,
                                   .task = tasks[i].task,
                                   .cpu = o.cpu,
+                                  .gpu = gpu,
+                                  .device_count = {{device_gpu, gpus ? 1 : 0}},
                                   .security = o.security});
     });
   for (auto& t : threads) t.join();
@@ -110,6 +115,16 @@ status embedded_cluster::start_processes(const embedded_options& o) {
       argv.insert(argv.end(), {"--intra-op-threads", std::to_string(o.cpu.intra_op_threads)});
     if (o.cpu.inter_op_threads > 0)
       argv.insert(argv.end(), {"--inter-op-threads", std::to_string(o.cpu.inter_op_threads)});
+    if (!(o.use_gpus && t.job == "worker")) {
+      argv.insert(argv.end(), {"--num-gpus", "0"});
+    } else {
+      if (o.gpu.per_process_gpu_memory_fraction > 0)
+        argv.insert(argv.end(), {"--gpu-memory-fraction",
+                                 std::to_string(o.gpu.per_process_gpu_memory_fraction)});
+      if (!o.gpu.visible_device_list.empty())
+        argv.insert(argv.end(), {"--gpu-visible-devices", o.gpu.visible_device_list});
+      argv.insert(argv.end(), {"--gpu-allow-growth", "1"});  // the workers share each GPU
+    }
     if (o.security.tls())
       argv.insert(argv.end(), {"--tls-cert", o.security.cert, "--tls-key", o.security.key,
                                "--tls-ca", o.security.ca});

@@ -16,6 +16,10 @@ struct embedded_options {
   int ps_tasks = 1;
   int worker_tasks = 2;
   cpu_device_options cpu{};
+  // The workers' GPUs: `use_gpus` false makes none (ps tasks never make any: variables live on
+  // their CPUs). Tasks in this process share each GPU, so they take memory as they need it.
+  bool use_gpus = false;
+  gpu_options gpu{};
   transport_security security{};
   // Tasks as caflow-server processes (found next to this executable), restarted at most
   // `max_restarts` times each when they exit unasked.

@@ -98,6 +98,16 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                  "(needs --tls-key and --tls-ca)");
   app.add_option("--tls-key", o->security.key, "PEM private key of --tls-cert");
   app.add_option("--tls-ca", o->security.ca, "PEM CA that signed every task's certificate");
+  app.add_option("--device", o->device,
+                 "where the towers run: auto (a GPU when one is visible), gpu or cpu")
+      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+  app.add_option("--gpu-memory-fraction", o->gpu.per_process_gpu_memory_fraction,
+                 "share of each GPU a task may hold (0: all free less 5%)")
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_flag("--gpu-allow-growth", o->gpu.allow_growth,
+               "take GPU memory as needed instead of the whole share at once");
+  app.add_option("--gpu-visible-devices", o->gpu.visible_device_list,
+                 "which GPUs (after CUDA_VISIBLE_DEVICES), in order, e.g. 1,0");
   app.add_option("--cluster-id", o->security.cluster_id,
                  "processes with another id cannot connect (default: caflow)");
   try {
@@ -118,7 +128,20 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
     return errors::invalid_argument("--job needs --cluster");
   if (!o->job.empty() && o->job != "ps" && o->job != "worker")
     return errors::invalid_argument("--job must be ps or worker, got '", o->job, "'");
+  CAFLOW_RETURN_IF_ERROR(
+      parse_visible_device_list(o->gpu.visible_device_list, static_cast<int>(local_gpus().gpus.size()))
+          .get_status()
+          .with_context("--gpu-visible-devices"));
+  CAFLOW_RETURN_IF_ERROR(tower_device_type(*o).get_status());
   return {};
+}
+
+status_or<std::string> tower_device_type(const train_options& o) {
+  if (o.device == "cpu") return std::string(device_cpu);
+  const gpu_enumeration& gpus = local_gpus();
+  if (!gpus.gpus.empty()) return std::string(device_gpu);
+  if (o.device == "gpu") return errors::failed_precondition("--device gpu, but ", gpus.why_none);
+  return std::string(device_cpu);
 }
 
 }  // namespace caflow::train_app

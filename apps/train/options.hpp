@@ -4,6 +4,7 @@
 #include <string>
 
 #include "graph/core/status.hpp"
+#include "devices/gpu_devices.hpp"
 #include "net/transport_security.hpp"
 
 namespace caflow::train_app {
@@ -58,7 +59,15 @@ struct train_options {
   int max_task_restarts = 3;
   // TLS and cluster id of every task this process serves and every session it opens.
   transport_security security;
+  // Where the towers run: "gpu" (the workers' GPU:0; nodes without a GPU kernel go to the CPU
+  // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables
+  // stay on the ps tasks' CPUs, which make no GPU devices.
+  std::string device = "auto";
+  gpu_options gpu;
 };
+
+// The device type the towers use: "GPU" or "CPU". Errors: --device gpu with no GPU visible.
+status_or<std::string> tower_device_type(const train_options& o);
 
 const char* to_string(model_kind m);
 const char* to_string(replication r);

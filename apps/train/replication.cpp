@@ -23,7 +23,12 @@ std::unique_ptr<train::optimizer> make_optimizer(const train_options& o) {
   return std::make_unique<train::adam_optimizer>(train::adam_options{.learning_rate = lr});
 }
 
-std::string worker_device(int task) { return full_device_name("worker", task, "CPU", 0); }
+// Where worker `task`'s tower runs: its GPU:0 or its CPU:0 (tower_device_type). Nodes with no
+// GPU kernel go to the task's CPU: the sessions allow soft placement.
+std::string worker_device(const train_options& o, int task) {
+  auto type = tower_device_type(o);
+  return full_device_name("worker", task, type.ok() ? *type : std::string(device_cpu), 0);
+}
 
 // One bool: all of `vars` are initialized.
 output all_initialized(const scope& s, const train::variable_set& vars) {
@@ -73,7 +78,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
   scope model_scope = g->root;
   if (distributed)
     model_scope = g->root.with_device_function(train::replica_device_setter(
-        {.ps_tasks = plan.ps_tasks, .worker_device = worker_device(my_worker)}));
+        {.ps_tasks = plan.ps_tasks, .worker_device = worker_device(o, my_worker)}));
 
   g->global_step = train::create_global_step(model_scope);
   model_params params = create_params(model_scope, o.model, o.seed);
@@ -85,7 +90,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     std::vector<std::vector<train::gradient_and_variable>> per_tower;
     for (int w = 0; w < plan.workers; ++w) {
       const scope ts = g->root.new_sub_scope("tower_" + std::to_string(w))
-                           .with_device(worker_device(w));
+                           .with_device(worker_device(o, w));
       g->towers.push_back(build_tower(ts, params, o.seed + w));
       CAFLOW_ASSIGN_OR_RETURN(auto grads, g->optimizer->compute_gradients(
                                               ts, g->towers.back().loss, params.weights));
@@ -97,7 +102,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
   } else if (plan.mode == replication::model_parallel) {
     // Layer i on worker i * workers / 4: with two workers, two layers each.
     std::vector<std::string> devices;
-    for (int layer = 0; layer < 4; ++layer) devices.push_back(worker_device(layer * plan.workers / 4));
+    for (int layer = 0; layer < 4; ++layer) devices.push_back(worker_device(o, layer * plan.workers / 4));
     g->towers.push_back(build_tower(g->root.new_sub_scope("tower"), params, o.seed, devices));
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->minimize(g->root, g->towers.back().loss,
                                                              g->global_step, params.weights));
@@ -113,7 +118,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
               .replicas_to_aggregate = aggregate,
               .total_num_replicas = o.total_replicas ? o.total_replicas : plan.workers,
               .is_chief = plan.is_chief(),
-              .local_device = worker_device(plan.worker_index)});
+              .local_device = worker_device(o, plan.worker_index)});
       CAFLOW_ASSIGN_OR_RETURN(train_op,
                               g->sync->minimize(model_scope, loss, g->global_step, params.weights));
       g->local_init.push_back(g->sync->local_initializer());

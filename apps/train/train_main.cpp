@@ -150,8 +150,15 @@ int main(int argc, char** argv) {
     if (!parsed.ok()) return fail(parsed.get_status());
     spec = *parsed;
     if (!o.job.empty()) {
-      auto srv = server::start(
-          {.cluster = spec, .job = o.job, .task = o.task, .cpu = cpu, .security = o.security});
+      auto type = tower_device_type(o);
+      const bool gpus = o.job == "worker" && type.ok() && *type == device_gpu;
+      auto srv = server::start({.cluster = spec,
+                                .job = o.job,
+                                .task = o.task,
+                                .cpu = cpu,
+                                .gpu = o.gpu,
+                                .device_count = {{device_gpu, gpus ? 1 : 0}},
+                                .security = o.security});
       if (!srv.ok()) return fail(srv.get_status());
       own = std::move(*srv);
       const bool drives = o.job == "worker" && (o.mode == replication::sync ||
@@ -169,6 +176,12 @@ int main(int argc, char** argv) {
               static_cast<long long>(data->train.size()), static_cast<long long>(data->test.size()),
               o.data_dir.c_str());
 
+  {
+    const std::string type = *tower_device_type(o);
+    const auto& gpus = local_gpus().gpus;
+    std::printf("caflow-train: towers run on %s%s\n", type == device_gpu ? "GPU:0 " : "the CPU",
+                type == device_gpu ? ("(" + gpus.front().name + ")").c_str() : "");
+  }
   status_or<client_result> result = errors::internal("no mode ran");
   int workers = 1;
   if (o.mode == replication::local) {
@@ -182,6 +195,8 @@ int main(int argc, char** argv) {
     auto cluster = embedded_cluster::start({.ps_tasks = 1,
                                             .worker_tasks = workers,
                                             .cpu = cpu,
+                                            .use_gpus = *tower_device_type(o) == device_gpu,
+                                            .gpu = o.gpu,
                                             .security = o.security,
                                             .processes = o.task_processes,
                                             .max_restarts = o.max_task_restarts});

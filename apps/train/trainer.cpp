@@ -94,6 +94,12 @@ session_options session_options_for(const train_options& o, const std::string& t
   sopts.target = target;
   if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
   sopts.security = o.security;
+  auto type = tower_device_type(o);
+  const bool gpu = type.ok() && *type == device_gpu;
+  // Towers ask for GPU:0; what has no GPU kernel runs on the same task's CPU, as in TF.
+  sopts.allow_soft_placement = gpu;
+  sopts.gpu = o.gpu;
+  if (!gpu) sopts.device_count[device_gpu] = 0;  // a "local" session then stays on its CPU
   return sopts;
 }
 
