@@ -6,9 +6,16 @@
 //   CPU:0    x = _Arg ───────────────▶ Relu ──▶ _Retval      x fed from the ACCEL arena: refused
 //   ACCEL:0  x = _Arg ─▶ _CopyFromHost ─▶ Relu ─▶ _CopyToHost ─▶ _Retval      copies: runs
 //   ACCEL:0  x = _Arg ───────────────▶ Relu ──▶ _Retval      no copy: refused
+//
+// and the two halves of a cut edge between the memories, in either memory at the _Send:
+//
+//   ACCEL:0  x = _Arg ─▶ _CopyFromHost ─▶ Relu ─▶ _Send "r"      _Recv "r" ─▶ _Retval(0)  CPU:0
+//            x ─────────────────────────────────▶ _Send "x"      _Recv "x" ─▶ _Retval(1)
+//   ACCEL:0  _Retval ◀─ _CopyToHost ◀─ Neg ◀─ _Recv "y" (device)  ◀─ _Send "y" ◀─ y = _Arg
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <thread>
 #include <caf/all.hpp>
 
 #include "actors/device_actor.hpp"
@@ -17,6 +24,7 @@
 #include "devices/device_factory.hpp"
 #include "kernels/cancellation.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
 #include "test_util/accel_device.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -87,6 +95,26 @@ tensor on_device(accel_device& dev, const std::vector<float>& values) {
   REQUIRE_MESSAGE(t.ok(), t.get_status().to_string());
   REQUIRE(t->space() == &dev);
   return std::move(t).value();
+}
+
+node_def edge_attrs(node_def n, const std::string& key, const std::string& from,
+                    const std::string& to) {
+  n.attrs["tensor_name"] = key;
+  n.attrs["send_device"] = from;
+  n.attrs["send_device_incarnation"] = int64_t{7};
+  n.attrs["recv_device"] = to;
+  return n;
+}
+node_def send(const std::string& name, const std::string& input, const std::string& key,
+              const std::string& from, const std::string& to) {
+  return edge_attrs(node(name, "_Send", {input}, {{"T", dtype::float32}}), key, from, to);
+}
+node_def recv(const std::string& name, const std::string& key, const std::string& from,
+              const std::string& to) {
+  return edge_attrs(node(name, "_Recv", {}, {{"tensor_type", dtype::float32}}), key, from, to);
+}
+node_def retval_at(const std::string& name, const std::string& input, int64_t index) {
+  return node(name, "_Retval", {input}, {{"T", dtype::float32}, {"index", index}});
 }
 
 struct actor_config : caf::actor_system_config {
@@ -317,4 +345,40 @@ TEST_CASE("the executor refuses an input in another memory than its kernel reads
                 "node 's' (Sum) on " + accel0 + ": input 1 is in the memory of " + accel0 +
                     " but the kernel reads it in host memory");
   }
+}
+
+TEST_CASE("cut edges between ACCEL and CPU memory: a _Send takes either, its _Recv copies") {
+  cpu_device cpu(cpu0, {.intra_op_threads = 1, .inter_op_threads = 1});
+  accel_device accel(accel0, 1);
+  local_rendezvous rdv;
+  auto on_accel = make_executor(
+      {arg("x"), unary("in", "_CopyFromHost", "x"), unary("r", "Relu", "in"),
+       send("send_r", "r", "r:0", accel0, cpu0), send("send_x", "x", "x:0", accel0, cpu0),
+       recv("recv_y", "y:0", cpu0, accel0), unary("n", "Neg", "recv_y"),
+       unary("back", "_CopyToHost", "n"), retval("ret_n", "back")},
+      accel);
+  auto on_cpu = make_executor({recv("recv_r", "r:0", accel0, cpu0), retval_at("ret_r", "recv_r", 0),
+                               recv("recv_x", "x:0", accel0, cpu0), retval_at("ret_x", "recv_x", 1),
+                               arg("y"), send("send_y", "y", "y:0", cpu0, accel0)},
+                              cpu);
+  const tensor x = tensor::from_vector<float>({-1, 2});
+  const tensor y = tensor::from_vector<float>({3, -4});
+  call_frame fa{{x}, std::vector<tensor>(1)}, fc{{y}, std::vector<tensor>(2)};
+  cancellation_manager ca, cc;
+  // A _Send never waits, so CPU:0's part may run first, then ACCEL:0's.
+  status cpu_done = errors::internal("not run");
+  std::thread cpu_part([&] { cpu_done = on_cpu->run({1, &fc, &cc, &rdv}, std::chrono::seconds(10)); });
+  const status accel_done = on_accel->run({1, &fa, &ca, &rdv}, std::chrono::seconds(10));
+  if (!accel_done.ok()) rdv.abort_step(1, accel_done);  // wakes CPU:0's _Recvs
+  cpu_part.join();
+  REQUIRE_MESSAGE(accel_done.ok(), accel_done.to_string());
+  REQUIRE_MESSAGE(cpu_done.ok(), cpu_done.to_string());
+  rdv.cleanup_step(1);
+  // r left ACCEL memory through its _Recv; x was in host memory all along (no copy).
+  check_tensor(fc.rets[0], tensor_shape{2}, std::vector<float>{0, 2});
+  CHECK(fc.rets[0].space() == nullptr);
+  check_tensor(fc.rets[1], tensor_shape{2}, std::vector<float>{-1, 2});
+  CHECK(fc.rets[1].shares_buffer_with(x));
+  // y entered ACCEL memory through its _Recv, for Neg.
+  check_tensor(fa.rets[0], tensor_shape{2}, std::vector<float>{-3, 4});
 }
