@@ -203,6 +203,9 @@ TEST_CASE("the worker lists CPU:0 and ACCEL:0, and the console's devices shows b
 
   one_task without_accel({{"ACCEL", 0}});
   CHECK(without_accel.devices() == std::vector<std::string>{cpu0});
+  // A device_count the registry cannot meet leaves the task its CPU (and logs why).
+  one_task unknown_type({{"TPU", 1}});
+  CHECK(unknown_type.devices() == std::vector<std::string>{cpu0});
 }
 
 TEST_CASE("the master places on ACCEL:0 by priority, on CPU:0 what ACCEL cannot run") {
@@ -384,4 +387,8 @@ TEST_CASE("a client session on a local server places on ACCEL:0 and logs it") {
   } else {
     CHECK(placed.at("m").second.find("/device:GPU:") != std::string::npos);
   }
+}
+
+TEST_CASE("no ACCEL arena block was overrun or freed wrongly by the tests above") {
+  CHECK(accel_stats().guard_violations.load() == 0);
 }

@@ -382,3 +382,7 @@ TEST_CASE("cut edges between ACCEL and CPU memory: a _Send takes either, its _Re
   // y entered ACCEL memory through its _Recv, for Neg.
   check_tensor(fa.rets[0], tensor_shape{2}, std::vector<float>{-3, 4});
 }
+
+TEST_CASE("no ACCEL arena block was overrun or freed wrongly by the tests above") {
+  CHECK(accel_stats().guard_violations.load() == 0);
+}
