@@ -11,11 +11,10 @@
 // The axes and the multiples are Consts read in host memory only: they become HostConsts.
 #include <doctest/doctest.h>
 
+#include <caf/all.hpp>
 #include <iostream>
 #include <map>
 #include <sstream>
-
-#include <caf/all.hpp>
 
 #include "actors/master.hpp"
 #include "actors/server.hpp"
@@ -60,7 +59,9 @@ struct one_task {
                                 .task = 0,
                                 .cpu = {.intra_op_threads = 1, .inter_op_threads = 1},
                                 .device_count = std::move(device_count)});
-    master = spawn_master(sys, {.job = "localhost", .task = 0, .workers = {{task0, worker}},
+    master = spawn_master(sys, {.job = "localhost",
+                                .task = 0,
+                                .workers = {{task0, worker}},
                                 .step_timeout = std::chrono::seconds(10),
                                 .rpc_timeout = std::chrono::seconds(10)});
   }
@@ -342,9 +343,9 @@ TEST_CASE("an op pinned to ACCEL without an ACCEL kernel: an error, or CPU:0 wit
   {
     one_task c;
     auto strict = c.create(root);
-    status st = strict.ok() ? c.run(*strict, {{x, tensor::from_vector<float>({1, -1})}}, {t})
-                                  .get_status()
-                            : strict.get_status();
+    status st = strict.ok()
+                    ? c.run(*strict, {{x, tensor::from_vector<float>({1, -1})}}, {t}).get_status()
+                    : strict.get_status();
     REQUIRE_FALSE(st.ok());
     CHECK(st.message().find("cannot place") != std::string::npos);
     CHECK(st.message().find("ACCEL") != std::string::npos);

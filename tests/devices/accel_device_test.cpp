@@ -12,11 +12,13 @@
 //   ACCEL:0  x = _Arg ─▶ _CopyFromHost ─▶ Relu ─▶ _Send "r"      _Recv "r" ─▶ _Retval(0)  CPU:0
 //            x ─────────────────────────────────▶ _Send "x"      _Recv "x" ─▶ _Retval(1)
 //   ACCEL:0  _Retval ◀─ _CopyToHost ◀─ Neg ◀─ _Recv "y" (device)  ◀─ _Send "y" ◀─ y = _Arg
+#include "test_util/accel_device.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <thread>
 #include <caf/all.hpp>
+#include <thread>
 
 #include "actors/device_actor.hpp"
 #include "actors/executor.hpp"
@@ -26,7 +28,6 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/local_rendezvous.hpp"
 #include "net/errors.hpp"
-#include "test_util/accel_device.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 CAFLOW_TEST_REGISTER_ACCEL_DEVICE();
@@ -145,8 +146,11 @@ TEST_CASE("the registry has ACCEL between GPU and CPU, and makes it after CPU:0"
   CHECK(both->at(1)->memory() != nullptr);
   CHECK(both->at(0)->memory() == nullptr);
 
-  // Whatever GPUs this machine has, CPU:0 comes first and ACCEL:0 after every GPU.
-  auto all = r.make_task_devices({.cpu = {.intra_op_threads = 1, .inter_op_threads = 1}}, "w", 3);
+  // Whatever GPUs this machine has, CPU:0 comes first and ACCEL:0 after every GPU (each GPU
+  // takes memory as it needs it, so the check stays cheap on a machine with GPUs).
+  device_options growing{.cpu = {.intra_op_threads = 1, .inter_op_threads = 1}};
+  growing.gpu.allow_growth = true;
+  auto all = r.make_task_devices(growing, "w", 3);
   REQUIRE_MESSAGE(all.ok(), all.get_status().to_string());
   REQUIRE(all->size() >= 2);
   CHECK(all->front()->name() == "/job:w/replica:0/task:3/device:CPU:0");
@@ -176,9 +180,12 @@ TEST_CASE("ACCEL runs the aliased CPU kernels, with its own host-memory args") {
   }
   const node_def sum = node("s", "Sum", {"x", "axes"},
                             {{"T", dtype::float32}, {"Tidx", dtype::int32}, {"keep_dims", false}});
-  const node_def tile = node("t", "Tile", {"x", "m"}, {{"T", dtype::float32}, {"Tmultiples", dtype::int32}});
-  const node_def cast = node("c", "Cast", {"x"}, {{"SrcT", dtype::float32}, {"DstT", dtype::int32}, {"Truncate", false}});
-  const node_def shape = node("sh", "Shape", {"x"}, {{"T", dtype::float32}, {"out_type", dtype::int32}});
+  const node_def tile =
+      node("t", "Tile", {"x", "m"}, {{"T", dtype::float32}, {"Tmultiples", dtype::int32}});
+  const node_def cast = node(
+      "c", "Cast", {"x"}, {{"SrcT", dtype::float32}, {"DstT", dtype::int32}, {"Truncate", false}});
+  const node_def shape =
+      node("sh", "Shape", {"x"}, {{"T", dtype::float32}, {"out_type", dtype::int32}});
   CHECK(k.has_kernel(sum, device_accel));
   CHECK(k.has_kernel(tile, device_cpu));
   CHECK_FALSE(k.has_kernel(tile, device_accel));
@@ -191,7 +198,8 @@ TEST_CASE("ACCEL runs the aliased CPU kernels, with its own host-memory args") {
   CHECK(on_accel.output_on_host == std::vector<bool>{false});
   // The alias added host-memory args to ACCEL's copies only.
   const memory_types on_cpu = k.memory_types_of(sum, device_cpu);
-  CHECK(std::none_of(on_cpu.input_on_host.begin(), on_cpu.input_on_host.end(), [](bool b) { return b; }));
+  CHECK(std::none_of(on_cpu.input_on_host.begin(), on_cpu.input_on_host.end(),
+                     [](bool b) { return b; }));
   CHECK(k.memory_types_of(shape, device_accel).output_on_host == std::vector<bool>{true});
   CHECK(k.memory_types_of(node("a", "_Arg", {}, {{"T", dtype::float32}, {"index", int64_t{0}}}),
                           device_accel)
@@ -341,9 +349,9 @@ TEST_CASE("the executor refuses an input in another memory than its kernel reads
     auto host_axes = run_once(*sum_of("HostConst"), x);
     REQUIRE_MESSAGE(host_axes.ok(), host_axes.get_status().to_string());
     check_tensor(*host_axes, tensor_shape{3}, std::vector<float>{5, 7, 9});
-    check_error(run_once(*sum_of("Const"), x),
-                "node 's' (Sum) on " + accel0 + ": input 1 is in the memory of " + accel0 +
-                    " but the kernel reads it in host memory");
+    check_error(run_once(*sum_of("Const"), x), "node 's' (Sum) on " + accel0 +
+                                                   ": input 1 is in the memory of " + accel0 +
+                                                   " but the kernel reads it in host memory");
   }
 }
 
@@ -367,7 +375,9 @@ TEST_CASE("cut edges between ACCEL and CPU memory: a _Send takes either, its _Re
   cancellation_manager ca, cc;
   // A _Send never waits, so CPU:0's part may run first, then ACCEL:0's.
   status cpu_done = errors::internal("not run");
-  std::thread cpu_part([&] { cpu_done = on_cpu->run({1, &fc, &cc, &rdv}, std::chrono::seconds(10)); });
+  std::thread cpu_part([&] {
+    cpu_done = on_cpu->run({1, &fc, &cc, &rdv}, std::chrono::seconds(10));
+  });
   const status accel_done = on_accel->run({1, &fa, &ca, &rdv}, std::chrono::seconds(10));
   if (!accel_done.ok()) rdv.abort_step(1, accel_done);  // wakes CPU:0's _Recvs
   cpu_part.join();

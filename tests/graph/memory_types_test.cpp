@@ -2,12 +2,13 @@
 // up between an output and an input in the same memory. The query stands in for the kernel
 // registry: Sum reads its axes, Shape writes its output, _Arg and _Retval move feeds and
 // fetches, all in host memory; everything else is in device memory.
+#include "graph/ir/memory_types.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <set>
 
-#include "graph/ir/memory_types.hpp"
 #include "graph/ir/serialization.hpp"
 
 using namespace caflow;
@@ -98,8 +99,8 @@ bool recv_on_host(const node_def& n) {
 
 TEST_CASE("a Const read only in host memory becomes a HostConst, and feeds get copied in") {
   //   x = _Arg ─▶ Relu ─▶ Sum ─▶ _Retval        axes = Const ─▶ Sum (host arg)
-  const graph_def g = run_pass(
-      {arg("x"), relu("r", "x"), axes("axes"), sum("s", "r", "axes"), retval("y", "s")});
+  const graph_def g =
+      run_pass({arg("x"), relu("r", "x"), axes("axes"), sum("s", "r", "axes"), retval("y", "s")});
   CHECK(find(g, "axes").op == "HostConst");
   CHECK(find(g, "s").inputs == std::vector<std::string>{"r", "axes"});  // no copy for the axes
   // The feed goes into device memory once, the result out of it once.
@@ -134,9 +135,8 @@ TEST_CASE("a Const read in both memories stays on the device and is copied out o
 }
 
 TEST_CASE("a device output read in host memory by two consumers gets one _CopyToHost") {
-  const graph_def g =
-      run_pass({arg("x"), relu("r", "x"), retval("y0", "r", 0), retval("y1", "r", 1),
-                relu("r2", "r"), retval("y2", "r2", 2)});
+  const graph_def g = run_pass({arg("x"), relu("r", "x"), retval("y0", "r", 0),
+                                retval("y1", "r", 1), relu("r2", "r"), retval("y2", "r2", 2)});
   const auto to_host = of_op(g, "_CopyToHost");
   REQUIRE(to_host.size() == 2);
   const node_def* of_r = to_host[0]->inputs[0] == "r" ? to_host[0] : to_host[1];
@@ -162,11 +162,11 @@ TEST_CASE("copy names never collide with nodes of the partition") {
 
 TEST_CASE("a _Recv produces where all its consumers read") {
   //   recv_axes ─▶ Sum (host arg)       recv_x ─▶ Relu (device)      recv_both ─▶ both
-  const graph_def g = run_pass(
-      {recv("recv_x", dtype::float32), recv("recv_axes", dtype::int32),
-       recv("recv_both", dtype::int32), relu("r", "recv_x"), sum("s", "r", "recv_axes"),
-       sum("s2", "r", "recv_both"), node("n", "Neg", {"recv_both"}, {{"T", dtype::int32}}),
-       retval("y", "s", 0), retval("y2", "s2", 1), retval("m", "n", 2, dtype::int32)});
+  const graph_def g =
+      run_pass({recv("recv_x", dtype::float32), recv("recv_axes", dtype::int32),
+                recv("recv_both", dtype::int32), relu("r", "recv_x"), sum("s", "r", "recv_axes"),
+                sum("s2", "r", "recv_both"), node("n", "Neg", {"recv_both"}, {{"T", dtype::int32}}),
+                retval("y", "s", 0), retval("y2", "s2", 1), retval("m", "n", 2, dtype::int32)});
   CHECK(recv_on_host(find(g, "recv_axes")));
   CHECK_FALSE(recv_on_host(find(g, "recv_x")));
   CHECK_FALSE(recv_on_host(find(g, "recv_both")));
@@ -181,9 +181,9 @@ TEST_CASE("a _Recv produces where all its consumers read") {
 }
 
 TEST_CASE("a _Send takes a value in either memory: no copy before it") {
-  const graph_def g = run_pass(
-      {arg("x"), relu("r", "x"), send("send_r", "r"), send("send_x", "x"), axes("axes"),
-       edge(node("send_axes", "_Send", {"axes"}, {{"T", dtype::int32}}), dev, cpu)});
+  const graph_def g =
+      run_pass({arg("x"), relu("r", "x"), send("send_r", "r"), send("send_x", "x"), axes("axes"),
+                edge(node("send_axes", "_Send", {"axes"}, {{"T", dtype::int32}}), dev, cpu)});
   CHECK(find(g, "send_r").inputs[0] == "r");
   CHECK(find(g, "send_x").inputs[0] == "x");
   // Only the feed's device consumer needs a copy.

@@ -21,7 +21,9 @@ constexpr size_t guard_bytes = tensor_alignment;
 constexpr unsigned char canary = 0xA5;
 constexpr unsigned char poison = 0xDB;
 
-size_t round_up(size_t n) { return (n + tensor_alignment - 1) / tensor_alignment * tensor_alignment; }
+size_t round_up(size_t n) {
+  return (n + tensor_alignment - 1) / tensor_alignment * tensor_alignment;
+}
 
 bool intact(const unsigned char* p) {
   for (size_t i = 0; i < guard_bytes; ++i)
@@ -44,7 +46,8 @@ accel_arena::~accel_arena() {
 
 void* accel_arena::allocate(size_t bytes) {
   const size_t payload = round_up(bytes == 0 ? 1 : bytes);
-  auto* base = static_cast<unsigned char*>(std::aligned_alloc(tensor_alignment, payload + 2 * guard_bytes));
+  auto* base =
+      static_cast<unsigned char*>(std::aligned_alloc(tensor_alignment, payload + 2 * guard_bytes));
   if (!base) return nullptr;
   std::memset(base, canary, guard_bytes);
   std::memset(base + guard_bytes + bytes, canary, payload - bytes + guard_bytes);
@@ -143,9 +146,17 @@ status_or<tensor> accel_device::copy_to_host(const tensor& t) {
 
 const std::map<std::string, std::vector<std::string>>& accel_kernel_ops() {
   static const std::map<std::string, std::vector<std::string>> ops = {
-      {"MatMul", {}},  {"Add", {}},      {"AddV2", {}},   {"Sub", {}},
-      {"Mul", {}},     {"Neg", {}},      {"Relu", {}},    {"ReluGrad", {}},
-      {"BiasAdd", {}}, {"Softmax", {}},  {"Sum", {"reduction_indices"}},
+      {"MatMul", {}},
+      {"Add", {}},
+      {"AddV2", {}},
+      {"Sub", {}},
+      {"Mul", {}},
+      {"Neg", {}},
+      {"Relu", {}},
+      {"ReluGrad", {}},
+      {"BiasAdd", {}},
+      {"Softmax", {}},
+      {"Sum", {"reduction_indices"}},
       {"Mean", {"reduction_indices"}},
   };
   return ops;

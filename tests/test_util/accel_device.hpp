@@ -120,7 +120,6 @@ struct accel_kernels_registrar {
 
 }  // namespace caflow::testing
 
-#define CAFLOW_TEST_REGISTER_ACCEL_DEVICE()                                   \
-  CAFLOW_REGISTER_DEVICE_FACTORY(::caflow::testing::accel_device_factory);    \
-  static const ::caflow::testing::accel_kernels_registrar caflow_accel_kernels_ \
-  {}
+#define CAFLOW_TEST_REGISTER_ACCEL_DEVICE()                                \
+  CAFLOW_REGISTER_DEVICE_FACTORY(::caflow::testing::accel_device_factory); \
+  static const ::caflow::testing::accel_kernels_registrar caflow_accel_kernels_ {}
