@@ -33,7 +33,8 @@ struct executor::node_item {
   int initial_pending = 0;
   std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
   // Per input: the memory the kernel reads it in (nullptr: host), unless the input is a
-  // reference (check_space 0). A value elsewhere is a runtime bug, reported, never read.
+  // reference or a _Send's (check_space 0). A value elsewhere is a runtime bug, reported,
+  // never read.
   std::vector<memory_space*> expected_space;
   std::vector<uint8_t> check_space;
   std::vector<out_edge> outputs;
@@ -119,16 +120,18 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
       const graph_node& src = g->node(n.inputs[i].src);
       item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
     }
+    item.is_send = n.def->op == "_Send";
+    item.is_recv = n.def->op == "_Recv";
     item.expected_space.resize(n.num_inputs());
     item.check_space.resize(n.num_inputs());
     for (int i = 0; i < n.num_inputs(); ++i) {
-      item.check_space[i] = !n.sig.input_is_ref[i];
+      // A _Send takes its value in either memory (graph/ir/memory_types.hpp): its _Recv, or
+      // the _Send itself for another task, copies it where it is needed.
+      item.check_space[i] = !n.sig.input_is_ref[i] && !item.is_send;
       item.expected_space[i] = item.kernel->input_on_host(i) ? nullptr : dev.memory();
     }
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
     item.source = std::make_shared<const error_source>(error_source{n.def->name, dev.name(), task});
-    item.is_send = n.def->op == "_Send";
-    item.is_recv = n.def->op == "_Recv";
     // Stateful kernels may wait on a resource's lock; those declared cheap (_Arg, _Retval,
     // accumulator counters) do not.
     item.may_inline = !item.is_async && (!n.op->is_stateful || n.op->is_cheap);
