@@ -245,7 +245,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
       {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}, opts.job, opts.task);
   if (!made.ok()) {
     // Checked by the server before it spawns the worker; a CPU-only task is what remains.
-    write_log(log_level::error, "/job:" + opts.job + "/task:" + std::to_string(opts.task),
+    write_log(log_level::error, "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task),
               made.get_status().message(), "; the task runs on its CPU only");
     std::vector<std::unique_ptr<device>> cpu_only;
     cpu_only.push_back(

@@ -26,7 +26,7 @@ struct gpu_options {
   // Which of the GPUs CUDA shows this process the task uses, and in what order: "1,0" makes
   // the second one GPU:0 and the first GPU:1. Empty: all of them. Indices are those after
   // CUDA_VISIBLE_DEVICES, as in TF.
-  std::string visible_device_list;
+  std::string visible_device_list{};
 };
 
 // The indices `list` names among `count` visible GPUs, in its order. Errors quote the list and

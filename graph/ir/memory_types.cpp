@@ -108,6 +108,11 @@ status ensure_memory_types(graph_def& partition, const memory_type_query& q) {
       // The consumer's slot-th data input is its slot-th entry: data inputs come first.
       nodes[c.node].inputs[c.slot] = it->second;
     }
+    // A value copied to the host anyway (a fetch of a GPU value, say) leaves this device from
+    // there, so a _Recv on the host does not copy it a second time.
+    if (auto host_copy = copies.find({src, port, true}); host_copy != copies.end())
+      for (const consumer& c : users)
+        if (c.any_memory) nodes[c.node].inputs[c.slot] = host_copy->second;
   }
   for (node_def& d : added) nodes.push_back(std::move(d));
   return {};

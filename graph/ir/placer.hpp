@@ -30,7 +30,7 @@ struct placement_options {
   bool allow_soft_placement = false;
   // A device type's priority: the higher, the more preferred (the device registry's, e.g. GPU
   // 210, CPU 70). Empty: TF's order for the two types it knows, GPU before CPU before others.
-  std::function<int(std::string_view type)> type_priority;
+  std::function<int(std::string_view type)> type_priority{};
 };
 
 // True when a kernel for node `n` exists on devices of `device_type` ("CPU", "GPU"). Placement

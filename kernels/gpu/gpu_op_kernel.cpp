@@ -28,7 +28,7 @@ status_or<tensor> device_input(kernel_context& ctx, gpu_device& g, int i) {
   return g.copy_in(t);
 }
 
-status_or<tensor> host_input(kernel_context& ctx, gpu_device& g, int i) {
+status_or<tensor> host_input(kernel_context& ctx, gpu_device& /*g*/, int i) {
   const tensor& t = ctx.input(i);
   if (t.byte_size() == 0) return t;
   return to_host(t);

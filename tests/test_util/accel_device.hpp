@@ -107,6 +107,7 @@ class accel_device_factory final : public device_factory {
   std::string type() const override { return device_accel; }
   int priority() const override { return accel_priority; }
   bool host_memory() const override { return false; }
+  int count(const device_options&) const override { return 1; }
   // One device per task, /job:J/replica:0/task:T/device:ACCEL:0.
   status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
                                                                std::string_view job,
