@@ -141,6 +141,7 @@ status_or<graph_ptr> compile_partition(worker_state& st, const register_graph_re
   auto g = std::make_shared<registered_graph>();
   g->session = req.session;
   g->dev = target->actor;
+  g->start_here = target->dev->memory() == nullptr;
   std::set<std::string> recv_seen;
   for (const graph_node& n : built.nodes())
     CAFLOW_RETURN_IF_ERROR(read_node(st, req.device, *n.def, *g, recv_seen));

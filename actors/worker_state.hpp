@@ -45,6 +45,7 @@ struct registered_graph {
   std::string handle;
   std::string session;
   device_actor dev;  // runs it
+  bool start_here = false;  // a CPU partition: the worker starts its runs (worker_steps.cpp)
   std::unique_ptr<executor> exec;
   std::vector<std::string> recv_keys;
   std::set<std::string> send_keys;
