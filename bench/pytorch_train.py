@@ -3,6 +3,11 @@
 on the same batches, batch size, thread counts, optimizer, step count and warmup.
 
   pytorch_train.py --model mlp|cnn --batches FILE [--steps N] [--warmup N] [--threads N]
+                   [--device cpu|cuda]
+
+On cuda: the model and every batch live on GPU 0, fp32 with TF32 off, cudnn.benchmark on, the
+CNN in channels_last (NHWC) when that is faster, as a user at their best would run it; blas=
+then names the GPU.
 
 FILE is written by `bench_train_samples_per_s --write-batches FILE` (layout in that source).
 Prints one line that bench/run reads:
@@ -92,6 +97,8 @@ def main():
     parser.add_argument("--steps", type=int, default=0)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--channels-last", type=int, default=1)
     a = parser.parse_args()
     steps = a.steps or (4500 if a.model == "mlp" else 80)
 
@@ -102,6 +109,16 @@ def main():
     model = (mlp if a.model == "mlp" else cnn)()
     glorot_init(model)
     model.train()
+    backend = None
+    if a.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = True
+        fmt = torch.channels_last if a.model == "cnn" and a.channels_last else torch.contiguous_format
+        model = model.cuda().to(memory_format=fmt)
+        batches = [(i.cuda().contiguous(memory_format=fmt), l.cuda()) for i, l in batches]
+        backend = "cuda:" + torch.cuda.get_device_name(0).replace(" ", "_") + (
+            ":channels_last" if fmt == torch.channels_last else "")
     optimizer = torch.optim.Adam(model.parameters(), lr=0.001, betas=(0.9, 0.999), eps=1e-8)
     loss_fn = nn.CrossEntropyLoss()
 
@@ -124,7 +141,7 @@ def main():
     size = batches[0][1].numel()
     print(f"PYTORCH model={a.model} threads={a.threads} steps={steps} seconds={seconds:.3f} "
           f"samples_per_s={steps * size / seconds:.2f} loss={losses[0]:.3f}->{losses[-1]:.3f} "
-          f"blas={blas_in_use()}")
+          f"blas={backend or blas_in_use()}")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 // batch 100, Adam (the app's default optimizer), 2 intra-op threads and 1 inter-op thread.
 //
 //   bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] [--baseline S]
-//       prints RESULT train_<model>_samples_per_s; with --baseline (PyTorch's samples/s on the
-//       same model, batch, threads and data, measured by bench/pytorch_train.py in the same
-//       bench/run) also the ratio. Target ratio: at least 1.0.
+//                             [--device cpu|gpu] [--batch N]
+//       prints RESULT train_<model>_samples_per_s (train_<model>_gpu_b<N>_samples_per_s on the
+//       GPU); with --baseline (PyTorch's samples/s on the same model, batch, threads and data,
+//       measured by bench/pytorch_train.py in the same bench/run) also the ratio. Target ratio:
+//       at least 1.0. On the GPU the towers run on GPU:0 (what has no GPU kernel on the CPU),
+//       as caflow-train --device gpu runs them; without a GPU it prints one line saying why.
 //   bench_train_samples_per_s --write-batches FILE
 //       writes the batch set (below) for bench/pytorch_train.py and exits.
 //
@@ -21,6 +24,7 @@
 #include "actors/session.hpp"
 #include "apps/train/replication.hpp"
 #include "bench_util.hpp"
+#include "devices/gpu_devices.hpp"
 #include "graph/client/data/fashion_mnist.hpp"
 
 using namespace caflow;
@@ -28,7 +32,6 @@ using namespace caflow::train_app;
 
 namespace {
 
-constexpr int32_t batch_size = 100;
 constexpr int32_t batch_count = 10;
 constexpr int64_t pixels = 28 * 28;
 constexpr int threads = 2;
@@ -47,7 +50,7 @@ uint64_t next_random(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-batch_set make_batches() {
+batch_set make_batches(int32_t batch_size) {
   const int64_t n = int64_t{batch_count} * batch_size;
   if (auto all = data::load_fashion_mnist(data::fashion_mnist_split::train); all.ok()) {
     auto first = all->take(n);
@@ -66,9 +69,9 @@ batch_set make_batches() {
   return b;
 }
 
-void write_batches(const batch_set& b, const std::string& path) {
+void write_batches(const batch_set& b, int32_t batch_size, const std::string& path) {
   std::ofstream out(path, std::ios::binary);
-  const uint32_t header[2] = {batch_count, batch_size};
+  const uint32_t header[2] = {batch_count, static_cast<uint32_t>(batch_size)};
   out.write("CFTB", 4);
   out.write(reinterpret_cast<const char*>(header), sizeof(header));
   out.write(reinterpret_cast<const char*>(b.images.data<float>()),
@@ -84,13 +87,15 @@ struct args {
   int warmup = 5;
   double baseline = 0;
   std::string write_path;
+  bool gpu = false;
+  int32_t batch = 100;
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] "
-               "[--baseline SAMPLES_PER_S]\n"
-               "       bench_train_samples_per_s --write-batches FILE\n");
+               "[--baseline SAMPLES_PER_S] [--device cpu|gpu] [--batch N]\n"
+               "       bench_train_samples_per_s [--batch N] --write-batches FILE\n");
   std::exit(2);
 }
 
@@ -110,6 +115,10 @@ args parse(int argc, char** argv) {
       a.baseline = std::stod(value);
     else if (flag == "--write-batches")
       a.write_path = value;
+    else if (flag == "--device" && (value == "cpu" || value == "gpu"))
+      a.gpu = value == "gpu";
+    else if (flag == "--batch" && std::stoi(value) > 0)
+      a.batch = std::stoi(value);
     else
       usage();
   }
@@ -122,9 +131,17 @@ args parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const args a = parse(argc, argv);
-  const batch_set data = make_batches();
+  const int32_t batch_size = a.batch;
+  const batch_set data = make_batches(batch_size);
   if (!a.write_path.empty()) {
-    write_batches(data, a.write_path);
+    write_batches(data, batch_size, a.write_path);
+    return 0;
+  }
+  const std::string name =
+      std::string("train_") + to_string(a.model) +
+      (a.gpu ? "_gpu_b" + std::to_string(batch_size) : std::string()) + "_samples_per_s";
+  if (a.gpu && local_gpus().gpus.empty()) {
+    std::printf("%s: skipped: no GPU (%s)\n", name.c_str(), local_gpus().why_none.c_str());
     return 0;
   }
 
@@ -133,12 +150,16 @@ int main(int argc, char** argv) {
   opts.mode = replication::local;
   opts.batch_size = batch_size;
   opts.threads = threads;
+  opts.device = a.gpu ? "gpu" : "cpu";
   auto graph = build_client_graph(opts, {});
   bench::check(graph.ok(), "building the training graph failed");
   client_graph& g = **graph;
   const tower& t = g.towers.at(0);
 
-  session sess(g.root, {.cpu = {.intra_op_threads = threads, .inter_op_threads = 1}});
+  session_options sopts;
+  sopts.cpu = {.intra_op_threads = threads, .inter_op_threads = 1};
+  if (!a.gpu) sopts.device_count[device_gpu] = 0;
+  session sess(g.root, sopts);
   bench::check(sess.run_targets({g.shared_init}).ok(), "initializing the variables failed");
 
   std::vector<session::feed_list> feeds;
@@ -162,7 +183,6 @@ int main(int argc, char** argv) {
   bench::check(std::isfinite(last_loss), "the loss is not finite");
 
   const double samples_per_s = double(a.steps) * batch_size / seconds;
-  const std::string name = std::string("train_") + to_string(a.model) + "_samples_per_s";
   std::printf("caflow %s: %d steps of batch %d in %.2f s, loss %.3f -> %.3f\n",
               to_string(a.model), a.steps, batch_size, seconds, first_loss, last_loss);
   // bench_util's format with a note on where the images came from.

@@ -78,7 +78,7 @@ class retval_op final : public op_kernel {
 
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(any_device), const_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(any_device), placeholder_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(device_cpu), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(any_device), identity_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(any_device), identity_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("NoOp").device(any_device), no_op);
 // Feeds arrive and fetches leave in host memory: the partitioner copies between them and a

@@ -99,13 +99,18 @@ class is_initialized_op final : public op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("VariableV2").device(device_cpu), variable_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Assign").device(device_cpu), assign_op);
+// A variable and Assign hold and swap tensor handles only, so they serve every device type: a
+// variable lives in its device's memory, next to the kernels that update it (ApplyAdam on a
+// GPU), as in TF. The element-wise updates below are the CPU's.
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("VariableV2").device(any_device), variable_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Assign").device(any_device), assign_op);
 CAFLOW_REGISTER_TYPED_KERNELS("AssignAdd", device_cpu, "T", assign_add_op, float, double, int32_t,
                               int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("AssignSub", device_cpu, "T", assign_sub_op, float, double, int32_t,
                               int64_t);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("IsVariableInitialized").device(device_cpu),
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("IsVariableInitialized")
+                           .device(any_device)
+                           .host_memory("is_initialized"),
                        is_initialized_op);
 
 }  // namespace caflow
