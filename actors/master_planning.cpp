@@ -1,5 +1,8 @@
 #include <caf/all.hpp>
 
+#include <string_view>
+#include <unordered_map>
+
 #include "actors/graph_optimizer.hpp"
 #include "actors/log.hpp"
 #include "actors/master_state.hpp"
@@ -47,6 +50,22 @@ memory_type_query memory_types_on(const std::string& device) {
   return q;
 }
 
+// A node must run on the same device in every run signature: a variable placed on the GPU
+// for its initializer (which the GPU can run) and on the CPU for its update (which it cannot)
+// would be two variables. So the session's whole graph is placed, as TF places it, and every
+// node of the pruned graph keeps that device; where the whole graph cannot be placed (a node
+// this run does not need asks for a missing device), the pruned graph is placed on its own.
+void pin_to_whole_graph_placement(const graph& whole, const std::vector<std::string>& devices,
+                                  const placement_options& popts, const kernel_check& has_kernel,
+                                  graph_def& pruned) {
+  auto placed = place(whole, devices, popts, has_kernel);
+  if (!placed.ok()) return;
+  std::unordered_map<std::string_view, const std::string*> device_of;
+  for (const graph_node& n : whole.nodes()) device_of.emplace(n.name(), &(*placed)[n.id]);
+  for (node_def& n : pruned.nodes)
+    if (auto it = device_of.find(n.name); it != device_of.end()) n.device = *it->second;
+}
+
 // Prunes, places and partitions the job's graph and runs the graph passes on every partition.
 // Runs on the planner's own thread: it reads only the job.
 status plan_partitions(plan_job& job) {
@@ -56,18 +75,19 @@ status plan_partitions(plan_job& job) {
   run->feed_types = pruned.feed_types;
   run->feed_shapes = pruned.feed_shapes;
   run->num_fetches = job.fetches.size();
-  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
   placement_options popts;
   popts.default_device = job.default_device;
   popts.allow_soft_placement = job.config.allow_soft_placement;
   popts.type_priority = [](std::string_view type) {
     return device_registry::global().priority(type);
   };
-  CAFLOW_ASSIGN_OR_RETURN(
-      std::vector<std::string> placement,
-      place(g, job.devices, popts, [](const node_def& n, std::string_view type) {
-        return kernel_registry::global().has_kernel(n, type);
-      }));
+  const kernel_check has_kernel = [](const node_def& n, std::string_view type) {
+    return kernel_registry::global().has_kernel(n, type);
+  };
+  pin_to_whole_graph_placement(*job.full, job.devices, popts, has_kernel, pruned.def);
+  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
+  CAFLOW_ASSIGN_OR_RETURN(std::vector<std::string> placement,
+                          place(g, job.devices, popts, has_kernel));
   partition_options part_opts;
   for (const auto& d : job.devices) part_opts.incarnations[d] = job.incarnations[task_of_device(d)];
   if (job.config.log_device_placement) run->report.placement = placement_of(g, placement);

@@ -111,16 +111,21 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
     node_def r;
     r.name = "_retval_" + std::to_string(i);
     r.op = "_Retval";
-    r.device = n.def->device;
     r.attrs["T"] = type;
     r.attrs["index"] = static_cast<int64_t>(i);
     auto f = fed.find({t.node, t.port});
+    std::string source = n.name();
     if (f != fed.end()) {
       r.inputs.push_back(f->second);
+      source = f->second;
     } else {
       r.inputs.push_back(tensor_name(n.name(), t.port));
       need(t.node);
     }
+    // A fetch is read where its tensor is, as in TF: a value never travels to another device
+    // only to leave for the client, and a fetched variable is read on its own device. The
+    // colocation, not a device of its own, decides where it runs.
+    r.attrs["_class"] = std::vector<std::string>{"loc:@" + source};
     retvals.push_back(std::move(r));
   }
   for (const std::string& target : sig.targets) {

@@ -11,6 +11,7 @@
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
+#include "graph/client/train/global_step.hpp"
 #include "graph/client/train/gradient_descent_optimizer.hpp"
 #include "graph/client/train/variables.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -36,6 +37,7 @@ struct stderr_capture {
 };
 
 struct run_result {
+  std::vector<int64_t> steps;
   std::vector<float> losses;
   std::vector<float> weights;
   std::string log;
@@ -54,10 +56,13 @@ run_result train_six_steps(const session_options& opts) {
   auto logits = ops::bias_add(root.with_op_name("logits"), ops::mat_mul(root.with_op_name("m"), x, w), b);
   auto xent = ops::sparse_softmax_cross_entropy_with_logits(root.with_op_name("xent"), logits, labels);
   auto loss = ops::mean(root.with_op_name("loss"), xent.loss, std::vector<int>{0});
+  // An int64 global step has no ACCEL update kernel (AssignAdd): it stays on CPU:0, and each
+  // step fetches it across devices, as caflow-train does.
+  train::variable step_var = train::create_global_step(root);
   train::gradient_descent_optimizer opt(0.5);
-  auto train_op = opt.minimize(root, loss, {w, b});
+  auto train_op = opt.minimize(root, loss, step_var, {w, b});
   REQUIRE_MESSAGE(train_op.ok(), train_op.get_status().to_string());
-  train::variable_set vars{w, b};
+  train::variable_set vars{w, b, step_var};
   auto init = train::global_variables_initializer(root, vars);
 
   run_result r;
@@ -70,9 +75,10 @@ run_result train_six_steps(const session_options& opts) {
         {x, tensor::from_vector<float>({1, 0, 2, 0, 1, -1, 2, 2, 0, -1, 0, 1}, tensor_shape{4, 3})},
         {labels, tensor::from_vector<int32_t>({0, 1, 1, 0})}};
     for (int step = 0; step < 6; ++step) {
-      auto out = sess.run(feeds, {loss}, {*train_op});
+      auto out = sess.run(feeds, {step_var.ref, loss}, {*train_op});
       REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
-      r.losses.push_back(out->at(0).scalar_value<float>());
+      r.steps.push_back(out->at(0).scalar_value<int64_t>());
+      r.losses.push_back(out->at(1).scalar_value<float>());
     }
     auto final_w = sess.run({}, {w});
     REQUIRE_MESSAGE(final_w.ok(), final_w.get_status().to_string());
@@ -110,6 +116,8 @@ TEST_CASE("SGD with its variables on ACCEL:0 computes what the CPU computes") {
   CHECK(placed_on("m") == accel0);
   CHECK(placed_on("xent") == cpu0);
 
+  CHECK(placed_on("global_step") == cpu0);
+  CHECK(accel.steps == cpu.steps);
   REQUIRE(accel.losses.size() == cpu.losses.size());
   for (size_t i = 0; i < cpu.losses.size(); ++i) CHECK(accel.losses[i] == doctest::Approx(cpu.losses[i]).epsilon(1e-6));
   CHECK(cpu.losses.back() < cpu.losses.front());  // it learns
