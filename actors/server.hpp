@@ -28,7 +28,8 @@ struct server_options {
   cpu_device_options cpu{};
   // The task's GPUs (TF's GPUOptions) and how many devices of each type it makes (TF's
   // device_count, {"GPU", 0}: none); see devices/device_factory.hpp.
-  gpu_options gpu{};
+  // `= gpu_options()`, not `{}`: GCC 12 warns falsely that its string may be uninitialized.
+  gpu_options gpu = gpu_options();
   std::map<std::string, int> device_count{};
   failure_detection failures{};
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks

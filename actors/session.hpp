@@ -39,7 +39,7 @@ struct session_options {
   // The GPUs a "local" session uses (TF's GPUOptions) and how many devices of each type it
   // makes (TF's device_count; {"GPU", 0}: none). A "local" session with a GPU places, partitions
   // and runs its graphs through a one-task cluster in this process, as a remote one does.
-  gpu_options gpu{};
+  gpu_options gpu = gpu_options();
   std::map<std::string, int> device_count{};
   // A step still running after this long is cancelled and reported; 0 waits forever.
   std::chrono::milliseconds operation_timeout{0};

@@ -48,7 +48,8 @@ struct worker_options {
   cpu_device_options cpu{};
   // The task's other devices, from the device registry (devices/device_factory.hpp): every
   // GPU the process sees unless device_count says {"GPU", 0}.
-  gpu_options gpu{};
+  // `= gpu_options()`, not `{}`: GCC 12 warns falsely that its string may be uninitialized.
+  gpu_options gpu = gpu_options();
   std::map<std::string, int> device_count{};
   // A rendezvous actor refuses a step's value (the step fails with resource_exhausted naming
   // the edge) while it holds values of this many other steps not yet cleaned up.

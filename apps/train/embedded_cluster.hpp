@@ -19,7 +19,8 @@ struct embedded_options {
   // The workers' GPUs: `use_gpus` false makes none (ps tasks never make any: variables live on
   // their CPUs). Tasks in this process share each GPU, so they take memory as they need it.
   bool use_gpus = false;
-  gpu_options gpu{};
+  // `= gpu_options()`, not `{}`: GCC 12 warns falsely that its string may be uninitialized.
+  gpu_options gpu = gpu_options();
   transport_security security{};
   // Tasks as caflow-server processes (found next to this executable), restarted at most
   // `max_restarts` times each when they exit unasked.
