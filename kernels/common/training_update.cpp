@@ -27,7 +27,7 @@ status ref_variables(const kernel_context& ctx, std::span<const char* const> nam
 }
 
 status check_values(std::span<tensor* const> values, std::span<variable* const> vars,
-                    std::span<const char* const> names, const tensor_shape& grad) {
+                    std::span<const char* const> names) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (!values[i]->initialized())
       return errors::failed_precondition("attempting to use uninitialized variable '",
@@ -40,10 +40,14 @@ status check_values(std::span<tensor* const> values, std::span<variable* const> 
                                       values[i]->shape().to_string(), " does not match var '",
                                       vars[0]->name(), "' of shape ", shape.to_string());
   }
-  if (grad != shape)
+  return {};
+}
+
+status check_dense_grad(const tensor_shape& grad, const variable& var, const tensor& value) {
+  if (grad != value.shape())
     return errors::invalid_argument("gradient of shape ", grad.to_string(),
-                                    " does not match var '", vars[0]->name(), "' of shape ",
-                                    shape.to_string());
+                                    " does not match var '", var.name(), "' of shape ",
+                                    value.shape().to_string());
   return {};
 }
 

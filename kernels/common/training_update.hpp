@@ -12,6 +12,7 @@
 #include <array>
 #include <cstddef>
 #include <numeric>
+#include <utility>
 #include <span>
 
 #include "graph/core/shape.hpp"
@@ -42,23 +43,27 @@ namespace detail {
 // The variables behind ref inputs [0, vars.size()): each one a variable, none given twice.
 status ref_variables(const kernel_context& ctx, std::span<const char* const> names,
                      std::span<variable*> vars);
-// The locked values: initialized, all of one shape, and the gradient of that shape.
+// The locked values: initialized and all of one shape.
 status check_values(std::span<tensor* const> values, std::span<variable* const> vars,
-                    std::span<const char* const> names, const tensor_shape& grad);
+                    std::span<const char* const> names);
+// A dense gradient has the variable's shape.
+status check_dense_grad(const tensor_shape& grad, const variable& var, const tensor& value);
 
 }  // namespace detail
 
 // Calls run(buffers) while holding the locks of the variables behind ref inputs 0 .. N-1 (the
-// variable, then its slots), after checking them and that `grad` has their shape; `names` are
-// the ref inputs' arg names, for messages. writes[i] is false for a slot the update only
-// reads. allocate(dtype, shape) gives a fresh status_or<tensor> on the kernel's device; run
-// returns nothing and must have written every `out` buffer (or queued the writes on the
-// device's stream) when it returns. Locks are taken in address order, so two updates sharing
-// variables never wait on each other. Output 0 is set to the variable's reference.
-template <class T, size_t N, class Allocate, class Run>
-void locked_update(kernel_context& ctx, const std::array<const char*, N>& names,
-                   const tensor_shape& grad, const std::array<bool, N>& writes,
-                   Allocate&& allocate, Run&& run) {
+// variable, then its slots), after checking them and then check(var_value, var) -> status
+// (the gradient against the variable; nothing is written when either fails); `names` are the
+// ref inputs' arg names, for messages. writes[i] is false for a slot the update only reads.
+// allocate(dtype, shape) gives a fresh status_or<tensor> on the kernel's device; run returns
+// nothing and must have written every element of every `out` buffer (or queued the writes on
+// the device's stream) when it returns: a fresh `out` starts uninitialized, so an update of
+// some rows only copies `in` there first. Locks are taken in address order, so two updates
+// sharing variables never wait on each other. Output 0 is set to the variable's reference.
+template <class T, size_t N, class Check, class Allocate, class Run>
+void locked_update_checked(kernel_context& ctx, const std::array<const char*, N>& names,
+                           Check&& check, const std::array<bool, N>& writes, Allocate&& allocate,
+                           Run&& run) {
   std::array<variable*, N> vars{};
   CAFLOW_OP_REQUIRES_OK(ctx, detail::ref_variables(ctx, names, vars));
   std::array<size_t, N> order{};
@@ -66,7 +71,8 @@ void locked_update(kernel_context& ctx, const std::array<const char*, N>& names,
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return vars[a] < vars[b]; });
   std::array<tensor*, N> values{};
   auto update = [&]() -> status {
-    CAFLOW_RETURN_IF_ERROR(detail::check_values(values, vars, names, grad));
+    CAFLOW_RETURN_IF_ERROR(detail::check_values(values, vars, names));
+    CAFLOW_RETURN_IF_ERROR(check(*values[0], *vars[0]));
     const tensor_shape& shape = values[0]->shape();
     update_buffers<T, N> bufs;
     bufs.n = shape.num_elements();
@@ -97,6 +103,19 @@ void locked_update(kernel_context& ctx, const std::array<const char*, N>& names,
   };
   CAFLOW_OP_REQUIRES_OK(ctx, lock_from(lock_from, 0));
   ctx.set_output_ref(0, ctx.input_ref(0));
+}
+
+// locked_update_checked for a dense update: `grad` must have the variable's shape.
+template <class T, size_t N, class Allocate, class Run>
+void locked_update(kernel_context& ctx, const std::array<const char*, N>& names,
+                   const tensor_shape& grad, const std::array<bool, N>& writes,
+                   Allocate&& allocate, Run&& run) {
+  locked_update_checked<T, N>(
+      ctx, names,
+      [&](const tensor& value, const variable& var) {
+        return detail::check_dense_grad(grad, var, value);
+      },
+      writes, std::forward<Allocate>(allocate), std::forward<Run>(run));
 }
 
 }  // namespace caflow::training

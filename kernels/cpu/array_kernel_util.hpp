@@ -8,6 +8,8 @@
 #include <cstring>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "kernels/op_kernel.hpp"
 
@@ -32,6 +34,10 @@ void parallel_for(const kernel_context& ctx, int64_t units, int64_t bytes_per_un
 
 // memcpy, split over the intra-op pool when large.
 void parallel_copy(const kernel_context& ctx, void* dst, const void* src, size_t bytes);
+
+// "name[1,2]" for the flat element k of a tensor of `shape` ("name" for a scalar): where a bad
+// index sits, for messages.
+std::string element_name(std::string_view name, const tensor_shape& shape, int64_t k);
 
 // Row-major element strides of `s`.
 std::array<int64_t, max_rank> row_strides(const tensor_shape& s);

@@ -1,5 +1,5 @@
-// Ops that rearrange whole tensors: Transpose, ConcatV2, Split, Tile, Pad. The ops that read
-// parts of a tensor by index are in slicing_ops.cpp.
+// Ops that rearrange whole tensors: Transpose, ConcatV2, Split, Tile, Pad, Unique. The ops that
+// read parts of a tensor by index are in slicing_ops.cpp.
 #include "graph/client/ops/array_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
@@ -188,6 +188,14 @@ status pad_shape(shape_context& c) {
   return {};
 }
 
+// y holds as many values as x has distinct ones, known only at run time; idx maps x onto y.
+status unique_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 1));
+  c.set_output(0, partial_shape{-1});
+  c.set_output(1, c.input(0).rank_known() ? c.input(0) : partial_shape{-1});
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_OP("Transpose")
@@ -226,6 +234,13 @@ CAFLOW_REGISTER_OP("Pad")
     .attr("T: type")
     .attr("Tpaddings: {int32, int64} = int32")
     .set_shape_fn(pad_shape);
+CAFLOW_REGISTER_OP("Unique")
+    .input("x: T")
+    .output("y: T")
+    .output("idx: out_idx")
+    .attr("T: type")
+    .attr("out_idx: {int32, int64} = int32")
+    .set_shape_fn(unique_shape);
 
 namespace ops {
 
@@ -276,6 +291,11 @@ output pad(const scope& s, const output& input,
   for (const auto& p : paddings) flat.insert(flat.end(), p.begin(), p.end());
   return pad(s, input,
              index_constant(s, flat, tensor_shape{static_cast<int64_t>(paddings.size()), 2}));
+}
+
+std::vector<output> unique(const scope& s, const output& x, dtype out_idx) {
+  const operation op = node_builder(s, "Unique").input(x).attr("out_idx", out_idx).finalize();
+  return {op.out(0), op.out(1)};
 }
 
 }  // namespace ops

@@ -1,7 +1,7 @@
 #pragma once
 // Transforming and indexing tensors: Transpose, ConcatV2, Split, Slice, StridedSlice (and
-// StridedSliceGrad), GatherV2, UnsortedSegmentSum, Tile, Pad. Index arguments are int32 or
-// int64 tensors; the overloads taking C++ integers add them as Const nodes. Each integer
+// StridedSliceGrad), GatherV2, UnsortedSegmentSum, Tile, Pad, Unique. Index arguments are
+// int32 or int64 tensors; the overloads taking C++ integers add them as Const nodes. Each integer
 // overload has an initializer_list twin so that a brace list such as {0, 1} picks it rather
 // than `output`, an aggregate that some brace lists could also initialize.
 //
@@ -102,5 +102,9 @@ inline output pad(const scope& s, const output& input,
                   std::initializer_list<std::array<int64_t, 2>> paddings) {
   return pad(s, input, std::vector<std::array<int64_t, 2>>(paddings));
 }
+
+// Unique: {y, idx} with y the distinct values of the vector x in order of first occurrence
+// and x[i] == y[idx[i]]; idx is int32 or int64 (out_idx).
+std::vector<output> unique(const scope& s, const output& x, dtype out_idx = dtype::int32);
 
 }  // namespace caflow::ops

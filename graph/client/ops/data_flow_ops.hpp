@@ -1,6 +1,7 @@
 #pragma once
 // Queues and gradient accumulators: state shared by steps and sessions through resource
-// handles, as TensorFlow's FIFOQueueV2 and ConditionalAccumulator.
+// handles, as TensorFlow's FIFOQueueV2 and ConditionalAccumulator. Also the stateless
+// DynamicPartition and DynamicStitch (graph/client/ops/partition_ops.cpp).
 //
 //   auto q = ops::fifo_queue(root, {dtype::float32, dtype::int32}, {.capacity = 100});
 //   auto enq = ops::queue_enqueue(root, q, {images, labels});
@@ -69,5 +70,15 @@ output accumulator_num_accumulated(const scope& s, const output& handle);
 // AccumulatorSetGlobalStep: new_global_step an int64 scalar.
 operation accumulator_set_global_step(const scope& s, const output& handle,
                                       const output& new_global_step);
+
+// DynamicPartition: output i holds the slices data[j...] with partitions[j...] == i, in order;
+// partitions (int32) has a prefix of data's shape and values in [0, num_partitions).
+std::vector<output> dynamic_partition(const scope& s, const output& data,
+                                      const output& partitions, int num_partitions);
+// DynamicStitch: merged[indices[m][j...], ...] = data[m][j...], ...; merged has
+// max(indices) + 1 rows, and where an index repeats the last one (highest m, then highest j)
+// wins. Rows no index names are zero.
+output dynamic_stitch(const scope& s, const std::vector<output>& indices,
+                      const std::vector<output>& data);
 
 }  // namespace caflow::ops

@@ -37,6 +37,24 @@ status update_shape(shape_context& c) {
   return {};
 }
 
+// updates is indices.shape + ref.shape[1:] (one row per index), or a scalar for every row.
+status scatter_shape(shape_context& c) {
+  const partial_shape &ref = c.input(0), &indices = c.input(1), &updates = c.input(2);
+  CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(0, 1));
+  const bool scalar = updates.rank_known() && updates.rank() == 0;
+  if (!scalar && ref.rank_known() && indices.rank_known()) {
+    std::vector<int64_t> expected = indices.dim_vector();
+    for (int d = 1; d < ref.rank(); ++d) expected.push_back(ref.dim(d));
+    const partial_shape want(expected);
+    if (!updates.compatible_with(want))
+      return c.error("updates of shape ", updates.to_string(), " must be a scalar or ",
+                     want.to_string(), " (indices.shape ", indices.to_string(),
+                     " + ref.shape[1:] of ref shape ", ref.to_string(), ")");
+  }
+  c.set_output(0, ref);
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_OP("VariableV2").output("ref: Ref(dtype)").attr("shape: shape").attr("dtype: type")
@@ -53,6 +71,20 @@ CAFLOW_REGISTER_OP("AssignSub").input("ref: Ref(T)").input("value: T").output("o
     .set_shape_fn(update_shape);
 CAFLOW_REGISTER_OP("IsVariableInitialized").input("ref: Ref(dtype)").output("is_initialized: bool")
     .attr("dtype: type").stateful().cheap().set_shape_fn(shape_fns::scalar);
+
+// TF's defaults: ScatterUpdate locks (its writes are not commutative), ScatterAdd/Sub do not.
+CAFLOW_REGISTER_OP("ScatterUpdate").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: type")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = true").stateful()
+    .set_shape_fn(scatter_shape);
+CAFLOW_REGISTER_OP("ScatterAdd").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64, int32, int64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
+CAFLOW_REGISTER_OP("ScatterSub").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64, int32, int64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
 
 namespace ops {
 
@@ -77,6 +109,27 @@ output assign_sub(const scope& s, const output& ref, const output& value) {
 
 output is_variable_initialized(const scope& s, const output& ref) {
   return node_builder(s, "IsVariableInitialized").input(ref).attr("dtype", ref.type).finalize().out();
+}
+
+namespace {
+output scatter(const char* op, const scope& s, const output& ref, const output& indices,
+               const output& updates, const scatter_attrs& attrs, bool default_locking) {
+  return node_builder(s, op).input(ref).input(indices).input(updates)
+      .attr("use_locking", attrs.use_locking.value_or(default_locking)).finalize().out();
+}
+}  // namespace
+
+output scatter_update(const scope& s, const output& ref, const output& indices,
+                      const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterUpdate", s, ref, indices, updates, attrs, true);
+}
+output scatter_add(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterAdd", s, ref, indices, updates, attrs, false);
+}
+output scatter_sub(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterSub", s, ref, indices, updates, attrs, false);
 }
 
 }  // namespace ops

@@ -1,6 +1,8 @@
 #pragma once
 // Variables: state that persists across steps on the device that owns it, reached through
 // Ref(T) edges (TensorFlow 1.x reference variables).
+#include <optional>
+
 #include "graph/client/scope.hpp"
 
 namespace caflow::ops {
@@ -21,5 +23,20 @@ output assign(const scope& s, const output& ref, const output& value, const assi
 output assign_add(const scope& s, const output& ref, const output& value);
 output assign_sub(const scope& s, const output& ref, const output& value);
 output is_variable_initialized(const scope& s, const output& ref);
+
+// Sparse updates of a variable's rows: row indices[j...] of ref is combined with
+// updates[j..., ...] (updates is indices.shape + ref.shape[1:], or a scalar for every row).
+// Indices (int32 or int64) must lie in [0, ref.shape[0]); one out of range fails the step and
+// leaves the variable unchanged. Repeated indices apply in order: ScatterUpdate's last write
+// wins, ScatterAdd/Sub accumulate. Each returns ref.
+struct scatter_attrs {
+  std::optional<bool> use_locking;  // unset: TF's default (true for ScatterUpdate, else false)
+};
+output scatter_update(const scope& s, const output& ref, const output& indices,
+                      const output& updates, const scatter_attrs& attrs = {});
+output scatter_add(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
+output scatter_sub(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
 
 }  // namespace caflow::ops

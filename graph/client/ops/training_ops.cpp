@@ -34,6 +34,31 @@ status apply_shape(shape_context& c, std::initializer_list<int> like_var,
   return {};
 }
 
+// The sparse updates: `like_var` inputs have var's shape; grad (input `g`) holds one row of var
+// per entry of the vector indices (input g + 1): grad.shape = [len(indices)] + var.shape[1:].
+status sparse_apply_shape(shape_context& c, std::initializer_list<int> like_var, int g,
+                          std::initializer_list<int> scalars) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(0, 1));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(g, 1));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(g + 1, 1));
+  const partial_shape &grad = c.input(g), &indices = c.input(g + 1);
+  if (grad.rank_known() && indices.rank_known() && grad.dim(0) >= 0 && indices.dim(0) >= 0 &&
+      grad.dim(0) != indices.dim(0))
+    return c.error("grad of shape ", grad.to_string(),
+                   " must have one row per index, but indices has shape ", indices.to_string());
+  CAFLOW_RETURN_IF_ERROR(apply_shape(c, like_var, scalars));
+  const partial_shape& var = c.outputs()[0];
+  if (var.rank_known() && grad.rank_known()) {
+    bool rows_match = var.rank() == grad.rank();
+    for (int d = 1; rows_match && d < var.rank(); ++d)
+      rows_match = var.dim(d) < 0 || grad.dim(d) < 0 || var.dim(d) == grad.dim(d);
+    if (!rows_match)
+      return c.error("grad of shape ", grad.to_string(), " does not match var of shape ",
+                     var.to_string(), " in dimensions 1 and up");
+  }
+  return {};
+}
+
 }  // namespace
 
 // Only float kernels exist, so other dtypes are refused when the graph is built rather than
@@ -71,6 +96,30 @@ CAFLOW_REGISTER_OP("ApplyRMSProp")
     .output("out: Ref(T)")
     .attr("T: {float32, float64}").attr("use_locking: bool = false").stateful()
     .set_shape_fn([](shape_context& c) { return apply_shape(c, {1, 2, 7}, {3, 4, 5, 6}); });
+
+// The sparse updates touch only the rows `indices` names, in index order, so a repeated index
+// updates its row twice, as TF's CPU kernels do.
+CAFLOW_REGISTER_OP("SparseApplyMomentum")
+    .input("var: Ref(T)").input("accum: Ref(T)").input("lr: T").input("grad: T")
+    .input("indices: Tindices").input("momentum: T").output("out: Ref(T)")
+    .attr("T: {float32, float64}").attr("Tindices: {int32, int64}")
+    .attr("use_locking: bool = false").attr("use_nesterov: bool = false").stateful()
+    .set_shape_fn([](shape_context& c) { return sparse_apply_shape(c, {1}, 3, {2, 5}); });
+
+CAFLOW_REGISTER_OP("SparseApplyAdagrad")
+    .input("var: Ref(T)").input("accum: Ref(T)").input("lr: T").input("grad: T")
+    .input("indices: Tindices").output("out: Ref(T)")
+    .attr("T: {float32, float64}").attr("Tindices: {int32, int64}")
+    .attr("use_locking: bool = false").attr("update_slots: bool = true").stateful()
+    .set_shape_fn([](shape_context& c) { return sparse_apply_shape(c, {1}, 3, {2}); });
+
+CAFLOW_REGISTER_OP("SparseApplyFtrl")
+    .input("var: Ref(T)").input("accum: Ref(T)").input("linear: Ref(T)").input("grad: T")
+    .input("indices: Tindices").input("lr: T").input("l1: T").input("l2: T")
+    .input("lr_power: T").output("out: Ref(T)")
+    .attr("T: {float32, float64}").attr("Tindices: {int32, int64}")
+    .attr("use_locking: bool = false").stateful()
+    .set_shape_fn([](shape_context& c) { return sparse_apply_shape(c, {1, 2}, 3, {5, 6, 7, 8}); });
 
 namespace ops {
 
@@ -112,6 +161,31 @@ output apply_rms_prop(const scope& s, const output& var, const output& ms, const
   return node_builder(s, "ApplyRMSProp").input(var).input(ms).input(mom).input(lr).input(rho)
       .input(momentum).input(epsilon).input(grad).attr("use_locking", attrs.use_locking)
       .finalize().out();
+}
+
+output sparse_apply_momentum(const scope& s, const output& var, const output& accum,
+                             const output& lr, const output& grad, const output& indices,
+                             const output& momentum, const apply_momentum_attrs& attrs) {
+  return node_builder(s, "SparseApplyMomentum").input(var).input(accum).input(lr).input(grad)
+      .input(indices).input(momentum).attr("use_locking", attrs.use_locking)
+      .attr("use_nesterov", attrs.use_nesterov).finalize().out();
+}
+
+output sparse_apply_adagrad(const scope& s, const output& var, const output& accum,
+                            const output& lr, const output& grad, const output& indices,
+                            const apply_adagrad_attrs& attrs) {
+  return node_builder(s, "SparseApplyAdagrad").input(var).input(accum).input(lr).input(grad)
+      .input(indices).attr("use_locking", attrs.use_locking)
+      .attr("update_slots", attrs.update_slots).finalize().out();
+}
+
+output sparse_apply_ftrl(const scope& s, const output& var, const output& accum,
+                         const output& linear, const output& grad, const output& indices,
+                         const output& lr, const output& l1, const output& l2,
+                         const output& lr_power, const sparse_apply_ftrl_attrs& attrs) {
+  return node_builder(s, "SparseApplyFtrl").input(var).input(accum).input(linear).input(grad)
+      .input(indices).input(lr).input(l1).input(l2).input(lr_power)
+      .attr("use_locking", attrs.use_locking).finalize().out();
 }
 
 }  // namespace ops

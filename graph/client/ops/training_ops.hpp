@@ -61,4 +61,30 @@ output apply_rms_prop(const scope& s, const output& var, const output& ms, const
                       const output& epsilon, const output& grad,
                       const apply_rms_prop_attrs& attrs = {});
 
+// Sparse updates (SparseApply*): the dense formulas above, applied only to the rows of var
+// (and its slots) that `indices` (an int32 or int64 vector) names, grad holding one row per
+// index: grad.shape = [len(indices)] + var.shape[1:]. Rows are updated in index order, so a
+// repeated index applies its gradients one after the other. An index outside
+// [0, var.shape[0]) fails the step before anything is written.
+output sparse_apply_momentum(const scope& s, const output& var, const output& accum,
+                             const output& lr, const output& grad, const output& indices,
+                             const output& momentum, const apply_momentum_attrs& attrs = {});
+output sparse_apply_adagrad(const scope& s, const output& var, const output& accum,
+                            const output& lr, const output& grad, const output& indices,
+                            const apply_adagrad_attrs& attrs = {});
+
+struct sparse_apply_ftrl_attrs {
+  bool use_locking = false;
+};
+// FTRL-Proximal (McMahan et al.), per element of the rows named:
+//   accum_new = accum + grad^2
+//   linear += grad - (accum_new^-lr_power - accum^-lr_power) / lr * var
+//   quadratic = accum_new^-lr_power / lr + 2 * l2
+//   var = |linear| > l1 ? (sign(linear) * l1 - linear) / quadratic : 0;  accum = accum_new
+// lr > 0, l1 >= 0, l2 >= 0 and lr_power <= 0 are required.
+output sparse_apply_ftrl(const scope& s, const output& var, const output& accum,
+                         const output& linear, const output& grad, const output& indices,
+                         const output& lr, const output& l1, const output& l2,
+                         const output& lr_power, const sparse_apply_ftrl_attrs& attrs = {});
+
 }  // namespace caflow::ops

@@ -1,0 +1,120 @@
+// ScatterUpdate, ScatterAdd and ScatterSub: row updates of a variable, under its lock. All
+// shapes and indices are checked before the first write, so a failed step leaves the variable
+// as it was. The rows are written in place when the variable owns its buffer alone; when a
+// reader still holds a snapshot (or the value is an Assign'ed Const's tensor) the variable is
+// copied first, so the reader keeps seeing the old value.
+#include <cstring>
+
+#include "kernels/cpu/array_kernel_util.hpp"
+#include "kernels/in_place.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "kernels/variable.hpp"
+
+namespace caflow {
+namespace {
+
+using array_kernels::element_name;
+
+enum class scatter_kind { update, add, sub };
+
+// updates must be a scalar or indices.shape + value.shape[1:].
+status check_updates(const tensor& value, const variable& var, const tensor& indices,
+                     const tensor& updates) {
+  if (value.rank() < 1)
+    return errors::invalid_argument("cannot scatter into variable '", var.name(), "' of shape ",
+                                    value.shape().to_string(), ": it must have rank at least 1");
+  if (updates.rank() == 0) return {};
+  tensor_shape expected = indices.shape();
+  for (int d = 1; d < value.rank(); ++d) expected.add_dim(value.dim(d));
+  if (updates.shape() != expected)
+    return errors::invalid_argument("updates of shape ", updates.shape().to_string(),
+                                    " must be a scalar or ", expected.to_string(),
+                                    " (indices.shape ", indices.shape().to_string(),
+                                    " + the shape of variable '", var.name(), "' ",
+                                    value.shape().to_string(), " from dimension 1)");
+  return {};
+}
+
+template <class Index>
+status check_indices(const tensor& indices, const variable& var, const tensor& value) {
+  const Index* idx = indices.data<Index>();
+  const int64_t rows = value.dim(0);
+  for (int64_t k = 0; k < indices.num_elements(); ++k)
+    if (idx[k] < 0 || idx[k] >= rows)
+      return errors::invalid_argument(element_name("indices", indices.shape(), k), " = ", idx[k],
+                                      " is not in [0, ", rows,
+                                      "), the first dimension of variable '", var.name(),
+                                      "' of shape ", value.shape().to_string());
+  return {};
+}
+
+template <class T, class Index, scatter_kind kind>
+class scatter_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const auto& var = ctx.input_ref(0);
+    CAFLOW_OP_REQUIRES(ctx, var != nullptr,
+                       errors::invalid_argument("ref is not a variable reference"));
+    const tensor& indices = ctx.input(1);
+    const tensor& updates = ctx.input(2);
+    status st = var->update([&](tensor& value) -> status {
+      if (!value.initialized())
+        return errors::failed_precondition("attempting to use uninitialized variable '",
+                                           var->name(), "'");
+      CAFLOW_RETURN_IF_ERROR(check_updates(value, *var, indices, updates));
+      CAFLOW_RETURN_IF_ERROR(check_indices<Index>(indices, *var, value));
+      const int64_t n = indices.num_elements();
+      if (n == 0) return {};
+      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
+      const int64_t row = value.dim(0) == 0 ? 0 : value.num_elements() / value.dim(0);
+      T* v = value.data<T>();
+      const Index* idx = indices.data<Index>();
+      const T* u = updates.data<T>();
+      const bool scalar = updates.rank() == 0;
+      // Row by row in index order: a repeated index sees the earlier updates of its row.
+      for (int64_t k = 0; k < n; ++k) {
+        T* dst = v + idx[k] * row;
+        const T* src = scalar ? u : u + k * row;
+        for (int64_t j = 0; j < row; ++j) {
+          const T x = scalar ? src[0] : src[j];
+          if constexpr (kind == scatter_kind::update)
+            dst[j] = x;
+          else if constexpr (kind == scatter_kind::add)
+            dst[j] += x;
+          else
+            dst[j] -= x;
+        }
+      }
+      return {};
+    });
+    CAFLOW_OP_REQUIRES_OK(ctx, st);
+    ctx.set_output_ref(0, var);
+  }
+};
+
+}  // namespace
+
+#define CAFLOW_REGISTER_SCATTER_INDEX(op, kind, T, Index)         \
+  CAFLOW_REGISTER_KERNEL(kernel_def_builder(op)                   \
+                             .device(device_cpu)                  \
+                             .type_constraint<T>("T")             \
+                             .type_constraint<Index>("Tindices"), \
+                         scatter_op<T, Index, scatter_kind::kind>)
+#define CAFLOW_REGISTER_SCATTER(T)                                    \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterUpdate", update, T, int32_t); \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterUpdate", update, T, int64_t); \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterAdd", add, T, int32_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterAdd", add, T, int64_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterSub", sub, T, int32_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterSub", sub, T, int64_t)
+
+CAFLOW_REGISTER_SCATTER(float);
+CAFLOW_REGISTER_SCATTER(double);
+CAFLOW_REGISTER_SCATTER(int32_t);
+CAFLOW_REGISTER_SCATTER(int64_t);
+#undef CAFLOW_REGISTER_SCATTER
+#undef CAFLOW_REGISTER_SCATTER_INDEX
+
+}  // namespace caflow
