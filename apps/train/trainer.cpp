@@ -197,6 +197,8 @@ class training_loop {
   void skip_resumed_steps(int64_t resumed_global_step);
   status run_epochs();
   status_or<client_result> finish();
+  // Whether a training step of this attempt succeeded: progress since the last recovery.
+  bool stepped() const { return stepped_; }
 
  private:
   struct step_metrics {
@@ -231,6 +233,7 @@ class training_loop {
   const int64_t total_steps_;
   const int64_t updates_per_step_;
   int64_t done_steps_ = 0;
+  bool stepped_ = false;
   progress_line progress_;
   const std::vector<output> fetches_;
   const tensor training_ = tensor::scalar(true);
@@ -291,6 +294,7 @@ status training_loop::run_epochs() {
     auto out = run_step();
     if (!out.ok() && run_ended_by_chief(out.get_status())) break;
     if (!out.ok()) return out.get_status();
+    stepped_ = true;
     const step_metrics m = count_step(*out);
     const int epoch = static_cast<int>(index / steps_per_epoch_);
     if (epoch >= o_.epochs) continue;  // past the run's end, waiting for the chief to close it
@@ -416,7 +420,9 @@ status_or<client_result> training_loop::finish() {
 }
 
 // One attempt: a new session, initialization or restore, then training from the global step
-// found. `trained` is set once initialization is done (a later failure is a new loss).
+// found. `trained` is set once a training step succeeded: a later failure is a new loss,
+// while an attempt that fails before (a task still down) is the same loss, retried within
+// --recovery-timeout instead of spending a recovery every half second.
 status_or<client_result> train_once(const train_options& o, const client_plan& plan,
                                     client_graph& g, const std::string& target,
                                     const std::vector<data::dataset>& shards,
@@ -426,11 +432,12 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
   client_sessions sessions(g, session_options_for(o, target), required_tasks(o, plan));
   CAFLOW_ASSIGN_OR_RETURN(const int64_t resumed_global_step,
                           initialize_variables(o, plan, g, sessions.plain));
-  *trained = true;
   CAFLOW_ASSIGN_OR_RETURN(tower_batches batches, make_tower_batches(o, plan, shards));
   training_loop loop(o, plan, g, sessions, std::move(batches), test, print_progress);
   loop.skip_resumed_steps(resumed_global_step);
-  CAFLOW_RETURN_IF_ERROR(loop.run_epochs());
+  const status ran = loop.run_epochs();
+  *trained = loop.stepped();
+  CAFLOW_RETURN_IF_ERROR(ran);
   return loop.finish();
 }
 

@@ -171,3 +171,28 @@ TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resume
   MESSAGE("worker 1: ", c.worker(1).output());
   CHECK(other == 0);
 }
+
+TEST_CASE("while a lost worker stays down, the chief spends one recovery and waits out "
+          "--recovery-timeout instead of its whole budget") {
+  if (!have_fashion_mnist()) return;
+  temp_dir dir("caflow_faults_");
+  training_cluster c(2, 12,
+                     {"--checkpoint-dir", dir.path.string(), "--checkpoint-every", "20",
+                      "--recovery-timeout", "6"});
+  REQUIRE_MESSAGE(c.worker(0).wait_for_output("/ckpt-40.index", 120s), c.outputs());
+  c.worker(1).signal(SIGKILL);
+  REQUIRE_MESSAGE(
+      c.worker(0).wait_for_output("recovering from the newest checkpoint (1 of 3)", 10s),
+      c.outputs());
+  const auto recovering = clock_type::now();
+  // Each retry restores the checkpoint and fails its first step (the worker is still down):
+  // no progress, so no new recovery, until the timeout ends the run.
+  const int chief = exit_code(c.worker(0), 60s);
+  const double took = seconds_since(recovering);
+  const std::string& out = c.worker(0).output();
+  MESSAGE("chief: ", out);
+  CHECK(chief != 0);
+  CHECK(out.find("(2 of 3)") == std::string::npos);
+  CHECK(out.find("not recovered within 6 s") != std::string::npos);
+  CHECK(took >= 5.0);
+}
