@@ -138,6 +138,9 @@ status_or<int64_t> initialize_variables(const train_options& o, const client_pla
       CAFLOW_ASSIGN_OR_RETURN(resumed_global_step, read_global_step(sess, g));
     }
   }
+  // The accumulators of a ps that outlived the last attempt hold a newer global step than a
+  // restored one: the chief resets them before anyone's gradients come.
+  if (g.sync && plan.is_chief()) CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.sync->chief_initializer()}));
   if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
   return resumed_global_step;
 }

@@ -65,6 +65,12 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
     averaged.push_back({ops::accumulator_take_gradient(after_apply.colocate_with(gv.var.ref), acc,
                                                        num_required, gv.var.type()),
                         gv.var});
+  std::vector<operation> resets;
+  for (const auto& [acc, gv] : accumulators) {
+    auto current = ops::identity(s.colocate_with(gv.var.ref), global_step);
+    resets.push_back(ops::accumulator_set_global_step(s.colocate_with(gv.var.ref), acc, current));
+  }
+  chief_init_ = ops::group(s.with_op_name("sync_replicas/chief_init"), resets);
   CAFLOW_ASSIGN_OR_RETURN(operation update, opt_.apply_gradients(s, averaged, global_step));
   const scope after_update = s.with_control_dependencies({update});
   auto new_step = ops::identity(after_update.colocate_with(global_step.ref), global_step);

@@ -52,6 +52,11 @@ class sync_replicas_optimizer {
   // Sets this worker's step counter to the current global step; run it after the shared
   // variables are initialized, before the first training step.
   const operation& local_initializer() const { return local_step_.initializer; }
+  // The chief's (TF's chief_init_op): every accumulator takes the current global step. Run it
+  // after initializing or restoring the shared variables: a restored global step is older than
+  // what the accumulators of a ps that survived hold, and they would drop every gradient as
+  // stale. Invalid on other workers.
+  const operation& chief_initializer() const { return chief_init_; }
   // Closes the token queue: every worker waiting for a token, or asking for one later, fails
   // with OUT_OF_RANGE (is_end_of_training). The chief runs it after its last update, so
   // workers that ran ahead on a backup's surplus tokens stop instead of waiting for updates
@@ -68,6 +73,7 @@ class sync_replicas_optimizer {
   sync_replicas_options opts_;
   variable local_step_;
   operation close_tokens_;
+  operation chief_init_;
 };
 
 }  // namespace caflow::train
