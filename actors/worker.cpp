@@ -255,7 +255,9 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   }
   for (auto& d : *made) {
     std::shared_ptr<device> shared = std::move(d);
-    st.devices.push_back({shared, spawn_device_actor(self->home_system(), shared)});
+    device_actor actor = spawn_device_actor(self->home_system(), shared);
+    self->link_to(actor.address());  // ends with the worker, whatever else holds it
+    st.devices.push_back({shared, std::move(actor)});
   }
   st.task_name = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task);
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
