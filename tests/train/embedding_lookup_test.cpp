@@ -1,13 +1,14 @@
 // nn::embedding_lookup against a plain GatherV2 on the unpartitioned table ("mod" and "div",
 // duplicate and 2-D ids, int32 and int64), embedding_lookup_sparse's combiners against values
 // worked out by hand, and the errors of ids outside the table.
+#include "graph/client/train/embedding_lookup.hpp"
+
 #include <doctest/doctest.h>
 
 #include <random>
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
-#include "graph/client/train/embedding_lookup.hpp"
 #include "graph/client/train/initializers.hpp"
 #include "test_util/kernel_fixture.hpp"
 
@@ -196,17 +197,17 @@ TEST_CASE("embedding_lookup's construction errors") {
 struct sparse_case {
   scope root = scope::new_root();
   tensor table = tensor::from_vector<float>({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {5, 2});
-  std::vector<output> shards = {
-      ops::constant(root, std::vector<float>{1, 2, 3, 4, 5, 6}, {3, 2}),
-      ops::constant(root, std::vector<float>{7, 8, 9, 10}, {2, 2})};
-  output indices = ops::constant(
-      root, tensor::from_vector<int64_t>({0, 0, 0, 1, 2, 0, 2, 1, 2, 2}, {5, 2}));
+  std::vector<output> shards = {ops::constant(root, std::vector<float>{1, 2, 3, 4, 5, 6}, {3, 2}),
+                                ops::constant(root, std::vector<float>{7, 8, 9, 10}, {2, 2})};
+  output indices =
+      ops::constant(root, tensor::from_vector<int64_t>({0, 0, 0, 1, 2, 0, 2, 1, 2, 2}, {5, 2}));
   output dense_shape = ops::constant(root, tensor::from_vector<int64_t>({4, 3}, {2}));
-  nn::sparse_tensor ids{indices, ops::constant(root, tensor::from_vector<int64_t>({1, 3, 0, 3, 3}, {5})),
+  nn::sparse_tensor ids{indices,
+                        ops::constant(root, tensor::from_vector<int64_t>({1, 3, 0, 3, 3}, {5})),
                         dense_shape};
-  nn::sparse_tensor weights{indices,
-                            ops::constant(root, tensor::from_vector<float>({2, 1, 1, .5f, .5f}, {5})),
-                            dense_shape};
+  nn::sparse_tensor weights{
+      indices, ops::constant(root, tensor::from_vector<float>({2, 1, 1, .5f, .5f}, {5})),
+      dense_shape};
 
   output lookup(const std::string& combiner, bool weighted) {
     return nn::embedding_lookup_sparse(
@@ -226,8 +227,7 @@ TEST_CASE("embedding_lookup_sparse: sum, mean and sqrtn, unweighted; empty rows 
   check_tensor(out[0], {4, 2}, std::vector<float>{10, 12, 0, 0, 15, 18, 0, 0});
   check_tensor(out[1], {4, 2}, std::vector<float>{5, 6, 0, 0, 5, 6, 0, 0});
   const float r2 = std::sqrt(2.0f), r3 = std::sqrt(3.0f);
-  check_tensor(out[2], {4, 2},
-               std::vector<float>{10 / r2, 12 / r2, 0, 0, 15 / r3, 18 / r3, 0, 0});
+  check_tensor(out[2], {4, 2}, std::vector<float>{10 / r2, 12 / r2, 0, 0, 15 / r3, 18 / r3, 0, 0});
 }
 
 TEST_CASE("embedding_lookup_sparse: sum, mean and sqrtn with weights") {

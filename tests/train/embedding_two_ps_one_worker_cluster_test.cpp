@@ -47,8 +47,8 @@ std::map<std::string, std::string> placement_of(const std::string& text) {
 
 TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back right") {
   const auto ports = caflow::testing::free_ports(3);
-  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) + ",127.0.0.1:" +
-                                      std::to_string(ports[1]) +
+  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) +
+                                      ",127.0.0.1:" + std::to_string(ports[1]) +
                                       ";worker=127.0.0.1:" + std::to_string(ports[2]));
   REQUIRE(spec.ok());
   // Each server waits for the others, so all start at once.
@@ -70,15 +70,14 @@ TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back r
   // A [7, 2] table: row r is (r, 10 r); shard 0 rows 0..3 on ps 0, shard 1 rows 4..6 on ps 1.
   std::vector<float> values;
   for (int r = 0; r < 7; ++r) values.insert(values.end(), {float(r), 10.0f * float(r)});
-  auto emb = train::create_partitioned_variable(root, "emb",
-                                                ops::constant(root, values, {7, 2}),
+  auto emb = train::create_partitioned_variable(root, "emb", ops::constant(root, values, {7, 2}),
                                                 train::fixed_size_partitioner(2));
   auto ids = ops::constant(root, tensor::from_vector<int64_t>({6, 1, 4, 4, 0, 3}, {2, 3}));
   auto div = nn::embedding_lookup(root, emb, ids, {.partition_strategy = "div"});
   // "mod" reads the same shards as ids 2 r (shard 0) and 2 r + 1 (shard 1): id 5 is row 2 of
   // shard 1, i.e. row 6 of the table.
-  auto mod = nn::embedding_lookup(root, emb, ops::constant(root, tensor::from_vector<int64_t>(
-                                                                     {5, 0, 2}, {3})));
+  auto mod = nn::embedding_lookup(
+      root, emb, ops::constant(root, tensor::from_vector<int64_t>({5, 0, 2}, {3})));
   train::variable_set vars;
   vars.add(emb.shards);
   auto init = train::global_variables_initializer(root, vars);
@@ -89,8 +88,7 @@ TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back r
   REQUIRE(sess.run_targets({init}).ok());
   auto out = sess.run({div, mod});
   REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
-  check_tensor(out->at(0), {2, 3, 2},
-               std::vector<float>{6, 60, 1, 10, 4, 40, 4, 40, 0, 0, 3, 30});
+  check_tensor(out->at(0), {2, 3, 2}, std::vector<float>{6, 60, 1, 10, 4, 40, 4, 40, 0, 0, 3, 30});
   check_tensor(out->at(1), {3, 2}, std::vector<float>{6, 60, 0, 0, 1, 10});
 
   const auto placed = placement_of(err.text.str());

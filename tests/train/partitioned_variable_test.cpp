@@ -1,12 +1,13 @@
 // Partitioners (TF's fixed_size_partitioner and min_max_variable_partitioner counts), shards of
 // a partitioned variable (names, shapes, offsets, initial values), the errors that name the
 // variable, and replica_device_setter spreading the shards over ps tasks.
+#include "graph/client/train/partitioned_variable.hpp"
+
 #include <doctest/doctest.h>
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/initializers.hpp"
-#include "graph/client/train/partitioned_variable.hpp"
 #include "graph/client/train/replica_device_setter.hpp"
 #include "test_util/kernel_fixture.hpp"
 
@@ -70,8 +71,8 @@ TEST_CASE("shards are named name/part_i, sized by TF's rule, and read whole as t
   const tensor full = iota<float>({10, 4});
   auto emb = train::create_partitioned_variable(root, "emb", ops::constant(root, full),
                                                 train::fixed_size_partitioner(3));
-  auto ones = train::create_partitioned_variable(root, "ones", tensor_shape{5, 2},
-                                                 dtype::float32, train::constant_initializer(0.5),
+  auto ones = train::create_partitioned_variable(root, "ones", tensor_shape{5, 2}, dtype::float32,
+                                                 train::constant_initializer(0.5),
                                                  train::min_max_variable_partitioner(4, 0, 8));
   REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
   CHECK(emb.name == "emb");
@@ -102,7 +103,8 @@ TEST_CASE("shards are named name/part_i, sized by TF's rule, and read whole as t
   check_tensor(out->at(0), full);
   check_tensor(out->at(1), {5, 2}, std::vector<float>(10, 0.5f));
   // Shard 1 holds rows 4..6 of the full value.
-  check_tensor(out->at(2), {3, 4}, std::vector<float>{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27});
+  check_tensor(out->at(2), {3, 4},
+               std::vector<float>{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27});
 }
 
 TEST_CASE("one shard reads whole through an Identity") {
@@ -137,8 +139,9 @@ TEST_CASE("a partitioner that cannot cut the variable is an error naming it") {
   check_error(fails(five, {3, 4}),
               "partitioned variable 'table' of shape [3,4]: cannot make 5 shards of 3 rows");
   const status axis1 = fails(train::fixed_size_partitioner(2, 1), {10, 4});
-  check_error(axis1, "partitioned variable 'table' of shape [10,4]: partitioning along "
-                     "dimension 1 (only dimension 0 is supported)");
+  check_error(axis1,
+              "partitioned variable 'table' of shape [10,4]: partitioning along "
+              "dimension 1 (only dimension 0 is supported)");
   CHECK(axis1.code() == error_code::unimplemented);
   check_error(fails(train::fixed_size_partitioner(2), {}),
               "partitioned variable 'table' of shape []: a scalar cannot be partitioned");

@@ -43,8 +43,8 @@ output total_rows(const scope& s, const std::vector<output>& shards, dtype type)
 }
 
 struct assignment {
-  output shard;   // int32: which shard each flat id is on
-  output row;     // the id's row within that shard (the ids' dtype)
+  output shard;  // int32: which shard each flat id is on
+  output row;    // the id's row within that shard (the ids' dtype)
 };
 
 // TF's "mod": shard id % n, row id / n (floored, so a negative id keeps a negative row and
@@ -63,12 +63,12 @@ assignment assign_div(const scope& s, const output& ids, const std::vector<outpu
   const output np = train::scalar_constant(s, static_cast<double>(n), ids.type);
   const output total = total_rows(s, shards, ids.type);
   if (auto t = s.constant_value(total); t && t->num_elements() == 1) {
-    const int64_t rows = ids.type == dtype::int32 ? t->scalar_value<int32_t>()
-                                                  : t->scalar_value<int64_t>();
+    const int64_t rows =
+        ids.type == dtype::int32 ? t->scalar_value<int32_t>() : t->scalar_value<int64_t>();
     if (rows < n) {
       s.update_status(errors::invalid_argument(
-          "embedding_lookup: partition_strategy 'div' needs at least one row per shard; ",
-          rows, " rows in ", n, " shards"));
+          "embedding_lookup: partition_strategy 'div' needs at least one row per shard; ", rows,
+          " rows in ", n, " shards"));
       return {};
     }
   }
@@ -97,8 +97,8 @@ output reshape_to_ids(const scope& s, const output& stitched, const output& ids,
     for (int d = 1; d < row_shape.rank(); ++d) dims.push_back(row_shape.dim(d));
     return ops::reshape(s, stitched, dims);
   }
-  const output row_dims = ops::strided_slice(s, ops::shape(s, shard0), {1}, {0}, {1},
-                                             {.end_mask = 1});
+  const output row_dims =
+      ops::strided_slice(s, ops::shape(s, shard0), {1}, {0}, {1}, {.end_mask = 1});
   return ops::reshape(s, stitched, ops::concat(s, {ops::shape(s, ids), row_dims}, 0));
 }
 
@@ -123,8 +123,8 @@ status check_args(const embedding_params& params, const output& ids, const std::
 output embedding_lookup(const scope& s, const embedding_params& params, const output& ids,
                         const embedding_lookup_attrs& attrs) {
   if (!s.ok()) return {};
-  if (status st = check_args(params, ids, attrs.partition_strategy, attrs.max_norm,
-                             "embedding_lookup");
+  if (status st =
+          check_args(params, ids, attrs.partition_strategy, attrs.max_norm, "embedding_lookup");
       !st.ok()) {
     s.update_status(st);
     return {};
@@ -135,11 +135,11 @@ output embedding_lookup(const scope& s, const embedding_params& params, const ou
 
   const auto n = static_cast<int>(shards.size());
   const output flat = ops::reshape(sc, ids, {-1});
-  const assignment a = attrs.partition_strategy == "mod" ? assign_mod(sc, flat, n)
-                                                         : assign_div(sc, flat, shards);
+  const assignment a =
+      attrs.partition_strategy == "mod" ? assign_mod(sc, flat, n) : assign_div(sc, flat, shards);
   if (!sc.ok()) return {};
-  const output positions =
-      ops::range(sc, ops::constant(sc, int32_t{0}), ops::size(sc, flat), ops::constant(sc, int32_t{1}));
+  const output positions = ops::range(sc, ops::constant(sc, int32_t{0}), ops::size(sc, flat),
+                                      ops::constant(sc, int32_t{1}));
   const std::vector<output> rows = ops::dynamic_partition(sc, a.row, a.shard, n);
   const std::vector<output> where = ops::dynamic_partition(sc, positions, a.shard, n);
   if (!sc.ok()) return {};

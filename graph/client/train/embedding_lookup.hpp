@@ -20,14 +20,16 @@
 
 namespace caflow::nn {
 
-// The table a lookup reads: its shards in row order (one for an unpartitioned table).
+// The table a lookup reads: its shards in row order (one for an unpartitioned table). The
+// constructors are implicit so that a tensor, a variable, a list of shards or a partitioned
+// variable can be passed as params, as TF's embedding_lookup accepts each.
 struct embedding_params {
   std::vector<output> shards;
 
-  embedding_params(const output& whole) : shards{whole} {}                    // NOLINT
-  embedding_params(std::vector<output> parts) : shards(std::move(parts)) {}   // NOLINT
+  embedding_params(const output& whole) : shards{whole} {}                   // NOLINT
+  embedding_params(std::vector<output> parts) : shards(std::move(parts)) {}  // NOLINT
   embedding_params(const train::variable& v) : shards{v.ref} {}              // NOLINT
-  embedding_params(const train::partitioned_variable& v);                     // NOLINT
+  embedding_params(const train::partitioned_variable& v);                    // NOLINT
 };
 
 struct embedding_lookup_attrs {

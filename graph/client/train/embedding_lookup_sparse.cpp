@@ -51,23 +51,24 @@ output embedding_lookup_sparse(const scope& s, const embedding_params& params,
   }
   const scope sc = s.new_sub_scope("embedding_lookup_sparse");
   // indices[:, 0]: the batch row of each entry; dense_shape[0]: the number of rows.
-  const output segment_ids = ops::strided_slice(
-      sc, sp_ids.indices, {0, 0}, {0, 1}, {1, 1},
-      {.begin_mask = 1, .end_mask = 1, .shrink_axis_mask = 2});
+  const output segment_ids =
+      ops::strided_slice(sc, sp_ids.indices, {0, 0}, {0, 1}, {1, 1},
+                         {.begin_mask = 1, .end_mask = 1, .shrink_axis_mask = 2});
   const output num_rows =
       ops::strided_slice(sc, sp_ids.dense_shape, {0}, {1}, {1}, {.shrink_axis_mask = 1});
   const std::vector<output> uniq = ops::unique(sc, sp_ids.values, dtype::int32);
   if (!sc.ok()) return {};
   const output looked_up = embedding_lookup(
-      sc, params, uniq[0], {.partition_strategy = attrs.partition_strategy, .max_norm = attrs.max_norm});
+      sc, params, uniq[0],
+      {.partition_strategy = attrs.partition_strategy, .max_norm = attrs.max_norm});
   if (!sc.ok()) return {};
   const int row_rank = table.rank() - 1;
   const dtype type = looked_up.type;
   output rows = ops::gather(sc, looked_up, uniq[1]);  // one row per entry
 
   // Per-entry weights: sp_weights' values, or ones.
-  const output ones = ops::fill(sc, ops::shape(sc, sp_ids.values),
-                                train::scalar_constant(sc, 1, type));
+  const output ones =
+      ops::fill(sc, ops::shape(sc, sp_ids.values), train::scalar_constant(sc, 1, type));
   output weights = ones;
   if (sp_weights) {
     weights = sp_weights->values;
@@ -77,11 +78,10 @@ output embedding_lookup_sparse(const scope& s, const embedding_params& params,
   const output sums = ops::unsorted_segment_sum(sc, rows, segment_ids, num_rows);
   if (attrs.combiner == "sum") return sums;
 
-  output denominators =
-      attrs.combiner == "mean"
-          ? ops::unsorted_segment_sum(sc, weights, segment_ids, num_rows)
-          : ops::sqrt(sc, ops::unsorted_segment_sum(sc, ops::square(sc, weights), segment_ids,
-                                                    num_rows));
+  output denominators = attrs.combiner == "mean"
+                            ? ops::unsorted_segment_sum(sc, weights, segment_ids, num_rows)
+                            : ops::sqrt(sc, ops::unsorted_segment_sum(sc, ops::square(sc, weights),
+                                                                      segment_ids, num_rows));
   // A row with no entries has sum 0 and would divide by 0: it divides by 1 instead and stays
   // zero. Rows with entries keep TF's quotient, whatever their weights sum to.
   const output entries = ops::unsorted_segment_sum(sc, ones, segment_ids, num_rows);

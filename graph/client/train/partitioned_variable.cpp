@@ -9,14 +9,14 @@ namespace {
 // The number of shards along dimension 0 that `partition` asks for, or the error naming `name`.
 status_or<int64_t> num_shards(std::string_view name, const tensor_shape& shape, dtype type,
                               const partitioner& partition) {
-  const auto where = [&] { return errors::concat("partitioned variable '", name, "' of shape ",
-                                                 shape.to_string()); };
+  const auto where = [&] {
+    return errors::concat("partitioned variable '", name, "' of shape ", shape.to_string());
+  };
   if (shape.rank() == 0)
     return errors::invalid_argument(where(), ": a scalar cannot be partitioned");
   if (!partition) return errors::invalid_argument(where(), ": no partitioner");
   auto parts = partition(shape, type);
-  if (!parts.ok())
-    return errors::invalid_argument(where(), ": ", parts.get_status().message());
+  if (!parts.ok()) return errors::invalid_argument(where(), ": ", parts.get_status().message());
   if (static_cast<int>(parts->size()) != shape.rank())
     return errors::invalid_argument(where(), ": the partitioner gave ", parts->size(),
                                     " partition counts for rank ", shape.rank());
@@ -58,8 +58,8 @@ partitioned_variable make_shards(const scope& s, std::string_view name, const te
   for (int64_t i = 0; i < *n; ++i) {
     tensor_shape part = shape;
     part.set_dim(0, rows[static_cast<size_t>(i)]);
-    variable v = create_variable(vs, "part_" + std::to_string(i), part, type,
-                                 shard_init(offset), attrs);
+    variable v =
+        create_variable(vs, "part_" + std::to_string(i), part, type, shard_init(offset), attrs);
     if (!v.valid()) return {};
     pv.shards.push_back(std::move(v));
     pv.offsets.push_back(offset);

@@ -21,11 +21,11 @@
 namespace caflow::train {
 
 struct partitioned_variable {
-  std::string name;               // the name scope of the shards: "emb" for "emb/part_0"
-  tensor_shape shape;             // the full shape
+  std::string name;    // the name scope of the shards: "emb" for "emb/part_0"
+  tensor_shape shape;  // the full shape
   dtype type = dtype::invalid;
-  std::vector<variable> shards;   // in row order
-  std::vector<int64_t> offsets;   // shard i's first row in the full variable
+  std::vector<variable> shards;  // in row order
+  std::vector<int64_t> offsets;  // shard i's first row in the full variable
 
   bool valid() const { return !shards.empty(); }
   int num_shards() const { return static_cast<int>(shards.size()); }

@@ -20,8 +20,8 @@ namespace caflow::train {
 
 // Partitions per dimension of a variable of `shape` and `type`; an error when the partitioner
 // cannot work with that shape (its axis out of range, a bad setting).
-using partitioner = std::function<status_or<std::vector<int64_t>>(const tensor_shape& shape,
-                                                                  dtype type)>;
+using partitioner =
+    std::function<status_or<std::vector<int64_t>>(const tensor_shape& shape, dtype type)>;
 
 // `num_shards` partitions along `axis`, but no more than the axis has (TF's rule: a
 // [3, 8] variable with 4 shards gets 3). num_shards 0 yields 0 partitions, which

@@ -66,7 +66,8 @@ struct setter_state {
     std::set<int>* used = nullptr;
     if (!base.empty()) {
       auto it = shard_tasks.find(base);
-      if (it == shard_tasks.end()) it = shard_tasks.emplace(std::string(base), std::set<int>{}).first;
+      if (it == shard_tasks.end())
+        it = shard_tasks.emplace(std::string(base), std::set<int>{}).first;
       used = &it->second;
       if (static_cast<int>(used->size()) >= opts.ps_tasks) used->clear();  // a new round
     }
