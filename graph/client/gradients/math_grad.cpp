@@ -171,6 +171,7 @@ CAFLOW_REGISTER_GRADIENT("Select", select_grad);
 // Piecewise constant: the derivative is zero wherever it exists.
 CAFLOW_REGISTER_NO_GRADIENT("Sign");
 CAFLOW_REGISTER_NO_GRADIENT("Floor");
+CAFLOW_REGISTER_NO_GRADIENT("FloorDiv");  // piecewise constant, as TF says
 CAFLOW_REGISTER_NO_GRADIENT("Equal");
 CAFLOW_REGISTER_NO_GRADIENT("Greater");
 CAFLOW_REGISTER_NO_GRADIENT("Less");

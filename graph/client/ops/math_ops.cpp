@@ -73,6 +73,13 @@ CAFLOW_BINARY_OP("Minimum", "{float32, float64, uint8, int32, int64}").commutati
     .set_shape_fn(shape_fns::broadcast_binary);
 CAFLOW_BINARY_OP("Pow", "{float32, float64, int32, int64}")
     .set_shape_fn(shape_fns::broadcast_binary);
+// Rounding toward negative infinity, as Python's // and %: FloorDiv(-7, 2) = -4 and
+// FloorMod(-7, 2) = 1 (the remainder takes the divisor's sign). An integer divisor of zero
+// fails the step.
+CAFLOW_BINARY_OP("FloorDiv", "{float32, float64, int32, int64}")
+    .set_shape_fn(shape_fns::broadcast_binary);
+CAFLOW_BINARY_OP("FloorMod", "{float32, float64, int32, int64}")
+    .set_shape_fn(shape_fns::broadcast_binary);
 #undef CAFLOW_BINARY_OP
 
 CAFLOW_REGISTER_OP("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1")
@@ -133,6 +140,12 @@ output sub(const scope& s, const output& x, const output& y) { return binary(s, 
 output mul(const scope& s, const output& x, const output& y) { return binary(s, "Mul", x, y); }
 output real_div(const scope& s, const output& x, const output& y) {
   return binary(s, "RealDiv", x, y);
+}
+output floor_div(const scope& s, const output& x, const output& y) {
+  return binary(s, "FloorDiv", x, y);
+}
+output floor_mod(const scope& s, const output& x, const output& y) {
+  return binary(s, "FloorMod", x, y);
 }
 output maximum(const scope& s, const output& x, const output& y) {
   return binary(s, "Maximum", x, y);

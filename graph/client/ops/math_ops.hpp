@@ -17,6 +17,9 @@ output real_div(const scope& s, const output& x, const output& y);
 output maximum(const scope& s, const output& x, const output& y);
 output minimum(const scope& s, const output& x, const output& y);
 output pow(const scope& s, const output& x, const output& y);
+// x // y and x % y rounded toward negative infinity (Python's, TF's floordiv and floormod).
+output floor_div(const scope& s, const output& x, const output& y);
+output floor_mod(const scope& s, const output& x, const output& y);
 
 // The sum of one or more tensors of one shape and dtype.
 output add_n(const scope& s, const std::vector<output>& inputs);

@@ -1,7 +1,9 @@
 #include "graph/client/train/replica_device_setter.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
 
 #include "graph/core/device_name.hpp"
 #include "graph/core/types.hpp"
@@ -36,18 +38,47 @@ int64_t variable_bytes(const node_def& n) {
   return elements * static_cast<int64_t>(dtype_size(type));
 }
 
+// "emb" for a shard of a partitioned variable ("emb/part_3", TF's naming), else empty.
+std::string_view partitioned_base(std::string_view name) {
+  const size_t at = name.rfind("/part_");
+  if (at == std::string_view::npos || at + 6 == name.size()) return {};
+  for (size_t i = at + 6; i < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return {};
+  return name.substr(0, at);
+}
+
 struct setter_state {
   replica_device_setter_options opts;
   device_spec ps, worker;
   bool ps_ok = true, worker_ok = true;
   int next_task = 0;
   std::vector<int64_t> bytes;  // per ps task, for greedy_by_bytes
+  // The tasks given to the shards of each partitioned variable so far, for greedy_by_bytes.
+  std::map<std::string, std::set<int>, std::less<>> shard_tasks;
 
   int choose_task(const node_def& n) {
+    // Round robin gives consecutive shards consecutive tasks by itself.
     if (opts.strategy == ps_strategy::round_robin) return next_task++ % opts.ps_tasks;
-    const auto least = std::min_element(bytes.begin(), bytes.end());
-    *least += variable_bytes(n);
-    return static_cast<int>(least - bytes.begin());
+    // Greedy alone could stack equal shards on one lightly loaded task; the point of
+    // partitioning is to spread them, so a shard takes the least loaded task that holds no
+    // shard of its variable yet, while there is one.
+    const std::string_view base = partitioned_base(n.name);
+    std::set<int>* used = nullptr;
+    if (!base.empty()) {
+      auto it = shard_tasks.find(base);
+      if (it == shard_tasks.end())
+        it = shard_tasks.emplace(std::string(base), std::set<int>{}).first;
+      used = &it->second;
+      if (static_cast<int>(used->size()) >= opts.ps_tasks) used->clear();  // a new round
+    }
+    int best = -1;
+    for (int t = 0; t < opts.ps_tasks; ++t) {
+      if (used && used->count(t)) continue;
+      if (best < 0 || bytes[static_cast<size_t>(t)] < bytes[static_cast<size_t>(best)]) best = t;
+    }
+    bytes[static_cast<size_t>(best)] += variable_bytes(n);
+    if (used) used->insert(best);
+    return best;
   }
 
   std::string place(const node_def& n) {

@@ -19,7 +19,9 @@ namespace caflow::train {
 
 enum class ps_strategy {
   round_robin,      // the i-th variable goes to task i mod ps_tasks
-  greedy_by_bytes,  // each variable goes to the ps task holding the fewest bytes so far
+  greedy_by_bytes,  // each variable goes to the ps task holding the fewest bytes so far,
+                    // except that a shard of a partitioned variable ("<name>/part_<i>")
+                    // avoids the tasks of the variable's earlier shards while it can
 };
 
 struct replica_device_setter_options {

@@ -1,0 +1,109 @@
+// An in-process cluster of 2 ps tasks and 1 worker (three servers on free ports): a table
+// partitioned by replica_device_setter over both ps tasks, looked up from the worker. The
+// session's placement table (log_device_placement) shows each shard's GatherV2 on its
+// shard's ps task, so only looked-up rows cross the network; the values are checked too.
+#include <doctest/doctest.h>
+
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "actors/server.hpp"
+#include "actors/session.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "graph/client/train/embedding_lookup.hpp"
+#include "graph/client/train/replica_device_setter.hpp"
+#include "graph/core/device_name.hpp"
+#include "test_util/kernel_fixture.hpp"
+#include "test_util/process.hpp"
+
+using namespace caflow;
+using caflow::testing::check_tensor;
+
+namespace {
+
+// Captures what the session prints to stderr while alive.
+struct stderr_capture {
+  std::ostringstream text;
+  std::streambuf* old = std::cerr.rdbuf(text.rdbuf());
+  ~stderr_capture() { std::cerr.rdbuf(old); }
+};
+
+// node -> device, from the rows "node  op  device" of the placement table.
+std::map<std::string, std::string> placement_of(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string node, op, device;
+    if (words >> node >> op >> device) out[node] = device;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back right") {
+  const auto ports = caflow::testing::free_ports(3);
+  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) +
+                                      ",127.0.0.1:" + std::to_string(ports[1]) +
+                                      ";worker=127.0.0.1:" + std::to_string(ports[2]));
+  REQUIRE(spec.ok());
+  // Each server waits for the others, so all start at once.
+  std::vector<status_or<std::unique_ptr<server>>> servers;
+  for (int i = 0; i < 3; ++i) servers.emplace_back(errors::internal("not started"));
+  std::vector<std::thread> starting;
+  for (int i = 0; i < 3; ++i)
+    starting.emplace_back([&, i] {
+      servers[i] = server::start({.cluster = *spec,
+                                  .job = i < 2 ? "ps" : "worker",
+                                  .task = i < 2 ? i : 0,
+                                  .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
+    });
+  for (auto& t : starting) t.join();
+  for (auto& s : servers) REQUIRE_MESSAGE(s.ok(), s.get_status().to_string());
+
+  auto root = scope::new_root().with_device_function(
+      train::replica_device_setter({.ps_tasks = 2, .worker_device = "/job:worker/task:0"}));
+  // A [7, 2] table: row r is (r, 10 r); shard 0 rows 0..3 on ps 0, shard 1 rows 4..6 on ps 1.
+  std::vector<float> values;
+  for (int r = 0; r < 7; ++r) values.insert(values.end(), {float(r), 10.0f * float(r)});
+  auto emb = train::create_partitioned_variable(root, "emb", ops::constant(root, values, {7, 2}),
+                                                train::fixed_size_partitioner(2));
+  auto ids = ops::constant(root, tensor::from_vector<int64_t>({6, 1, 4, 4, 0, 3}, {2, 3}));
+  auto div = nn::embedding_lookup(root, emb, ids, {.partition_strategy = "div"});
+  // "mod" reads the same shards as ids 2 r (shard 0) and 2 r + 1 (shard 1): id 5 is row 2 of
+  // shard 1, i.e. row 6 of the table.
+  auto mod = nn::embedding_lookup(
+      root, emb, ops::constant(root, tensor::from_vector<int64_t>({5, 0, 2}, {3})));
+  train::variable_set vars;
+  vars.add(emb.shards);
+  auto init = train::global_variables_initializer(root, vars);
+  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+
+  stderr_capture err;
+  session sess(root, {.target = (*servers[2])->target(), .log_device_placement = true});
+  REQUIRE(sess.run_targets({init}).ok());
+  auto out = sess.run({div, mod});
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  check_tensor(out->at(0), {2, 3, 2}, std::vector<float>{6, 60, 1, 10, 4, 40, 4, 40, 0, 0, 3, 30});
+  check_tensor(out->at(1), {3, 2}, std::vector<float>{6, 60, 0, 0, 1, 10});
+
+  const auto placed = placement_of(err.text.str());
+  const std::string ps0 = full_device_name("ps", 0, "CPU", 0);
+  const std::string ps1 = full_device_name("ps", 1, "CPU", 0);
+  const std::string worker = full_device_name("worker", 0, "CPU", 0);
+  REQUIRE(placed.count("embedding_lookup/GatherV2"));
+  REQUIRE(placed.count("embedding_lookup/GatherV2_1"));
+  CHECK(placed.at("emb/part_0") == ps0);
+  CHECK(placed.at("emb/part_1") == ps1);
+  CHECK(placed.at("embedding_lookup/GatherV2") == ps0);
+  CHECK(placed.at("embedding_lookup/GatherV2_1") == ps1);
+  CHECK(placed.at("embedding_lookup_1/GatherV2") == ps0);
+  CHECK(placed.at("embedding_lookup_1/GatherV2_1") == ps1);
+  // Partitioning the ids and stitching the rows happen on the worker.
+  CHECK(placed.at("embedding_lookup/DynamicPartition") == worker);
+  CHECK(placed.at("embedding_lookup/DynamicStitch") == worker);
+}
