@@ -7,27 +7,15 @@
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
 #include "test_util/kernel_fixture.hpp"
+#include "test_util/test_variable.hpp"
 
 using namespace caflow;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
+using caflow::testing::make_var;
+using caflow::testing::test_var;
 
 namespace {
-
-struct test_var {
-  output ref, init, read;
-};
-
-test_var make_var(const scope& root, const std::string& name, const tensor& value,
-                  const partial_shape& declared) {
-  auto ref = ops::variable(root.with_op_name(name), declared, value.type());
-  auto init = ops::assign(root.with_op_name(name + "/init"), ref, ops::constant(root, value));
-  auto read = ops::identity(root.with_op_name(name + "/read"), ref);
-  return {ref, init, read};
-}
-test_var make_var(const scope& root, const std::string& name, const tensor& value) {
-  return make_var(root, name, value, value.shape());
-}
 
 std::vector<tensor> run_ok(session& sess, const session::feed_list& feeds,
                            const std::vector<output>& fetches) {

@@ -15,6 +15,7 @@
 #include "graph/client/train/embedding_lookup.hpp"
 #include "graph/client/train/replica_device_setter.hpp"
 #include "graph/core/device_name.hpp"
+#include "test_util/in_process_cluster.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
 
@@ -46,24 +47,9 @@ std::map<std::string, std::string> placement_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back right") {
-  const auto ports = caflow::testing::free_ports(3);
-  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) +
-                                      ",127.0.0.1:" + std::to_string(ports[1]) +
-                                      ";worker=127.0.0.1:" + std::to_string(ports[2]));
-  REQUIRE(spec.ok());
-  // Each server waits for the others, so all start at once.
-  std::vector<status_or<std::unique_ptr<server>>> servers;
-  for (int i = 0; i < 3; ++i) servers.emplace_back(errors::internal("not started"));
-  std::vector<std::thread> starting;
-  for (int i = 0; i < 3; ++i)
-    starting.emplace_back([&, i] {
-      servers[i] = server::start({.cluster = *spec,
-                                  .job = i < 2 ? "ps" : "worker",
-                                  .task = i < 2 ? i : 0,
-                                  .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
-    });
-  for (auto& t : starting) t.join();
-  for (auto& s : servers) REQUIRE_MESSAGE(s.ok(), s.get_status().to_string());
+  auto cluster = caflow::testing::start_in_process_cluster(2, 1);
+  REQUIRE_MESSAGE(cluster.ok(), cluster.get_status().to_string());
+  const auto& servers = *cluster;  // ps 0, ps 1, worker 0
 
   auto root = scope::new_root().with_device_function(
       train::replica_device_setter({.ps_tasks = 2, .worker_device = "/job:worker/task:0"}));
@@ -84,7 +70,7 @@ TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back r
   REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
 
   stderr_capture err;
-  session sess(root, {.target = (*servers[2])->target(), .log_device_placement = true});
+  session sess(root, {.target = servers[2]->target(), .log_device_placement = true});
   REQUIRE(sess.run_targets({init}).ok());
   auto out = sess.run({div, mod});
   REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());

@@ -18,6 +18,7 @@
 #include "graph/client/train/saver.hpp"
 #include "graph/core/device_name.hpp"
 #include "graph/ir/checkpoint_file.hpp"
+#include "test_util/in_process_cluster.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
 #include "test_util/temp_dir.hpp"
@@ -360,24 +361,9 @@ TEST_CASE("saver: errors without checkpoints or variables") {
 }
 
 TEST_CASE("saver on a cluster: one shard per ps task, slots go with their variable's task") {
-  const auto ports = caflow::testing::free_ports(3);
-  auto spec = cluster_spec::from_flag("ps=127.0.0.1:" + std::to_string(ports[0]) + ",127.0.0.1:" +
-                                      std::to_string(ports[1]) +
-                                      ";worker=127.0.0.1:" + std::to_string(ports[2]));
-  REQUIRE(spec.ok());
-  // Each server waits for the others, so all start at once.
-  std::vector<status_or<std::unique_ptr<server>>> servers;
-  for (int i = 0; i < 3; ++i) servers.emplace_back(errors::internal("not started"));
-  std::vector<std::thread> starting;
-  for (int i = 0; i < 3; ++i)
-    starting.emplace_back([&, i] {
-      servers[i] = server::start({.cluster = *spec,
-                                  .job = i < 2 ? "ps" : "worker",
-                                  .task = i < 2 ? i : 0,
-                                  .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
-    });
-  for (auto& t : starting) t.join();
-  for (auto& s : servers) REQUIRE_MESSAGE(s.ok(), s.get_status().to_string());
+  auto cluster = caflow::testing::start_in_process_cluster(2, 1);
+  REQUIRE_MESSAGE(cluster.ok(), cluster.get_status().to_string());
+  const auto& servers = *cluster;  // ps 0, ps 1, worker 0
 
   temp_dir dir("caflow_saver_test_");
   auto root = scope::new_root();
@@ -393,7 +379,7 @@ TEST_CASE("saver on a cluster: one shard per ps task, slots go with their variab
   REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
   REQUIRE(saver.num_shards() == 2);
 
-  session sess(root, {.target = (*servers[2])->target()});
+  session sess(root, {.target = servers[2]->target()});
   REQUIRE(sess.run_targets({init}).ok());
   auto saved = saver.save(sess, dir.path.string(), 5);
   REQUIRE_MESSAGE(saved.ok(), saved.get_status().to_string());
@@ -420,7 +406,7 @@ TEST_CASE("saver on a cluster: one shard per ps task, slots go with their variab
   auto slot2 = train::create_variable(root2.colocate_with(w2.ref), "w_slot",
                                       ops::constant(root2, tensor::scalar(0.0)));
   train::saver saver2(root2, train::variable_set{w2, b2, slot2});
-  session sess2(root2, {.target = (*servers[2])->target()});
+  session sess2(root2, {.target = servers[2]->target()});
   auto restored = saver2.restore_latest(sess2, dir.path.string());
   REQUIRE_MESSAGE(restored.ok(), restored.get_status().to_string());
   CHECK(restored->step == 5);

@@ -1,0 +1,15 @@
+#pragma once
+// A cluster of real servers in the test's process on free loopback ports: `ps` ps tasks and
+// `workers` worker tasks, each with one intra-op and one inter-op thread. The servers are
+// started together (each waits for the others), ps tasks first in the returned order.
+#include <memory>
+#include <vector>
+
+#include "actors/server.hpp"
+#include "graph/core/status.hpp"
+
+namespace caflow::testing {
+
+status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(int ps, int workers);
+
+}  // namespace caflow::testing
