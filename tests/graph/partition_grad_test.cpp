@@ -8,18 +8,11 @@
 
 using namespace caflow;
 using caflow::testing::check_gradient;
+using caflow::testing::ramp_weighted;
 using caflow::testing::check_gradients;
 using caflow::testing::iota;
 
 namespace {
-
-// y * (1, 2, 3, ...) laid out like y.
-output weighted(const scope& s, const output& y) {
-  auto n = ops::size(s, y);
-  auto ramp = ops::range(s, ops::constant(s, int32_t{1}), ops::add(s, n, ops::constant(s, 1)),
-                         ops::constant(s, int32_t{1}));
-  return ops::mul(s, y, ops::reshape(s, ops::cast(s, ramp, y.type), ops::shape(s, y)));
-}
 
 }  // namespace
 
@@ -29,14 +22,14 @@ TEST_CASE("DynamicPartition's gradient puts every output row back (one partition
   auto parts =
       ops::dynamic_partition(root, data, ops::constant(root, testing::vec32({1, 0, 3, 1, 0})), 4);
   REQUIRE(root.ok());
-  check_gradient(root, data, weighted(root, ops::concat(root, parts, 0)),
+  check_gradient(root, data, ramp_weighted(root, ops::concat(root, parts, 0)),
                  iota<double>({5, 2}, -3.0));
   // Partitions of rank 2 over data [2, 2, 3], fed at run time.
   auto r2 = scope::new_root();
   auto d2 = ops::placeholder(r2.with_op_name("data"), dtype::float64);
   auto p2 = ops::placeholder(r2.with_op_name("partitions"), dtype::int32);
   auto parts2 = ops::dynamic_partition(r2, d2, p2, 2);
-  check_gradient(r2, d2, weighted(r2, ops::concat(r2, parts2, 0)), iota<double>({2, 2, 3}, 1.0),
+  check_gradient(r2, d2, ramp_weighted(r2, ops::concat(r2, parts2, 0)), iota<double>({2, 2, 3}, 1.0),
                  {.extra_feeds = {{p2, tensor::from_vector<int32_t>({1, 0, 0, 1}, {2, 2})}}});
 }
 
@@ -49,6 +42,6 @@ TEST_CASE("DynamicStitch's gradient gathers each input's rows") {
       {ops::constant(root, testing::vec32({4, 1})), ops::constant(root, testing::vec32({0, 3, 2}))},
       {x0, x1});
   REQUIRE(root.ok());
-  check_gradients(root, {x0, x1}, weighted(root, merged),
+  check_gradients(root, {x0, x1}, ramp_weighted(root, merged),
                   {iota<double>({2, 2}, 0.5), iota<double>({3, 2}, -2.0)});
 }

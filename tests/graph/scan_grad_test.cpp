@@ -9,17 +9,10 @@
 
 using namespace caflow;
 using caflow::testing::check_gradient;
+using caflow::testing::ramp_weighted;
 using caflow::testing::check_tensor;
 
 namespace {
-
-// y * (1, 2, 3, ...) laid out like y, so the gradient flowing in differs per element.
-output weighted(const scope& s, const output& y) {
-  auto n = ops::size(s, y);
-  auto ramp = ops::range(s, ops::constant(s, int32_t{1}), ops::add(s, n, ops::constant(s, 1)),
-                         ops::constant(s, int32_t{1}));
-  return ops::mul(s, y, ops::reshape(s, ops::cast(s, ramp, y.type), ops::shape(s, y)));
-}
 
 // Values between -1.1 and 1.2 without zeros (so the product is not flat anywhere).
 tensor x234() {
@@ -42,7 +35,7 @@ void check_every_way(scan_fn f, const tensor& value) {
         auto x = ops::placeholder(root.with_op_name("x"), dtype::float64);
         auto y = f(root, x, ops::constant(root, int32_t{axis}),
                    {.exclusive = exclusive, .reverse = reverse});
-        check_gradient(root, x, weighted(root, y), value);
+        check_gradient(root, x, ramp_weighted(root, y), value);
       }
 }
 
@@ -84,7 +77,7 @@ TEST_CASE("Cumprod with one and with two zeros in a scanned slice") {
         auto root = scope::new_root();
         auto p = ops::placeholder(root, dtype::float64);
         check_gradient(root, p,
-                       weighted(root, ops::cumprod(root, p, axis,
+                       ramp_weighted(root, ops::cumprod(root, p, axis,
                                                    {.exclusive = exclusive, .reverse = reverse})),
                        x);
       }
@@ -114,6 +107,6 @@ TEST_CASE("an axis fed at run time") {
   auto axis = ops::placeholder(root, dtype::int64);
   auto y = ops::add(root, ops::cumsum(root, x, axis, {.reverse = true}),
                     ops::cumprod(root, x, axis, {.exclusive = true}));
-  check_gradient(root, x, weighted(root, y), x234(),
+  check_gradient(root, x, ramp_weighted(root, y), x234(),
                  {.extra_feeds = {{axis, tensor::scalar<int64_t>(-2)}}});
 }

@@ -7,6 +7,7 @@
 
 #include "actors/session.hpp"
 #include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/ops.hpp"
 
 namespace caflow::testing {
 namespace {
@@ -119,6 +120,13 @@ double check_gradients(const scope& root, const std::vector<output>& xs, const o
 double check_gradient(const scope& root, const output& x, const output& y, const tensor& x_value,
                       const gradient_check_options& opts) {
   return check_gradients(root, {x}, y, {x_value}, opts);
+}
+
+output ramp_weighted(const scope& s, const output& y) {
+  auto n = ops::size(s, y);
+  auto ramp = ops::range(s, ops::constant(s, int32_t{1}), ops::add(s, n, ops::constant(s, 1)),
+                         ops::constant(s, int32_t{1}));
+  return ops::mul(s, y, ops::reshape(s, ops::cast(s, ramp, y.type), ops::shape(s, y)));
 }
 
 }  // namespace caflow::testing

@@ -38,4 +38,8 @@ double check_gradients(const scope& root, const std::vector<output>& xs, const o
                        const std::vector<tensor>& x_values,
                        const gradient_check_options& opts = {});
 
+// y * (1, 2, 3, ...) laid out like y, whatever its shape: summed into a loss, the gradient
+// flowing into y differs per element, so a gradient that mixes elements up is caught.
+output ramp_weighted(const scope& s, const output& y);
+
 }  // namespace caflow::testing
