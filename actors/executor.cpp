@@ -23,6 +23,12 @@ status_or<std::shared_ptr<op_kernel>> kernel_cache::get_or_create(const graph_no
   return slot;
 }
 
+namespace input_flags {
+constexpr uint8_t deref = 1;        // read the variable behind a Ref(T) output
+constexpr uint8_t any_memory = 2;   // not checked: a reference, or a _Send's value
+constexpr uint8_t host_memory = 4;  // the kernel reads it in host memory (else the device's)
+}  // namespace input_flags
+
 struct executor::node_item {
   std::shared_ptr<op_kernel> kernel;
   bool is_async = false;
@@ -31,12 +37,10 @@ struct executor::node_item {
   int num_inputs = 0;
   int num_outputs = 0;
   int initial_pending = 0;
-  std::vector<uint8_t> deref;  // per input: read the variable behind a Ref(T) output
-  // Per input: the memory the kernel reads it in (nullptr: host), unless the input is a
-  // reference or a _Send's (check_space 0). A value elsewhere is a runtime bug, reported,
-  // never read.
-  std::vector<memory_space*> expected_space;
-  std::vector<uint8_t> check_space;
+  // Per input, input_flags: read the variable behind a Ref(T) output; where the kernel reads
+  // the value (a value elsewhere is a runtime bug, reported, never read). One byte per input
+  // keeps the node small: the executor touches it at every node of every step.
+  std::vector<uint8_t> input;
   std::vector<out_edge> outputs;
   std::string error_prefix;    // "node 'x' (Op) on <device>"
   std::shared_ptr<const error_source> source;   // the node, its device and task, for its errors
@@ -91,7 +95,7 @@ executor::actor_thread_scope::~actor_thread_scope() { --actor_thread_depth; }
 bool executor::on_actor_thread() { return actor_thread_depth > 0; }
 
 executor::executor(std::shared_ptr<const graph> g, device& dev)
-    : graph_(std::move(g)), dev_(dev), waits_(std::make_unique<recv_waits>()) {}
+    : graph_(std::move(g)), dev_(dev), memory_(dev.memory()), waits_(std::make_unique<recv_waits>()) {}
 executor::~executor() = default;
 
 status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev,
@@ -115,20 +119,19 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     slot += n.num_inputs();
     item.initial_pending = n.num_inputs() + static_cast<int>(n.control_inputs.size());
     item.outputs = n.outputs;
-    item.deref.resize(n.num_inputs());
-    for (int i = 0; i < n.num_inputs(); ++i) {
-      const graph_node& src = g->node(n.inputs[i].src);
-      item.deref[i] = src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i];
-    }
     item.is_send = n.def->op == "_Send";
     item.is_recv = n.def->op == "_Recv";
-    item.expected_space.resize(n.num_inputs());
-    item.check_space.resize(n.num_inputs());
+    item.input.resize(n.num_inputs());
     for (int i = 0; i < n.num_inputs(); ++i) {
-      // A _Send takes its value in either memory (graph/ir/memory_types.hpp): its _Recv, or
-      // the _Send itself for another task, copies it where it is needed.
-      item.check_space[i] = !n.sig.input_is_ref[i] && !item.is_send;
-      item.expected_space[i] = item.kernel->input_on_host(i) ? nullptr : dev.memory();
+      const graph_node& src = g->node(n.inputs[i].src);
+      uint8_t flags = 0;
+      if (src.sig.output_is_ref[n.inputs[i].src_port] && !n.sig.input_is_ref[i])
+        flags |= input_flags::deref;
+      // A reference lives with its variable; a _Send takes its value in either memory
+      // (graph/ir/memory_types.hpp): its _Recv, or the _Send itself for another task, copies it.
+      if (n.sig.input_is_ref[i] || item.is_send) flags |= input_flags::any_memory;
+      if (item.kernel->input_on_host(i)) flags |= input_flags::host_memory;
+      item.input[i] = flags;
     }
     item.error_prefix = describe_node(*n.def) + " on " + dev.name();
     item.source = std::make_shared<const error_source>(error_source{n.def->name, dev.name(), task});
@@ -193,7 +196,7 @@ bool executor::runs_here(const step_state* s, int id) const {
   size_t bytes = 0;
   for (int i = 0; i < item.num_inputs; ++i) {
     const kernel_value& in = s->inputs[item.input_start + i];
-    if (item.deref[i]) return false;  // a variable's size is not known until it is read
+    if (item.input[i] & input_flags::deref) return false;  // its size is known once read
     bytes += in.value.initialized() ? in.value.byte_size() : 0;
   }
   return bytes <= light_input_bytes;
@@ -228,7 +231,8 @@ void executor::process(step_state* s, ready_list& ready) {
 bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs) {
   for (int i = 0; i < item.num_inputs; ++i) {
     kernel_value& in = inputs[i];
-    if (item.deref[i]) {
+    const uint8_t flags = item.input[i];
+    if (flags & input_flags::deref) {
       in.value = in.ref->snapshot();
       if (!in.value.initialized()) {
         s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
@@ -240,9 +244,9 @@ bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value
       }
       in.ref.reset();
     }
-    if (!item.check_space[i] || !in.value.buf()) continue;
-    if (memory_space* at = in.value.space(); at != item.expected_space[i]) {
-      memory_space* want = item.expected_space[i];
+    if ((flags & input_flags::any_memory) || !in.value.buf()) continue;
+    memory_space* want = (flags & input_flags::host_memory) ? nullptr : memory_;
+    if (memory_space* at = in.value.space(); at != want) {
       s->abort(errors::internal(item.error_prefix, ": input ", i, " is in ",
                                 at ? "the memory of " + at->space_name() : std::string("host memory"),
                                 " but the kernel reads it in ",

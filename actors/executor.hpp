@@ -103,6 +103,7 @@ class executor {
 
   std::shared_ptr<const graph> graph_;
   device& dev_;
+  memory_space* memory_;  // the device's (nullptr: host memory)
   std::vector<node_item> items_;
   std::vector<int> roots_;
   int num_input_slots_ = 0;
