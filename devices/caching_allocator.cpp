@@ -20,6 +20,19 @@ size_t caching_allocator::size_class(size_t bytes) {
 }
 
 void* caching_allocator::allocate(size_t bytes) {
+  if (bytes <= small_max_bytes && bytes > 0 && max_cached_bytes_ != 0) {
+    const size_t k = (bytes - 1) / small_class_bytes;
+    {
+      std::lock_guard lock(small_mu_);
+      if (auto& list = small_free_[k]; !list.empty()) {
+        void* p = list.back();
+        list.pop_back();
+        small_cached_ -= (k + 1) * small_class_bytes;
+        return p;
+      }
+    }
+    return base_->allocate((k + 1) * small_class_bytes);
+  }
   if (bytes < min_bytes_ || max_cached_bytes_ == 0) return base_->allocate(bytes);
   const size_t cls = size_class(bytes);
   {
@@ -38,6 +51,24 @@ void* caching_allocator::allocate(size_t bytes) {
 }
 
 void caching_allocator::deallocate(void* p, size_t bytes) {
+  if (bytes <= small_max_bytes && bytes > 0 && max_cached_bytes_ != 0) {
+    const size_t k = (bytes - 1) / small_class_bytes;
+    const size_t cls = (k + 1) * small_class_bytes;
+    {
+      std::lock_guard lock(small_mu_);
+      if (small_cached_ + cls <= max_small_cached_bytes) {
+        try {
+          small_free_[k].push_back(p);
+          small_cached_ += cls;
+          return;
+        } catch (const std::bad_alloc&) {
+          // No room for the list entry: the block goes back instead.
+        }
+      }
+    }
+    base_->deallocate(p, cls);
+    return;
+  }
   if (bytes < min_bytes_ || max_cached_bytes_ == 0) {
     base_->deallocate(p, bytes);
     return;
@@ -63,6 +94,11 @@ size_t caching_allocator::cached_bytes() const {
   return cached_;
 }
 
+size_t caching_allocator::small_cached_bytes() const {
+  std::lock_guard lock(small_mu_);
+  return small_cached_;
+}
+
 void caching_allocator::release_cached() {
   std::unordered_map<size_t, std::vector<void*>> blocks;
   {
@@ -72,6 +108,14 @@ void caching_allocator::release_cached() {
   }
   for (auto& [cls, list] : blocks)
     for (void* p : list) base_->deallocate(p, cls);
+  std::array<std::vector<void*>, small_max_bytes / small_class_bytes> small;
+  {
+    std::lock_guard lock(small_mu_);
+    small.swap(small_free_);
+    small_cached_ = 0;
+  }
+  for (size_t k = 0; k < small.size(); ++k)
+    for (void* p : small[k]) base_->deallocate(p, (k + 1) * small_class_bytes);
 }
 
 }  // namespace caflow

@@ -60,13 +60,38 @@ TEST_CASE("a freed large block is reused by the next request of its size class")
   CHECK(f.base_bytes() == 0);
 }
 
-TEST_CASE("small blocks bypass the cache") {
+TEST_CASE("blocks between the small and the large ones bypass the cache") {
   fixture f;
   caching_allocator cache(f.base, 256 * kib, 4096 * kib);
   void* p = cache.allocate(1000);
   CHECK(f.base_bytes() == 1000);
   cache.deallocate(p, 1000);
   CHECK(cache.cached_bytes() == 0);
+  CHECK(f.base_bytes() == 0);
+}
+
+TEST_CASE("tiny blocks are kept in 64-byte classes and reused, without a trip to the base") {
+  if (!caching_allocator::caches) return;
+  fixture f;
+  caching_allocator cache(f.base, 256 * kib, 4096 * kib);
+  void* scalar = cache.allocate(4);
+  CHECK(f.base_bytes() == 64);  // its class, not the 4 bytes asked for
+  cache.deallocate(scalar, 4);
+  CHECK(cache.small_cached_bytes() == 64);
+  CHECK(f.base_bytes() == 64);  // kept, not returned
+  const int64_t allocs = f.base_allocs();
+  void* again = cache.allocate(60);  // same class
+  CHECK(again == scalar);
+  CHECK(f.base_allocs() == allocs);
+  CHECK(cache.small_cached_bytes() == 0);
+  void* other = cache.allocate(65);  // the next class: a block of its own
+  CHECK(other != scalar);
+  CHECK(f.base_bytes() == 64 + 128);
+  cache.deallocate(again, 60);
+  cache.deallocate(other, 65);
+  CHECK(cache.small_cached_bytes() == 192);
+  cache.release_cached();
+  CHECK(cache.small_cached_bytes() == 0);
   CHECK(f.base_bytes() == 0);
 }
 
