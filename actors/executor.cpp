@@ -5,8 +5,10 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "actors/executor_items.hpp"
 #include "actors/trace_recorder.hpp"
 #include "graph/core/device_name.hpp"
+#include "graph/ir/control_flow.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -22,33 +24,6 @@ status_or<std::shared_ptr<op_kernel>> kernel_cache::get_or_create(const graph_no
   }
   return slot;
 }
-
-namespace input_flags {
-constexpr uint8_t deref = 1;        // read the variable behind a Ref(T) output
-constexpr uint8_t any_memory = 2;   // not checked: a reference, or a _Send's value
-constexpr uint8_t host_memory = 4;  // the kernel reads it in host memory (else the device's)
-}  // namespace input_flags
-
-struct executor::node_item {
-  std::shared_ptr<op_kernel> kernel;
-  bool is_async = false;
-  bool expensive = false;
-  int input_start = 0;
-  int num_inputs = 0;
-  int num_outputs = 0;
-  int initial_pending = 0;
-  // Per input, input_flags: read the variable behind a Ref(T) output; where the kernel reads
-  // the value (a value elsewhere is a runtime bug, reported, never read). One byte per input
-  // keeps the node small: the executor touches it at every node of every step.
-  std::vector<uint8_t> input;
-  std::vector<out_edge> outputs;
-  std::string error_prefix;    // "node 'x' (Op) on <device>"
-  std::shared_ptr<const error_source> source;   // the node, its device and task, for its errors
-  std::shared_ptr<const node_trace_info> info;  // what traces and `pending` say of the node
-  bool is_send = false;
-  bool is_recv = false;
-  bool may_inline = false;  // on an actor's thread, if measured light
-};
 
 struct executor::step_state {
   step_context step;
@@ -153,6 +128,9 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
+  if (needs_frames(g->def())) {
+    CAFLOW_ASSIGN_OR_RETURN(ex->frames_, plan_frames(*ex));
+  }
   ex->costs_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
   for (size_t i = 0; i < ex->items_.size(); ++i)
     ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
@@ -162,6 +140,10 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
 void executor::run_async(const step_context& step, done_fn done) {
   if (items_.empty()) {
     done(status{});
+    return;
+  }
+  if (frames_) {
+    run_frames_async(step, std::move(done));
     return;
   }
   auto* s = new step_state;
@@ -229,35 +211,39 @@ void executor::process(step_state* s, ready_list& ready) {
 }
 
 bool executor::prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs) {
+  status st = read_inputs(item, inputs);
+  if (st.ok()) [[likely]]
+    return true;
+  s->abort(st);
+  s->step.cancellation->cancel();
+  return false;
+}
+
+status executor::read_inputs(const node_item& item, kernel_value* inputs) const {
   for (int i = 0; i < item.num_inputs; ++i) {
     kernel_value& in = inputs[i];
     const uint8_t flags = item.input[i];
-    if (flags & input_flags::deref) {
+    if ((flags & input_flags::deref) && in.ref) {  // no reference: a dead input
       in.value = in.ref->snapshot();
-      if (!in.value.initialized()) {
-        s->abort(errors::failed_precondition(item.error_prefix, ": input ", i,
-                                             " reads uninitialized variable '", in.ref->name(),
-                                             "'")
-                     .with_source(item.source));
-        s->step.cancellation->cancel();
-        return false;
-      }
+      if (!in.value.initialized())
+        return errors::failed_precondition(item.error_prefix, ": input ", i,
+                                           " reads uninitialized variable '", in.ref->name(), "'")
+            .with_source(item.source);
       in.ref.reset();
     }
     if ((flags & input_flags::any_memory) || !in.value.buf()) continue;
     memory_space* want = (flags & input_flags::host_memory) ? nullptr : memory_;
     if (memory_space* at = in.value.space(); at != want) {
-      s->abort(errors::internal(item.error_prefix, ": input ", i, " is in ",
-                                at ? "the memory of " + at->space_name() : std::string("host memory"),
-                                " but the kernel reads it in ",
-                                want ? "the memory of " + want->space_name() : std::string("host memory"),
-                                " (a copy between memories is missing)")
-                   .with_source(item.source));
-      s->step.cancellation->cancel();
-      return false;
+      return errors::internal(item.error_prefix, ": input ", i, " is in ",
+                              at ? "the memory of " + at->space_name() : std::string("host memory"),
+                              " but the kernel reads it in ",
+                              want ? "the memory of " + want->space_name()
+                                   : std::string("host memory"),
+                              " (a copy between memories is missing)")
+          .with_source(item.source);
     }
   }
-  return true;
+  return {};
 }
 
 namespace {
@@ -391,20 +377,26 @@ status executor::run(const step_context& step, std::chrono::milliseconds timeout
     bool finished = false;
     status result;
   } w;
-  run_async(step, [&w](const status& st) {
+  auto finished = [&w](const status& st) {
     std::lock_guard<std::mutex> lock(w.mu);
     w.result = st;
     w.finished = true;
     w.cv.notify_one();
-  });
+  };
+  // A loop may run for as long as its inputs say: on this thread it would keep the timeout
+  // below from ever being checked.
+  if (frames_) dev_.schedule([this, &step, finished] { run_async(step, finished); });
+  else run_async(step, finished);
   std::unique_lock<std::mutex> lock(w.mu);
   if (timeout.count() > 0 && !w.cv.wait_for(lock, timeout, [&] { return w.finished; })) {
     lock.unlock();
     step.cancellation->cancel();
     lock.lock();
     w.cv.wait(lock, [&] { return w.finished; });
+    // What the step was doing (for a loop: which one, at which iteration) comes along.
     return errors::deadline_exceeded("step ", step.step_id, " did not finish within ",
-                                     timeout.count(), " ms and was cancelled");
+                                     timeout.count(), " ms and was cancelled",
+                                     w.result.ok() ? std::string() : " (" + w.result.message() + ")");
   }
   w.cv.wait(lock, [&] { return w.finished; });
   return w.result;

@@ -16,6 +16,11 @@
 // The first error aborts the step: nodes not yet started are skipped, the step's cancellation
 // wakes waiting asynchronous kernels, and `done` receives that first error prefixed with the
 // node's name, op and device. Every node completes or is skipped, so `done` runs exactly once.
+//
+// A graph with control flow (graph/ir/control_flow.hpp) runs on a second path
+// (actors/executor_frames.cpp): as TensorFlow's executor, it keeps pending counts per frame and
+// iteration, propagates dead values from untaken branches, and runs up to parallel_iterations
+// iterations of a loop at once. Graphs without control flow never pay for it.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -87,6 +92,9 @@ class executor {
   struct node_item;
   struct step_state;
   struct ready_list;
+  struct frame_plan;  // actors/executor_frames.cpp
+  struct frame_step;
+  friend struct frame_step;
 
   executor(std::shared_ptr<const graph> g, device& dev);
   void process(step_state* s, ready_list& ready);
@@ -95,6 +103,11 @@ class executor {
   void finish_node(step_state* s, int id, kernel_value* outputs, const status& st,
                    ready_list& ready);
   bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
+  // Reads variables behind references and checks each input's memory; errors name the node.
+  status read_inputs(const node_item& item, kernel_value* inputs) const;
+  // The control-flow path (actors/executor_frames.cpp).
+  static status_or<std::unique_ptr<frame_plan>> plan_frames(const executor& ex);
+  void run_frames_async(const step_context& step, done_fn done);
   // Whether node `id`, whose inputs are all in, may run on this thread.
   bool runs_here(const step_state* s, int id) const;
   void run_on_device(step_state* s, int id);
@@ -110,6 +123,7 @@ class executor {
   std::unique_ptr<std::atomic<uint64_t>[]> costs_;  // per node: see cost_of
   std::shared_ptr<trace_recorder> trace_;
   std::unique_ptr<recv_waits> waits_;
+  std::unique_ptr<frame_plan> frames_;  // only for graphs with control flow
 };
 
 }  // namespace caflow

@@ -7,6 +7,7 @@
 #include "actors/bulk_sender.hpp"
 #include "actors/executor.hpp"
 #include "devices/device.hpp"
+#include "graph/ir/partition.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -33,6 +34,8 @@ remote_rendezvous::remote_rendezvous(std::shared_ptr<rendezvous> local, device& 
 
 status remote_rendezvous::send(const std::string& key, int64_t step_id, const tensor& value) {
   auto it = sends_.find(key);
+  // A value of a while loop's iteration goes to its edge's actor, under its own key.
+  if (it == sends_.end()) it = sends_.find(rendezvous_edge_key(key));
   if (it == sends_.end())
     return errors::failed_precondition("no rendezvous actor is bound to edge key '", key,
                                        "': the master binds every _Send before the first step");

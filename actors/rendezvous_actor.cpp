@@ -12,6 +12,7 @@
 
 #include "actors/executor.hpp"
 #include "graph/core/allocator.hpp"
+#include "graph/ir/partition.hpp"
 #include "net/chunk_assembler.hpp"
 #include "net/errors.hpp"
 #include "net/protocol.hpp"
@@ -31,7 +32,7 @@ struct rendezvous_state {
   static inline const char* name = "caflow.rendezvous";
 
   bool wrong_key(int64_t step_id, const std::string& other) {
-    if (other == key) return false;
+    if (other == key || rendezvous_edge_key(other) == key) return false;
     local->abort_step(step_id, errors::internal("the rendezvous actor of edge '", key,
                                                 "' received a value for edge '", other,
                                                 "': its sender is bound to the wrong actor"));
@@ -75,23 +76,24 @@ struct rendezvous_state {
     });
   }
 
-  void hand_over(int64_t step_id, const tensor& value) {
+  // `value_key` is the edge's key, or in a while loop the key of the value's iteration.
+  void hand_over(int64_t step_id, const std::string& value_key, const tensor& value) {
     // Fails for a second value of the step (which must fail the step) or for an aborted step
     // (where aborting again changes nothing).
-    status st = local->send(key, step_id, value);
+    status st = local->send(value_key, step_id, value);
     if (!st.ok()) local->abort_step(step_id, st);
   }
 
   void deposit(const edge_value& v) {
     if (finished->contains(v.step_id) || wrong_key(v.step_id, v.key)) return;
-    if (admit(v.step_id)) hand_over(v.step_id, v.value.value);
+    if (admit(v.step_id)) hand_over(v.step_id, v.key, v.value.value);
   }
 
   void take_chunk(const edge_chunk& c) {
     if (finished->contains(c.step_id) || wrong_key(c.step_id, c.key)) return;
     auto whole = assembling.take(c);
     if (!whole.ok()) local->abort_step(c.step_id, whole.get_status());
-    else if (whole->initialized()) hand_over(c.step_id, *whole);
+    else if (whole->initialized()) hand_over(c.step_id, c.key, *whole);
   }
 };
 

@@ -102,6 +102,13 @@ class async_op_kernel : public op_kernel {
   void compute(kernel_context& ctx) final;  // runs compute_async and waits; tests only
 };
 
+// Which while-loop frame and iteration a node runs in (graph/ir/control_flow.hpp); the root
+// frame is {0, 0}. Keys of the values _Send and _Recv exchange end in it, TF's "frame:iter".
+struct frame_iter {
+  uint64_t frame_id = 0;
+  int64_t iter = 0;
+};
+
 class kernel_context {
  public:
   kernel_context(const op_kernel& k, device& dev, step_context& step, kernel_value* inputs,
@@ -145,7 +152,11 @@ class kernel_context {
   const status& get_status() const { return status_; }
   bool ok() const { return status_.ok(); }
 
+  const caflow::frame_iter& frame_iter() const { return frame_iter_; }
+  void set_frame_iter(const caflow::frame_iter& f) { frame_iter_ = f; }
+
  private:
+  caflow::frame_iter frame_iter_;
   const op_kernel& kernel_;
   device& dev_;
   step_context& step_;

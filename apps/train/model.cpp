@@ -9,6 +9,7 @@ namespace {
 
 constexpr int64_t image_size = 28;
 constexpr int64_t num_classes = 10;
+constexpr int64_t lstm_units = 128;
 
 struct layer_shape {
   const char* name;
@@ -19,6 +20,9 @@ std::vector<layer_shape> layer_shapes(model_kind kind) {
   if (kind == model_kind::mlp)
     return {{"dense1", {784, 256}}, {"dense2", {256, 128}}, {"dense3", {128, 100}},
             {"logits", {100, num_classes}}};
+  if (kind == model_kind::rnn)
+    return {{"lstm", {image_size + lstm_units, 4 * lstm_units}},
+            {"logits", {lstm_units, num_classes}}};
   return {{"conv1", {5, 5, 1, 32}},
           {"conv2", {5, 5, 32, 64}},
           {"dense1", {7 * 7 * 64, 1024}},
@@ -47,9 +51,45 @@ struct layer_scopes {
   }
 };
 
+// TF's dynamic_rnn over an LSTM cell (BasicLSTMCell, forget bias 1): the image's 28 rows are
+// 28 time steps of 28 pixels, run by a while_loop; the last output feeds the logits.
+output lstm_last_output(const scope& s, const output& images, const train::variable& kernel,
+                        const train::variable& bias) {
+  const output rows = ops::reshape(s, images, {-1, image_size, image_size});
+  const output steps = ops::transpose(s, rows, {1, 0, 2});  // [time, batch, pixels]
+  const output batch = ops::gather(s, ops::shape(s, images), ops::constant(s, 0));
+  const output zeros = ops::fill(
+      s, ops::pack(s, {batch, ops::constant(s, static_cast<int32_t>(lstm_units))}),
+      ops::constant(s, 0.0f));
+  const output state =
+      ops::reshape(s.with_op_name("initial_state"), zeros, {-1, lstm_units});
+  auto out = ops::while_loop(
+      s, {ops::constant(s, 0), state, state},
+      [&](const scope& c, const std::vector<output>& v) {
+        return ops::less(c, v[0], ops::constant(c, static_cast<int32_t>(image_size)));
+      },
+      [&](const scope& b, const std::vector<output>& v) {
+        const output x = ops::gather(b, steps, v[0]);
+        const output z =
+            ops::bias_add(b, ops::mat_mul(b, ops::concat(b, {x, v[1]}, 1), kernel), bias);
+        const std::vector<output> gates = ops::split(b, 1, z, 4);  // i, j, f, o
+        const output c = ops::add(
+            b, ops::mul(b, v[2], ops::sigmoid(b, ops::add(b, gates[2], ops::constant(b, 1.0f)))),
+            ops::mul(b, ops::sigmoid(b, gates[0]), ops::tanh(b, gates[1])));
+        const output h = ops::mul(b, ops::sigmoid(b, gates[3]), ops::tanh(b, c));
+        return std::vector{ops::add(b, v[0], ops::constant(b, 1)), h, c};
+      },
+      {.parallel_iterations = 4, .maximum_iterations = {}, .shape_invariants = {}});
+  return out.size() == 3 ? out[1] : output{};
+}
+
 output forward(const layer_scopes& layer, const model_params& p, const output& images,
                const output& training, uint64_t seed) {
   const auto& w = p.weights;
+  if (p.kind == model_kind::rnn) {
+    const output h = lstm_last_output(layer(0, "lstm"), images, w[0], w[1]);
+    return dense(layer(1, "logits"), h, w[2], w[3], false);
+  }
   if (p.kind == model_kind::mlp) {
     output x = layers::flatten(layer(0, "input"), images);
     x = dense(layer(0, "dense1"), x, w[0], w[1], true);

@@ -4,6 +4,7 @@
 //   mlp: 784 -> 256 -> 128 -> 100 -> 10, ReLU (the dataset README's MLPClassifier 256-128-100)
 //   cnn: TF's benchmark/convnet.py: conv 5x5x32 SAME + ReLU, max-pool 2, conv 5x5x64 SAME +
 //        ReLU, max-pool 2, dense 1024 + ReLU, dropout 0.4, dense 10
+//   rnn: an LSTM of 128 units over the image's 28 rows (a while_loop, TF's dynamic_rnn), dense 10
 #include <cstdint>
 
 #include "apps/train/options.hpp"

@@ -6,7 +6,14 @@
 
 namespace caflow::train_app {
 
-const char* to_string(model_kind m) { return m == model_kind::mlp ? "mlp" : "cnn"; }
+const char* to_string(model_kind m) {
+  switch (m) {
+    case model_kind::mlp: return "mlp";
+    case model_kind::cnn: return "cnn";
+    case model_kind::rnn: return "rnn";
+  }
+  return "?";
+}
 
 const char* to_string(replication r) {
   switch (r) {
@@ -24,8 +31,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   CLI::App app{
       "caflow-train: trains a model on Fashion-MNIST with parameter servers and workers.\n"
       "Without --cluster it starts an embedded cluster (1 ps, 2 workers) in this process."};
-  const std::map<std::string, model_kind> models{{"mlp", model_kind::mlp},
-                                                 {"cnn", model_kind::cnn}};
+  const std::map<std::string, model_kind> models{
+      {"mlp", model_kind::mlp}, {"cnn", model_kind::cnn}, {"rnn", model_kind::rnn}};
   const std::map<std::string, replication> modes{{"local", replication::local},
                                                  {"in-graph", replication::in_graph},
                                                  {"async", replication::async},
@@ -33,9 +40,11 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                                                  {"model-parallel", replication::model_parallel}};
   // Every option's help shows its default; the enums show their names, not CLI11's mapping.
   app.option_defaults()->always_capture_default();
-  app.add_option("--model", o->model, "mlp (256-128-100) or cnn (TF's convnet.py)")
+  app.add_option("--model", o->model,
+                 "mlp (256-128-100), cnn (TF's convnet.py) or rnn (an LSTM of 128 units over the "
+                 "28 rows of an image, built with while_loop)")
       ->transform(CLI::CheckedTransformer(models, CLI::ignore_case).description(""))
-      ->type_name("mlp|cnn")
+      ->type_name("mlp|cnn|rnn")
       ->default_str(to_string(o->model));
   app.add_option("--mode", o->mode, "local, in-graph, async, sync (between-graph) or model-parallel")
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case).description(""))
@@ -120,6 +129,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
     return errors::invalid_argument(e.what());
   }
   CAFLOW_RETURN_IF_ERROR(validate(o->security));
+  if (o->model == model_kind::rnn && o->mode == replication::model_parallel)
+    return errors::invalid_argument(
+        "--model rnn runs its LSTM loop on one device: use --mode local, in-graph, async or sync");
   if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
     return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
   if (o->task_processes && !o->cluster.empty())

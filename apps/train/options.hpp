@@ -9,7 +9,7 @@
 
 namespace caflow::train_app {
 
-enum class model_kind { mlp, cnn };
+enum class model_kind { mlp, cnn, rnn };
 
 enum class replication {
   local,        // one process, no cluster

@@ -1,5 +1,6 @@
 #include "graph/client/scope.hpp"
 
+#include "graph/client/control_flow_context.hpp"
 #include "graph/ir/op_def.hpp"
 
 #include <mutex>
@@ -108,15 +109,35 @@ std::string scope::unique_name(std::string_view default_name) const {
   return name;
 }
 
-void scope::add_node(node_def n, const node_signature&, std::vector<partial_shape> shapes) const {
-  std::lock_guard<std::mutex> lock(shared_->mu);
-  if (!shared_->index_of.emplace(n.name, shared_->def.nodes.size()).second) {
-    if (shared_->first_error.ok())
-      shared_->first_error = errors::already_exists("duplicate node name '", n.name, "'");
-    return;
+void scope::add_node(node_def n, const node_signature& sig, std::vector<partial_shape> shapes) const {
+  // Routing makes nodes outside of the context first (through its outer scope): not under mu.
+  if (cf_ctx_) cf_ctx_->add_op(n, sig);
+  const std::string name = n.name;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (!shared_->index_of.emplace(n.name, shared_->def.nodes.size()).second) {
+      if (shared_->first_error.ok())
+        shared_->first_error = errors::already_exists("duplicate node name '", n.name, "'");
+      return;
+    }
+    shared_->def.nodes.push_back(std::move(n));
+    shared_->shapes.push_back(std::move(shapes));
   }
-  shared_->def.nodes.push_back(std::move(n));
-  shared_->shapes.push_back(std::move(shapes));
+  if (cf_ctx_) cf_ctx_->add_member(name);
+}
+
+void scope::update_input(std::string_view name, int index, const std::string& input) const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  auto it = shared_->index_of.find(std::string(name));
+  if (it == shared_->index_of.end()) return;
+  node_def& n = shared_->def.nodes[it->second];
+  if (index < static_cast<int>(n.inputs.size())) n.inputs[index] = input;
+}
+
+scope scope::with_control_flow_context(std::shared_ptr<control_flow_context> ctx) const {
+  scope s = *this;
+  s.cf_ctx_ = std::move(ctx);
+  return s;
 }
 
 partial_shape scope::shape_of(const output& o) const {

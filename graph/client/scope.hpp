@@ -49,6 +49,8 @@ struct operation {
   bool valid() const { return !node.empty(); }
 };
 
+class control_flow_context;  // graph/client/control_flow_context.hpp
+
 // Chooses a node's device from the whole node (op, attrs, and in `device` the device the
 // scope asked for), like TF's device functions: replica_device_setter sends variables to ps
 // tasks and everything else to the worker.
@@ -71,6 +73,10 @@ class scope {
   scope with_no_control_dependencies() const;
   // Nodes created through the returned scope are placed with `o`'s node (attr "_class").
   scope colocate_with(const output& o) const;
+  // Nodes created through the returned scope belong to a cond branch or a while loop, which
+  // routes their outside inputs in (ops::cond, ops::while_loop).
+  scope with_control_flow_context(std::shared_ptr<control_flow_context> ctx) const;
+  const std::shared_ptr<control_flow_context>& control_flow() const { return cf_ctx_; }
 
   bool ok() const;
   status get_status() const;
@@ -96,6 +102,9 @@ class scope {
   std::optional<tensor> constant_value(const output& o) const;
   // A copy of the node named `name` (defaults filled in), if the graph has one.
   std::optional<node_def> find_node(std::string_view name) const;
+  // Replaces data input `index` of node `name` (a while loop's back edge into its Merge, known
+  // only once the body is built). REQUIRES: the new input has the same dtype and shape.
+  void update_input(std::string_view name, int index, const std::string& input) const;
 
  private:
   struct shared_state;
@@ -108,6 +117,7 @@ class scope {
   std::shared_ptr<const device_function> device_fn_;
   std::vector<std::string> control_deps_;
   std::vector<std::string> colocation_;
+  std::shared_ptr<control_flow_context> cf_ctx_;
 };
 
 }  // namespace caflow

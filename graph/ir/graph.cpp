@@ -1,5 +1,8 @@
 #include "graph/ir/graph.hpp"
 
+#include <algorithm>
+
+#include "graph/ir/control_flow.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
@@ -26,6 +29,7 @@ status_or<graph> graph::build(graph_def def, const graph_options& opts) {
   }
   CAFLOW_RETURN_IF_ERROR(g.link());
   CAFLOW_RETURN_IF_ERROR(g.sort());
+  if (has_control_flow(g.def_)) CAFLOW_RETURN_IF_ERROR(analyze_control_flow(g).get_status());
   if (opts.infer_shapes) CAFLOW_RETURN_IF_ERROR(g.infer_shapes());
   return g;
 }
@@ -86,8 +90,11 @@ status graph::link() {
 status graph::sort() {
   std::vector<int> pending(nodes_.size());
   std::vector<int> ready;
+  // A loop's back edges (NextIteration -> Merge) are left out: the Merge comes first.
   for (const graph_node& n : nodes_) {
-    pending[n.id] = n.num_inputs() + static_cast<int>(n.control_inputs.size());
+    pending[n.id] = static_cast<int>(n.control_inputs.size());
+    for (const in_edge& e : n.inputs)
+      if (!is_back_edge(nodes_[e.src].def->op, n.def->op)) ++pending[n.id];
     if (pending[n.id] == 0) ready.push_back(n.id);
   }
   topo_.clear();
@@ -96,8 +103,11 @@ status graph::sort() {
     const int id = ready.back();
     ready.pop_back();
     topo_.push_back(id);
-    for (const out_edge& e : nodes_[id].outputs)
+    const graph_node& n = nodes_[id];
+    for (const out_edge& e : n.outputs) {
+      if (!e.is_control() && is_back_edge(n.def->op, nodes_[e.dst].def->op)) continue;
       if (--pending[e.dst] == 0) ready.push_back(e.dst);
+    }
   }
   if (topo_.size() != nodes_.size()) {
     std::string names;
@@ -112,9 +122,10 @@ status graph::sort() {
 }
 
 status graph::infer_shapes() {
+  // A Merge reads its back edge before the NextIteration behind it is inferred: unknown.
+  for (graph_node& n : nodes_) n.output_shapes.assign(n.num_outputs(), partial_shape::unknown());
   for (int id : topo_) {
     graph_node& n = nodes_[id];
-    n.output_shapes.assign(n.num_outputs(), partial_shape::unknown());
     if (!n.op->infer_shape) continue;
     std::vector<partial_shape> in_shapes;
     std::vector<const tensor*> in_values;
@@ -128,9 +139,35 @@ status graph::infer_shapes() {
       }
       in_values.push_back(value);
     }
+    // A loop's Merge sees its variable's shape as it enters: the back edge stands for it.
+    std::vector<int> back_edges;
+    for (int i = 0; i < n.num_inputs(); ++i)
+      if (is_back_edge(nodes_[n.inputs[i].src].def->op, n.def->op)) back_edges.push_back(i);
+    if (!back_edges.empty() && back_edges.size() < in_shapes.size()) {
+      size_t entering = 0;
+      while (std::find(back_edges.begin(), back_edges.end(), entering) != back_edges.end())
+        ++entering;
+      for (int i : back_edges) in_shapes[i] = in_shapes[entering];
+    }
     shape_context ctx(*n.def, n.sig, std::move(in_shapes), std::move(in_values));
     CAFLOW_RETURN_IF_ERROR(n.op->infer_shape(ctx));
     n.output_shapes = ctx.outputs();
+  }
+  return check_loop_shapes();
+}
+
+status graph::check_loop_shapes() const {
+  for (const graph_node& n : nodes_) {
+    for (const in_edge& e : n.inputs) {
+      const graph_node& next = nodes_[e.src];
+      if (!is_back_edge(next.def->op, n.def->op)) continue;
+      const partial_shape& body = next.output_shapes[e.src_port];
+      if (body.compatible_with(n.output_shapes[0])) continue;
+      return errors::invalid_argument(
+          describe_node(*n.def), ": the loop variable has shape ", n.output_shapes[0].to_string(),
+          " when it enters the loop, but the loop body gives it shape ", body.to_string(),
+          " through '", next.name(), "'; declare a shape invariant that allows both");
+    }
   }
   return {};
 }

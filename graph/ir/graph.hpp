@@ -1,7 +1,8 @@
 #pragma once
 // A validated graph: every node resolved against its op, every edge checked (node exists, port
-// in range, dtypes and refs agree), acyclic, with inferred output shapes. Anything wrong is
-// rejected here, before anything runs, with an error naming the node.
+// in range, dtypes and refs agree), acyclic but for while loops' back edges (which topological
+// orders leave out, see graph/ir/control_flow.hpp), with inferred output shapes. Anything wrong
+// is rejected here, before anything runs, with an error naming the node.
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -65,6 +66,8 @@ class graph {
   status link();
   status sort();
   status infer_shapes();
+  // A loop variable whose shape the body changes beyond what its Merge allows is an error.
+  status check_loop_shapes() const;
 
   graph_def def_;
   std::vector<graph_node> nodes_;

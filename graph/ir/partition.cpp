@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <iterator>
 #include <set>
 #include <tuple>
 
 #include "graph/core/device_name.hpp"
+#include "graph/ir/control_flow.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
@@ -77,7 +79,34 @@ class partitioner {
       if (fresh) devices_.push_back({it->first, short_device_name(*spec)});
       node_device_[n.id] = it->second;
     }
+    if (has_control_flow(g_.def())) {
+      CAFLOW_ASSIGN_OR_RETURN(control_flow_info cf, analyze_control_flow(g_));
+      CAFLOW_RETURN_IF_ERROR(check_loops_on_one_device(cf));
+      in_control_flow_ = true;
+    }
     for (int id : g_.topo_order()) CAFLOW_RETURN_IF_ERROR(add_node(g_.node(id)));
+    return {};
+  }
+
+  // A cut edge inside a while loop's frame would need a control loop in the receiving
+  // partition (TF's graph_partition AddControlFlow), which is not built yet: refused, naming
+  // the loop and the edge. Edges into a loop's Enter and out of its Exit run in the enclosing
+  // frame and may cross devices; so may every edge of a cond.
+  status check_loops_on_one_device(const control_flow_info& cf) const {
+    for (const graph_node& n : g_.nodes()) {
+      for (const out_edge& e : n.outputs) {
+        if (node_device_[e.dst] == node_device_[n.id]) continue;
+        const graph_node& dst = g_.node(e.dst);
+        const int frame = cf.frame_of[dst.id];
+        if (frame == 0) continue;
+        return errors::unimplemented(
+            "the while loop of frame '", cf.frames[frame].name, "' has nodes on more than one "
+            "device: ", describe_node(*n.def), " on ", devices_[node_device_[n.id]].full,
+            " feeds ", describe_node(*dst.def), " on ", devices_[node_device_[e.dst]].full,
+            "; a loop's body must be placed on one device for now (its Enter inputs and Exit "
+            "outputs may come from and go to any device)");
+      }
+    }
     return {};
   }
 
@@ -188,6 +217,8 @@ class partitioner {
     recv.device = recv_device;
     recv.attrs["tensor_type"] = type;
     common(recv);
+    // Its value may be dead (from an untaken branch): the executor must track deadness.
+    if (in_control_flow_) recv.attrs[in_control_flow_attr] = true;
     std::string name = recv.name;
     partition_of(src_dev).nodes.push_back(std::move(send));
     partition_of(dst_dev).nodes.push_back(std::move(recv));
@@ -210,6 +241,7 @@ class partitioner {
 
   const graph& g_;
   const partition_options& opts_;
+  bool in_control_flow_ = false;
   std::vector<device_names> devices_;
   std::vector<int> node_device_;  // index into devices_, per node id
   std::set<std::string> taken_;
@@ -265,6 +297,23 @@ std::string rendezvous_key(const node_def& n) {
   std::copy(digits, end, hex + (16 - (end - digits)));
   return errors::concat(send_device, ";", std::string_view(hex, 16), ";", recv_device, ";", edge,
                         ";0:0");
+}
+
+std::string rendezvous_key_in_frame(std::string_view key, uint64_t frame_id, int64_t iter) {
+  const size_t cut = key.rfind(';');
+  std::string out(key.substr(0, cut == std::string_view::npos ? key.size() : cut));
+  char buf[48];
+  const int n = std::snprintf(buf, sizeof buf, ";%llu:%lld", static_cast<unsigned long long>(frame_id),
+                              static_cast<long long>(iter));
+  out.append(buf, static_cast<size_t>(n));
+  return out;
+}
+
+std::string rendezvous_edge_key(std::string_view key) {
+  const size_t cut = key.rfind(';');
+  std::string out(key.substr(0, cut == std::string_view::npos ? key.size() : cut));
+  out += ";0:0";
+  return out;
 }
 
 status_or<parsed_rendezvous_key> parse_rendezvous_key(std::string_view key) {

@@ -44,13 +44,18 @@ status_or<partitioned> partition(const graph& g, const std::vector<std::string>&
 // rendezvous key layout, the same for a _Send and its _Recv. REQUIRES: a _Send or _Recv node
 // with its attrs (one that passed graph::build).
 std::string rendezvous_key(const node_def& send_or_recv);
+// The key of the edge's value in one iteration of a while loop's frame: the ";0:0" that
+// rendezvous_key ends with becomes ";<frame id>:<iteration>" (frame ids are below 2^63).
+std::string rendezvous_key_in_frame(std::string_view key, uint64_t frame_id, int64_t iter);
+// The edge's key of a key made by rendezvous_key_in_frame.
+std::string rendezvous_edge_key(std::string_view key);
 
 struct parsed_rendezvous_key {
   std::string send_device;
   uint64_t send_device_incarnation = 0;
   std::string recv_device;
   std::string tensor_name;  // the cut edge, "node:port"
-  int64_t frame_id = 0;     // frame and iteration of control flow; always 0:0 for now
+  int64_t frame_id = 0;     // the while-loop frame and iteration; 0:0 outside of loops
   int64_t iter_id = 0;
 };
 

@@ -50,17 +50,28 @@ class send_op final : public op_kernel {
     rendezvous* rdv = ctx.step().rdv;
     CAFLOW_OP_REQUIRES(ctx, rdv != nullptr,
                        errors::internal("the step has no rendezvous to send '", key_, "' through"));
+    // A dead input (an untaken branch) goes as an uninitialized tensor: its _Recv's output is
+    // dead too.
     const tensor& value = ctx.input(0);
-    if (to_host_ && value.space() != nullptr) {
-      auto host = to_host(value);
-      CAFLOW_OP_REQUIRES_OK(ctx, host.get_status());
-      CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, *host));
+    const frame_iter& f = ctx.frame_iter();
+    if (f.frame_id != 0 || f.iter != 0) {
+      send(ctx, rdv, rendezvous_key_in_frame(key_, f.frame_id, f.iter), value);
       return;
     }
-    CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key_, ctx.step().step_id, value));
+    send(ctx, rdv, key_, value);
   }
 
  private:
+  void send(kernel_context& ctx, rendezvous* rdv, const std::string& key, const tensor& value) {
+    if (to_host_ && value.space() != nullptr) {
+      auto host = to_host(value);
+      CAFLOW_OP_REQUIRES_OK(ctx, host.get_status());
+      CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key, ctx.step().step_id, *host));
+      return;
+    }
+    CAFLOW_OP_REQUIRES_OK(ctx, rdv->send(key, ctx.step().step_id, value));
+  }
+
   std::string key_;
   bool to_host_ = false;  // bound for another task, which reads host bytes off the wire
 };
@@ -107,13 +118,14 @@ class recv_op final : public async_op_kernel {
         return;
       }
     }
-    rdv->recv_async(
-        edge_.key, step_id,
-        [this, &ctx, cm, reg, done = std::move(done)](const status& st, const tensor& value) {
+    auto received = [this, &ctx, cm, reg, done = std::move(done)](const status& st,
+                                                                   const tensor& value) {
           reg->finished.store(true, std::memory_order_release);
           if (reg->registered) cm->deregister_callback(reg->token);
           if (!st.ok()) {
             ctx.set_status(st);
+          } else if (!value.initialized()) {
+            // The sender's input was dead: so is this output (left unset).
           } else if (value.type() != type_) {
             ctx.set_status(errors::invalid_argument(
                 "edge '", edge_.tensor_name, "' from ", edge_.send_device, " delivered ",
@@ -129,7 +141,13 @@ class recv_op final : public async_op_kernel {
                   "copying edge '" + edge_.tensor_name + "' from " + edge_.send_device));
           }
           done();
-        });
+        };
+    const frame_iter& f = ctx.frame_iter();
+    if (f.frame_id == 0 && f.iter == 0)
+      rdv->recv_async(edge_.key, step_id, std::move(received));
+    else
+      rdv->recv_async(rendezvous_key_in_frame(edge_.key, f.frame_id, f.iter), step_id,
+                      std::move(received));
   }
 
  private:

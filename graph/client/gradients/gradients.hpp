@@ -104,4 +104,18 @@ inline status add_symbolic_gradients(const scope& s, const std::vector<output>& 
   return add_symbolic_gradients(s, outputs, inputs, {}, grad_inputs);
 }
 
+// While loops (ops::while_loop) are differentiated as a whole: their gradient is a second loop
+// that runs the body's gradient once per forward iteration, last iteration first, on the
+// forward values the forward loop keeps in a loop history (graph/client/gradients/
+// while_loop_grad.cpp). A loop nested in another loop's body is not differentiated yet (a
+// clear "unimplemented" error).
+namespace detail {
+// add_symbolic_gradients over the nodes of one while-loop frame (`frame`, "" for the root):
+// loops directly inside it count as single nodes, everything else is left out.
+status add_symbolic_gradients_in_frame(const scope& s, const std::vector<output>& outputs,
+                                       const std::vector<output>& inputs,
+                                       const std::vector<output>& grad_outputs,
+                                       const std::string& frame, std::vector<output>* grad_inputs);
+}  // namespace detail
+
 }  // namespace caflow

@@ -9,11 +9,16 @@
 // The nodes of that subgraph are visited in reverse topological order, so by the time a node
 // is visited every consumer of its outputs has already handed back its share of the gradient;
 // the shares of one tensor are summed with AddN.
+#include <deque>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "graph/client/gradients/gradients.hpp"
+#include "graph/client/gradients/while_loop_grad.hpp"
+#include "graph/ir/control_flow.hpp"
+#include "graph/ir/graph.hpp"
 #include "graph/client/ops/math_ops.hpp"
 #include "graph/client/ops/shape_ops.hpp"
 
@@ -35,17 +40,24 @@ struct forward_node {
 class gradient_builder {
  public:
   gradient_builder(const scope& s, const std::vector<output>& outputs,
-                   const std::vector<output>& inputs, const std::vector<output>& grad_outputs)
+                   const std::vector<output>& inputs, const std::vector<output>& grad_outputs,
+                   std::string frame = {})
       : scope_(s),
         outputs_(outputs),
         inputs_(inputs),
         grad_outputs_(grad_outputs),
+        frame_(std::move(frame)),
         grad_scope_(s.new_sub_scope("gradients")) {}
 
   status build(std::vector<output>* grad_inputs);
 
  private:
   status load_graph();
+  // With control flow: which frame each node runs in, and the loops inside the current frame,
+  // each made one node (its inputs: the loop's Enter inputs; its outputs: its Exits).
+  status load_control_flow();
+  bool keeps_edge(int src, int dst) const;
+  status backprop_loop(int id, size_t loop, const std::vector<output>& dys);
   status_or<tensor_id> locate(const output& o, const char* what, size_t i) const;
   status check_arguments();
   void find_paths();
@@ -53,6 +65,9 @@ class gradient_builder {
   status backprop(int node);
   output sum(const scope& s, const std::vector<output>& grads) const;
   output as_output(tensor_id t) const {
+    // A loop's outputs are its Exits'.
+    if (t.first >= static_cast<int>(def_.nodes.size()))
+      return as_output({loops_[t.first - def_.nodes.size()].exits[t.second], 0});
     const forward_node& n = nodes_[t.first];
     return {n.def->name, t.second, n.output_types[t.second]};
   }
@@ -65,8 +80,15 @@ class gradient_builder {
   const std::vector<output>& outputs_;
   const std::vector<output>& inputs_;
   const std::vector<output>& grad_outputs_;
+  std::string frame_;  // the while-loop frame differentiated; "" for the root
 
   graph_def def_;
+  std::unique_ptr<graph> graph_;  // set when the graph has control flow
+  control_flow_info cf_;
+  int current_frame_ = 0;
+  std::vector<grad::while_loop_nodes> loops_;
+  std::map<int, std::pair<size_t, int>> exit_of_;  // Exit node -> (loop, loop variable)
+  std::deque<node_def> loop_defs_;                 // the nodes standing for loops
   std::vector<forward_node> nodes_;
   std::map<std::string, int, std::less<>> index_of_;
   std::vector<tensor_id> output_ids_, input_ids_;
@@ -90,6 +112,7 @@ status gradient_builder::load_graph() {
     n.output_types = std::move(sig.output_types);
     n.consumers.resize(n.output_types.size());
   }
+  if (has_control_flow(def_)) CAFLOW_RETURN_IF_ERROR(load_control_flow());
   for (size_t i = 0; i < def_.nodes.size(); ++i) {
     const node_def& def = def_.nodes[i];
     for (const std::string& in : def.inputs) {
@@ -100,12 +123,71 @@ status gradient_builder::load_graph() {
           ref.port >= static_cast<int>(nodes_[src->second].output_types.size()))
         return errors::invalid_argument(describe_node(def), ": input '", in,
                                         "' names no output of the graph");
+      tensor_id from{src->second, ref.port};
+      if (graph_) {
+        if (!keeps_edge(from.first, static_cast<int>(i))) continue;
+        // A value out of a loop comes from the node standing for the loop.
+        if (auto e = exit_of_.find(from.first); e != exit_of_.end())
+          from = {static_cast<int>(def_.nodes.size() + e->second.first), e->second.second};
+      }
       const int slot = static_cast<int>(nodes_[i].inputs.size());
-      nodes_[i].inputs.emplace_back(src->second, ref.port);
-      nodes_[src->second].consumers[ref.port].emplace_back(static_cast<int>(i), slot);
+      nodes_[i].inputs.push_back(from);
+      nodes_[from.first].consumers[from.second].emplace_back(static_cast<int>(i), slot);
     }
   }
   return {};
+}
+
+status gradient_builder::load_control_flow() {
+  CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(def_, {.infer_shapes = false}));
+  graph_ = std::make_unique<graph>(std::move(g));
+  CAFLOW_ASSIGN_OR_RETURN(cf_, analyze_control_flow(*graph_));
+  current_frame_ = -1;
+  for (size_t f = 0; f < cf_.frames.size(); ++f)
+    if (cf_.frames[f].name == frame_) current_frame_ = static_cast<int>(f);
+  if (current_frame_ < 0)
+    return errors::internal("add_symbolic_gradients: no while loop frame '", frame_, "'");
+  CAFLOW_ASSIGN_OR_RETURN(loops_, grad::find_while_loops(*graph_, cf_, current_frame_));
+  for (size_t l = 0; l < loops_.size(); ++l) {
+    const grad::while_loop_nodes& loop = loops_[l];
+    for (const auto& f : cf_.frames)
+      if (f.parent == loop.frame_index)
+        return errors::unimplemented("add_symbolic_gradients: while loop '", loop.frame,
+                                     "' has a loop in its body ('", f.name,
+                                     "'); gradients of nested loops are not built yet");
+    loop_defs_.push_back(node_def{loop.frame, "_WhileLoop", {}, {}, {}});
+    forward_node n;
+    n.def = &loop_defs_.back();
+    for (int e : loop.enters) n.output_types.push_back(graph_->node(e).sig.output_types[0]);
+    n.consumers.resize(n.output_types.size());
+    const int id = static_cast<int>(nodes_.size());
+    for (size_t k = 0; k < loop.exits.size(); ++k) exit_of_[loop.exits[k]] = {l, static_cast<int>(k)};
+    std::vector<int> enters = loop.enters;
+    enters.insert(enters.end(), loop.constant_enters.begin(), loop.constant_enters.end());
+    nodes_.push_back(std::move(n));
+    for (int e : enters) {
+      const in_edge& src = graph_->node(e).inputs[0];
+      const int slot = static_cast<int>(nodes_[id].inputs.size());
+      nodes_[id].inputs.emplace_back(src.src, src.src_port);
+      nodes_[src.src].consumers[src.src_port].emplace_back(id, slot);
+    }
+  }
+  return {};
+}
+
+// Only the current frame's edges: those between its nodes, from the Enters into it, and from
+// the Exits of the loops inside it. A loop's back edge never carries a gradient.
+bool gradient_builder::keeps_edge(int src, int dst) const {
+  if (is_back_edge(def_.nodes[src].op, def_.nodes[dst].op)) return false;
+  if (cf_.frame_of[dst] != current_frame_) return false;
+  if (cf_.frame_of[src] == current_frame_) return true;
+  if (exit_of_.count(src)) return true;
+  if (control_flow_kind_of(def_.nodes[src].op) == control_flow_kind::enter) {
+    std::string name;
+    get_attr(def_.nodes[src], "frame_name", &name).ignore();
+    return name == frame_;
+  }
+  return false;
 }
 
 status_or<tensor_id> gradient_builder::locate(const output& o, const char* what, size_t i) const {
@@ -237,6 +319,15 @@ status gradient_builder::backprop(int id) {
   // Nothing differentiable reached this node's outputs (e.g. everything after it went through
   // an op without a gradient): its inputs would only get zeros.
   if (!any_gradient) return {};
+  if (id >= static_cast<int>(def_.nodes.size())) {
+    std::vector<output> dys;
+    for (int p = 0; p < num_outputs; ++p) {
+      auto it = pending_.find({id, p});
+      dys.push_back(requested({id, p}) || it == pending_.end() ? output{}
+                                                                : sum(grad_scope_, it->second));
+    }
+    return backprop_loop(id, static_cast<size_t>(id) - def_.nodes.size(), dys);
+  }
 
   const gradient_registry& registry = gradient_registry::global();
   if (registry.is_no_gradient(n.def->op)) return {};
@@ -281,6 +372,18 @@ status gradient_builder::backprop(int id) {
   return {};
 }
 
+status gradient_builder::backprop_loop(int id, size_t l, const std::vector<output>& dys) {
+  const grad::while_loop_nodes& loop = loops_[l];
+  const scope s = grad_scope_.new_sub_scope(loop.frame + "_grad");
+  std::vector<output> dxs;
+  CAFLOW_RETURN_IF_ERROR(grad::while_loop_gradient(s, *graph_, cf_, loop, dys, &dxs)
+                             .with_context("gradient of while loop '" + loop.frame + "'"));
+  const forward_node& n = nodes_[id];
+  for (size_t i = 0; i < dxs.size() && i < n.inputs.size(); ++i)
+    if (dxs[i].valid()) send(n.inputs[i], dxs[i]);
+  return {};
+}
+
 status gradient_builder::build(std::vector<output>* grad_inputs) {
   CAFLOW_RETURN_IF_ERROR(scope_.get_status());
   if (grad_inputs == nullptr)
@@ -321,5 +424,14 @@ status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs
                               std::vector<output>* grad_inputs) {
   return gradient_builder(s, outputs, inputs, grad_outputs).build(grad_inputs);
 }
+
+namespace detail {
+status add_symbolic_gradients_in_frame(const scope& s, const std::vector<output>& outputs,
+                                       const std::vector<output>& inputs,
+                                       const std::vector<output>& grad_outputs,
+                                       const std::string& frame, std::vector<output>* grad_inputs) {
+  return gradient_builder(s, outputs, inputs, grad_outputs, frame).build(grad_inputs);
+}
+}  // namespace detail
 
 }  // namespace caflow

@@ -2,6 +2,7 @@
 // Every ops:: function of the client API.
 #include "graph/client/ops/array_ops.hpp"
 #include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/control_flow_ops.hpp"
 #include "graph/client/ops/conv_ops.hpp"
 #include "graph/client/ops/data_flow_ops.hpp"
 #include "graph/client/ops/io_ops.hpp"

@@ -4,6 +4,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "graph/ir/control_flow.hpp"
 #include "graph/ir/passes/constant_folding.hpp"
 #include "graph/ir/passes/cse.hpp"
 #include "graph/ir/passes/pass.hpp"
@@ -102,12 +103,7 @@ bool is_feed_point(const node_def& n) {
   return n.op == "Placeholder" || n.op == "PlaceholderWithDefault";
 }
 
-bool is_control_flow(const node_def& n) {
-  static constexpr std::array<std::string_view, 12> ops = {
-      "Switch", "RefSwitch", "Merge",         "RefMerge",         "Enter",    "RefEnter",
-      "Exit",   "RefExit",   "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"};
-  return std::find(ops.begin(), ops.end(), n.op) != ops.end();
-}
+bool is_control_flow(const node_def& n) { return is_control_flow_op(n.op); }
 
 bool is_pure(const graph_node& n) {
   return !n.op->is_stateful && !has_ref_edge(n) && !is_feed_point(*n.def) &&
@@ -118,7 +114,9 @@ std::vector<int> definition_topo_order(const graph& g) {
   std::vector<int> pending(g.num_nodes());
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (const graph_node& n : g.nodes()) {
-    pending[n.id] = n.num_inputs() + static_cast<int>(n.control_inputs.size());
+    pending[n.id] = static_cast<int>(n.control_inputs.size());
+    for (const in_edge& e : n.inputs)
+      if (!is_back_edge(g.node(e.src).def->op, n.def->op)) ++pending[n.id];
     if (pending[n.id] == 0) ready.push(n.id);
   }
   std::vector<int> order;
@@ -127,8 +125,11 @@ std::vector<int> definition_topo_order(const graph& g) {
     const int id = ready.top();
     ready.pop();
     order.push_back(id);
-    for (const out_edge& e : g.node(id).outputs)
+    const graph_node& n = g.node(id);
+    for (const out_edge& e : n.outputs) {
+      if (!e.is_control() && is_back_edge(n.def->op, g.node(e.dst).def->op)) continue;
       if (--pending[e.dst] == 0) ready.push(e.dst);
+    }
   }
   return order;
 }
