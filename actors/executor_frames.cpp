@@ -143,6 +143,8 @@ struct executor::frame_step {
   frame root;
   std::map<std::tuple<frame*, int64_t, int>, std::unique_ptr<frame>> children;
   std::atomic<int> outstanding{0};  // nodes ready or running in the whole step
+  std::atomic<int> last_frame{0};   // where_loops_are
+  std::atomic<int64_t> last_iteration{0};
   std::atomic<bool> aborted{false};
   std::mutex error_mu;
   status first_error;
@@ -193,18 +195,13 @@ struct executor::frame_step {
     process(ready);
   }
 
-  // For a cancelled step (a timeout, most often a loop that never ends): where its loops were.
-  std::string where_loops_are() {
-    std::unique_lock<std::mutex> lock(mu, std::try_to_lock);
-    if (!lock.owns_lock() || children.empty()) return {};
-    std::string out = " while ";
-    int shown = 0;
-    for (const auto& [key, f] : children) {
-      if (shown++ == 3) break;
-      out += (shown > 1 ? ", " : "") + std::string("while loop '") + plan.frames[f->index].name +
-             "' ran iteration " + std::to_string(f->iteration_count);
-    }
-    return out;
+  // For a cancelled step (a timeout, most often a loop that never ends): the loop that last
+  // started an iteration, read without the frames' lock (its holder may be that very loop).
+  std::string where_loops_are() const {
+    const int frame = last_frame.load(std::memory_order_relaxed);
+    if (frame <= 0) return {};
+    return " while while loop '" + plan.frames[frame].name + "' ran iteration " +
+           std::to_string(last_iteration.load(std::memory_order_relaxed));
   }
 
   void process(ready_list& ready) {
@@ -465,6 +462,8 @@ struct executor::frame_step {
 
   iteration* next_iteration(frame* f, ready_list& ready) {
     ++f->iteration_count;
+    last_frame.store(f->index, std::memory_order_relaxed);
+    last_iteration.store(f->iteration_count, std::memory_order_relaxed);
     ++f->outstanding_iterations;
     f->dead_exits.clear();
     f->iterations.push_back(new_iteration_state(f->index, f->iteration_count));
