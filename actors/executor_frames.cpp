@@ -301,20 +301,20 @@ struct executor::frame_step {
     node_done();
   }
 
+  // `outputs` may be null for a node without outputs (a _Send): its control edges still carry
+  // its completion on.
   void finish(const tagged& t, kernel_value* outputs, const status& st, ready_list& ready) {
     const node_item& item = ex.items_[t.id];
-    if (!st.ok()) {
-      fail(st.with_context(item.error_prefix).with_source(item.source));
-      outputs = nullptr;
-    }
-    if (outputs && !aborted.load(std::memory_order_acquire)) {
+    bool ran = st.ok();
+    if (!ran) fail(st.with_context(item.error_prefix).with_source(item.source));
+    if (ran && !aborted.load(std::memory_order_acquire)) {
       if (status missing = check_outputs(t, outputs); !missing.ok()) {
         fail(missing);
-        outputs = nullptr;
+        ran = false;
       }
     }
     clear_inputs(t);
-    if (outputs && !aborted.load(std::memory_order_acquire)) {
+    if (ran && !aborted.load(std::memory_order_acquire)) {
       std::lock_guard<std::mutex> lock(mu);
       propagate(t, outputs, false, ready);
       --t.it->outstanding_ops;
@@ -326,14 +326,42 @@ struct executor::frame_step {
   void node_done() {
     if (outstanding.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     if (registered) step.cancellation->deregister_callback(cancel_token);
+    status stalled = stalled_loops();
     status result;
     {
       std::lock_guard<std::mutex> lock(error_mu);
+      if (first_error.ok()) first_error = stalled;
       result = first_error;
     }
     done_fn finished = std::move(done);
     delete this;
     finished(result);
+  }
+
+  // Nothing is ready or running, yet a loop has not finished: some of its nodes wait for inputs
+  // that can no longer come (a runtime bug, or a graph built by hand whose frames do not close).
+  // Reported, naming the loop and the nodes, rather than ending the step without its values.
+  status stalled_loops() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (children.empty() || aborted.load(std::memory_order_acquire)) return {};
+    const frame& f = *children.begin()->second;
+    std::string waiting;
+    int shown = 0;
+    if (!f.iterations.empty()) {
+      const iteration& it = *f.iterations.front();
+      for (size_t id = 0; id < plan.nodes.size() && shown < 5; ++id) {
+        const frame_plan::node_info& n = plan.nodes[id];
+        if (n.frame != f.index || it.pending[n.local_id] <= 0 ||
+            it.pending[n.local_id] == n.initial_pending)
+          continue;
+        waiting += (shown++ ? ", '" : "'") + ex.items_[id].info->name + "'";
+      }
+    }
+    return errors::internal("while loop '", plan.frames[f.index].name, "' stopped at iteration ",
+                            f.iterations.empty() ? f.iteration_count : f.iterations.front()->iter,
+                            " (", f.pending_inputs, " Enter inputs missing) with nodes waiting "
+                            "for inputs that never came",
+                            waiting.empty() ? std::string() : ": " + waiting);
   }
 
   void clear_inputs(const tagged& t) {

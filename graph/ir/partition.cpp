@@ -80,39 +80,84 @@ class partitioner {
       node_device_[n.id] = it->second;
     }
     if (has_control_flow(g_.def())) {
-      CAFLOW_ASSIGN_OR_RETURN(control_flow_info cf, analyze_control_flow(g_));
-      CAFLOW_RETURN_IF_ERROR(check_loops_on_one_device(cf));
+      CAFLOW_ASSIGN_OR_RETURN(cf_, analyze_control_flow(g_));
       in_control_flow_ = true;
     }
     for (int id : g_.topo_order()) CAFLOW_RETURN_IF_ERROR(add_node(g_.node(id)));
-    return {};
-  }
-
-  // A cut edge inside a while loop's frame would need a control loop in the receiving
-  // partition (TF's graph_partition AddControlFlow), which is not built yet: refused, naming
-  // the loop and the edge. Edges into a loop's Enter and out of its Exit run in the enclosing
-  // frame and may cross devices; so may every edge of a cond.
-  status check_loops_on_one_device(const control_flow_info& cf) const {
-    for (const graph_node& n : g_.nodes()) {
-      for (const out_edge& e : n.outputs) {
-        if (node_device_[e.dst] == node_device_[n.id]) continue;
-        const graph_node& dst = g_.node(e.dst);
-        const int frame = cf.frame_of[dst.id];
-        if (frame == 0) continue;
-        return errors::unimplemented(
-            "the while loop of frame '", cf.frames[frame].name, "' has nodes on more than one "
-            "device: ", describe_node(*n.def), " on ", devices_[node_device_[n.id]].full,
-            " feeds ", describe_node(*dst.def), " on ", devices_[node_device_[e.dst]].full,
-            "; a loop's body must be placed on one device for now (its Enter inputs and Exit "
-            "outputs may come from and go to any device)");
-      }
-    }
+    for (const auto& [frame, recvs] : frame_recvs_) CAFLOW_RETURN_IF_ERROR(add_control_loops(frame, recvs));
     return {};
   }
 
   partitioned result() && { return std::move(out_); }
 
  private:
+  // A while loop whose nodes sit on several devices (TF's graph_partition AddControlFlow): on
+  // every device but the one running its LoopCond, a control loop (Enter, Merge, Switch on the
+  // LoopCond's value received from there, Identity, NextIteration, Exit) runs the frame's
+  // iterations, and each _Recv of the frame waits on that control loop's Merge, so it runs
+  // once per iteration. On the LoopCond's own device, _Recvs of the frame wait on the
+  // LoopCond.
+  status add_control_loops(int frame, const std::set<std::pair<int, std::string>>& recvs) {
+    const frame_info& f = cf_.frames[frame];
+    if (f.parent != 0)
+      return errors::unimplemented("while loop '", f.name, "' is nested in loop '",
+                                   cf_.frames[f.parent].name, "' and spans several devices; "
+                                   "place a nested loop's body on one device");
+    int cond = -1;
+    for (const graph_node& n : g_.nodes())
+      if (cf_.frame_of[n.id] == frame && control_flow_kind_of(n.def->op) == control_flow_kind::loop_cond)
+        cond = n.id;
+    if (cond < 0)
+      return errors::invalid_argument("while loop '", f.name, "' spans several devices but has no "
+                                      "LoopCond to drive them");
+    std::map<int, std::string> pivot{{node_device_[cond], g_.node(cond).name()}};
+    for (const auto& [dev, recv] : recvs) {
+      if (!pivot.count(dev)) {
+        CAFLOW_ASSIGN_OR_RETURN(pivot[dev], add_control_loop(frame, cond, dev));
+      }
+      for (node_def& n : partition_of(dev).nodes)
+        if (n.name == recv) n.inputs.push_back("^" + pivot[dev]);
+    }
+    return {};
+  }
+
+  // The control loop of `frame` on device `dev`; returns its Merge.
+  status_or<std::string> add_control_loop(int frame, int cond, int dev) {
+    const frame_info& f = cf_.frames[frame];
+    const std::string base = "_loop_control_" + devices_[dev].brief;
+    auto node = [&](const char* op, std::vector<std::string> inputs) {
+      node_def n;
+      n.name = unique_name(base + "/" + op);
+      n.op = op;
+      n.device = devices_[dev].full;
+      n.inputs = std::move(inputs);
+      if (n.op != "Const") n.attrs["T"] = dtype::float32;
+      return n;
+    };
+    node_def start = node("Const", {});
+    start.attrs["value"] = tensor::scalar<float>(0.0f);
+    start.attrs["dtype"] = dtype::float32;
+    node_def enter = node("Enter", {start.name});
+    enter.attrs["frame_name"] = f.name;
+    enter.attrs["is_constant"] = false;
+    enter.attrs["parallel_iterations"] = static_cast<int64_t>(f.parallel_iterations);
+    node_def merge = node("Merge", {enter.name});
+    merge.attrs["N"] = int64_t{2};
+    node_def next = node("NextIteration", {});
+    merge.inputs.push_back(next.name);
+    CAFLOW_ASSIGN_OR_RETURN(std::string more, data_recv(cond, 0, dev));
+    for (node_def& n : partition_of(dev).nodes)
+      if (n.name == more) n.inputs.push_back("^" + merge.name);
+    node_def sw = node("Switch", {merge.name, more});
+    node_def exit = node("Exit", {sw.name + ":0"});
+    node_def ident = node("Identity", {sw.name + ":1"});
+    next.inputs = {ident.name};
+    const std::string pivot = merge.name;
+    for (node_def* n : {&start, &enter, &merge, &sw, &exit, &ident, &next})
+      partition_of(dev).nodes.push_back(std::move(*n));
+    return pivot;
+  }
+
   struct device_names {
     std::string full;
     std::string brief;
@@ -135,6 +180,7 @@ class partitioner {
             n.def->inputs[slot], "' on ", devices_[node_device_[e.src]].full,
             "; a reference cannot cross devices, so the two must be colocated");
       CAFLOW_ASSIGN_OR_RETURN(std::string recv, data_recv(e.src, e.src_port, dev));
+      note_frame_recv(n, dev, recv);
       copy.inputs.push_back(std::move(recv));
     }
     for (int src : n.control_inputs) {
@@ -143,10 +189,18 @@ class partitioner {
         continue;
       }
       CAFLOW_ASSIGN_OR_RETURN(std::string recv, control_recv(src, dev));
+      note_frame_recv(n, dev, recv);
       copy.inputs.push_back("^" + recv);
     }
     partition_of(dev).nodes.push_back(std::move(copy));
     return {};
+  }
+
+  // A _Recv feeding `n` runs in `n`'s frame: inside a loop it needs a control loop there.
+  void note_frame_recv(const graph_node& n, int dev, const std::string& recv) {
+    if (!in_control_flow_) return;
+    const int frame = cf_.frame_of[n.id];
+    if (frame != 0) frame_recvs_[frame].insert({dev, recv});
   }
 
   // The _Recv on `dst` of output `port` of `src`, made with its _Send on first use.
@@ -242,6 +296,8 @@ class partitioner {
   const graph& g_;
   const partition_options& opts_;
   bool in_control_flow_ = false;
+  control_flow_info cf_;
+  std::map<int, std::set<std::pair<int, std::string>>> frame_recvs_;  // frame -> (device, _Recv)
   std::vector<device_names> devices_;
   std::vector<int> node_device_;  // index into devices_, per node id
   std::set<std::string> taken_;

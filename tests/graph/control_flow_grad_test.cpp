@@ -85,3 +85,20 @@ TEST_CASE("the gradient of an RNN-style loop over a matrix") {
                    values({0.5, -0.1, 0.2, 0.3, 0.6, -0.4, 0.1, 0.2, 0.7}, {3, 3}),
                    values({0.05, -0.05, 0.1}, {3})});
 }
+
+TEST_CASE("the gradient reaches a loop variable whose final value is not used") {
+  // (a, b) <- (a * b, b * 0.9): only a leaves the loop, yet b carries gradient into a.
+  auto root = scope::new_root();
+  auto a0 = ops::placeholder(root.with_op_name("a0"), dtype::float64, {.shape = {2}});
+  auto b0 = ops::placeholder(root.with_op_name("b0"), dtype::float64, {.shape = {2}});
+  auto out = ops::while_loop(
+      root, {i32(root, 0), a0, b0},
+      [&](const scope& c, const std::vector<output>& v) { return ops::less(c, v[0], i32(c, 4)); },
+      [&](const scope& s, const std::vector<output>& v) {
+        return std::vector{ops::add(s, v[0], i32(s, 1)), ops::mul(s, v[1], v[2]),
+                           ops::tanh(s, ops::mul(s, v[2], f64(s, 0.9)))};
+      });
+  REQUIRE(root.ok());
+  check_gradients(root, {a0, b0}, ramp_weighted(root, out[1]),
+                  {values({0.3, -0.8}, {2}), values({1.1, 0.6}, {2})});
+}

@@ -201,9 +201,11 @@ status while_loop_gradient(const scope& s, const graph& g, const control_flow_in
                                              count_switch.output_true);
 
   // The backward loop: the count, the loop variables' gradients, the outside values'.
-  std::vector<int> vars;  // float loop variables a gradient reaches
+  // Every float loop variable, reached by a gradient or not: through the iterations, each may
+  // carry gradient to the others (an LSTM's cell state feeds its output).
+  std::vector<int> vars;
   for (size_t k = 0; k < loop.exits.size(); ++k)
-    if (dys[k].valid() && is_float(out_of(g, loop.exits[k]).type)) vars.push_back(static_cast<int>(k));
+    if (is_float(out_of(g, loop.exits[k]).type)) vars.push_back(static_cast<int>(k));
   std::vector<int> outside;  // float outside values
   for (size_t j = 0; j < loop.constant_enters.size(); ++j)
     if (is_float(out_of(g, loop.constant_enters[j]).type)) outside.push_back(static_cast<int>(j));
@@ -211,7 +213,8 @@ status while_loop_gradient(const scope& s, const graph& g, const control_flow_in
   auto ctx = std::make_shared<loop_grad_context>(plain, g, cf, loop, frame, forward_index);
   const scope inside = plain.with_control_flow_context(ctx);
   std::vector<output> starts{forward_count};
-  for (int k : vars) starts.push_back(dys[k]);
+  for (int k : vars)
+    starts.push_back(dys[k].valid() ? dys[k] : ops::zeros_like(plain, out_of(g, loop.exits[k])));
   for (int j : outside) {
     const in_edge& x = g.node(loop.constant_enters[j]).inputs[0];
     starts.push_back(ops::zeros_like(plain, out_of(g, x.src, x.src_port)));
