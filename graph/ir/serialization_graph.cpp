@@ -29,7 +29,14 @@ void load_value(iarchive& ar, bool& v) {
 void save_value(oarchive& ar, const std::string& v) { put_string(ar, v); }
 void load_value(iarchive& ar, std::string& v) { get_string(ar, v); }
 void save_value(oarchive& ar, dtype v) { ar << static_cast<uint8_t>(v); }
-void load_value(iarchive& ar, dtype& v) { v = get_dtype(ar, "type attr"); }
+// A type attr may also name the handle type (an Enter of a resource handle); a tensor never.
+void load_value(iarchive& ar, dtype& v) {
+  uint8_t raw = 0;
+  ar >> raw;
+  if (!is_valid_dtype(raw) && raw != static_cast<uint8_t>(dtype::resource))
+    fail("invalid dtype ", static_cast<unsigned>(raw), " in type attr");
+  v = static_cast<dtype>(raw);
+}
 void save_value(oarchive& ar, const partial_shape& v) { ar << v; }
 void load_value(iarchive& ar, partial_shape& v) { ar >> v; }
 void save_value(oarchive& ar, const tensor& v) { ar << v; }

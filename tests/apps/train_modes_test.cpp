@@ -211,3 +211,23 @@ TEST_CASE("bad input is reported by name") {
   CHECK(ckpt_uncreatable.output().find("--checkpoint-dir '/proc/caflow_ckpt/run' cannot be "
                                        "created") != std::string::npos);
 }
+
+// The LSTM (a while_loop and its gradient loop) in local mode and between-graph sync, where
+// each worker runs the loop and its gradient, and the ps applies the averaged gradients.
+TEST_CASE("the LSTM trains in local mode and with synchronous replicas") {
+  if (!have_fashion_mnist()) return;
+  child_process local(train_args({"--model", "rnn", "--mode", "local"}));
+  REQUIRE(exit_code(local, 180s) == 0);
+  MESSAGE(local.output());
+  CHECK(accuracy_in(local.output()) > 0.5);
+
+  cluster c(2);
+  c.trainer("ps", 0, {"--model", "rnn"});
+  auto& w0 = c.trainer("worker", 0, {"--model", "rnn", "--mode", "sync"});
+  auto& w1 = c.trainer("worker", 1, {"--model", "rnn", "--mode", "sync"});
+  check_workers({&w0, &w1});
+
+  child_process parallel(train_args({"--model", "rnn", "--mode", "model-parallel"}));
+  CHECK(exit_code(parallel, 30s) == 1);
+  CHECK(parallel.output().find("--model rnn runs its LSTM loop on one device") != std::string::npos);
+}
