@@ -53,6 +53,7 @@ struct trace_event {
   int64_t start_us = 0;
   int64_t dur_us = 0;
   int64_t bytes = -1;  // _Send/_Recv: the tensor's bytes; -1 for other nodes
+  std::string key{};   // _Send/_Recv: the rendezvous key, which pairs them; else empty
 };
 
 struct admin_reply {
@@ -102,7 +103,7 @@ typename Inspector::result_type inspect(Inspector& f, admin_table& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
   return f(caf::meta::type_name("trace_event"), x.task, x.device, x.node, x.op, x.peer, x.step_id,
-           x.start_us, x.dur_us, x.bytes);
+           x.start_us, x.dur_us, x.bytes, x.key);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admin_reply& x) {
