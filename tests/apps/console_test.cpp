@@ -183,6 +183,19 @@ TEST_CASE("caflow-console --help prints its usage and exits 0; a bad flag exits 
   CHECK(bad.output().find("caflow-console: unknown flag '--colour'") != std::string::npos);
 }
 
+TEST_CASE("caflow-console reports a refused connection at once, not after its timeout") {
+  // Nothing listens on the port: the console says so instead of retrying for two minutes.
+  const int port = caflow::testing::free_ports(1)[0];
+  child_process refused({CAFLOW_CONSOLE_BINARY, "--connect", "127.0.0.1:" + std::to_string(port),
+                         "--connect-timeout-ms", "120000", "--exec", "cluster"});
+  const int raw = refused.wait_exit(60s);
+  REQUIRE_MESSAGE(raw >= 0, "still retrying: ", refused.output());
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 1);
+  CHECK(refused.output().find("cannot connect to 127.0.0.1:" + std::to_string(port) +
+                              ": Connection refused") != std::string::npos);
+}
+
 TEST_CASE("Chrome trace JSON: a process per task, a thread per device, times from the first") {
   std::vector<trace_event> events = {
       {"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:1/device:CPU:0", "prod", "Mul",
