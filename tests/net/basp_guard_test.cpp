@@ -24,6 +24,7 @@
 #include "graph/platform/time_scale.hpp"
 #include "net/basp_guard.hpp"
 #include "test_util/process.hpp"
+#include "test_util/test_certs.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
@@ -235,4 +236,56 @@ TEST_CASE("caflow-server: a forged BASP header, truncated headers and idle conne
   MESSAGE("RSS grew by ", grown_kb / 1024.0, " MiB");
   CHECK(grown_kb < 64 * 1024);
   CHECK(client_works(port, 10s));
+}
+
+TEST_CASE("caflow-server with TLS: idle and garbage connections are closed, a client gets in") {
+  const caflow::testing::test_certs certs("caflow_basp_guard_");
+  if (!certs.made) {
+    MESSAGE("skipped: the openssl command is missing or could not make certificates");
+    return;
+  }
+  const int port = caflow::testing::free_ports(1)[0];
+  child_process ps({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:" + std::to_string(port),
+                    "--job", "ps", "--task", "0", "--intra-op-threads", "1", "--tls-cert",
+                    certs.file("server.pem"), "--tls-key", certs.file("server.key"), "--tls-ca",
+                    certs.file("ca.pem")});
+  REQUIRE_MESSAGE(ps.wait_for_output("serving at", 30s), ps.output());
+  std::this_thread::sleep_for(300ms);
+  const size_t fds = fd_count(ps.pid());
+  const int64_t rss = rss_kb(ps.pid());
+  // A BASP header where a TLS record should be, and connections that never start TLS.
+  std::vector<int> held;
+  const auto forged = header(client_handshake, 0xFFFFFFF0u);
+  for (int i = 0; i < 3; ++i) {
+    const int fd = raw_connect(port);
+    REQUIRE(fd >= 0);
+    send_bytes(fd, forged.data(), forged.size());
+    held.push_back(fd);
+  }
+  for (int i = 0; i < 20; ++i) {
+    const int fd = raw_connect(port);
+    if (fd >= 0) held.push_back(fd);
+  }
+  const auto deadline = scaled(basp_handshake_timeout) + scaled(10s);
+  size_t closed = 0;
+  for (int fd : held) closed += closed_by_server(fd, deadline) ? 1 : 0;
+  CHECK(closed == held.size());
+  for (int fd : held) ::close(fd);
+  CHECK(::waitpid(ps.pid(), nullptr, WNOHANG) == 0);
+  CHECK_MESSAGE(fds_back_to(ps.pid(), fds, scaled(10s)), "fds ", fd_count(ps.pid()),
+                " against ", fds);
+  CHECK(rss_kb(ps.pid()) - rss < 64 * 1024);
+  // An authenticated client still gets in.
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::mul(root.with_device("/job:ps/task:0").with_op_name("y"), x,
+                    ops::constant(root, 3.0f));
+  session_options opts;
+  opts.target = "caflow://127.0.0.1:" + std::to_string(port);
+  opts.connect_timeout = 10s;
+  opts.security = certs.as("client");
+  session sess(root, opts);
+  auto out = sess.run({{x, tensor::scalar(7.0f)}}, {y});
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  CHECK(out->at(0).scalar_value<float>() == 21.0f);
 }
