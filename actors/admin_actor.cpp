@@ -46,7 +46,10 @@ void answer_here(admin_pointer self, const admin_query& q, answer_fn k) {
   const std::string role = role_for_command(q.words.at(0));
   const auto local_timeout = st.opts.peer_timeout;
   auto stamped = [k](status_or<admin_reply> r) {
-    if (r.ok()) r->clock_us = wall_clock_us();
+    if (r.ok()) {
+      r->clock_us = wall_clock_us();
+      r->clock_domain = local_clock_domain();
+    }
     k(std::move(r));
   };
   auto failed = [stamped, task = st.opts.task](const char* who) {
@@ -148,6 +151,7 @@ bool is_trace_collect(const admin_query& q) {
 // Measures `peer`'s clock against ours with `rounds_left` more small round trips (the
 // "cluster" question, answered by the admin itself), then calls `k` with the offset of the
 // shortest one. Done before a trace is collected, so the trace's own (big) reply skews nothing.
+// A peer on this machine (same clock domain) reads our clock: its offset is 0, after one trip.
 void align_clock(admin_pointer self, admin_actor peer, std::shared_ptr<std::vector<clock_sample>> samples,
                  int rounds_left, std::function<void(status_or<int64_t>)> k) {
   if (rounds_left == 0) {
@@ -160,6 +164,7 @@ void align_clock(admin_pointer self, admin_actor peer, std::shared_ptr<std::vect
                 admin_query{{"cluster"}})
       .then(
           [self, peer, samples, rounds_left, k, t0](admin_reply& r) {
+            if (r.clock_domain == local_clock_domain()) return k(int64_t{0});
             samples->push_back({t0, r.clock_us, wall_clock_us()});
             align_clock(self, peer, samples, rounds_left - 1, k);
           },

@@ -1,5 +1,9 @@
 #include "actors/clock_alignment.hpp"
 
+#include <unistd.h>
+
+#include <fstream>
+
 namespace caflow {
 
 std::optional<int64_t> clock_offset_us(std::span<const clock_sample> samples) {
@@ -10,6 +14,18 @@ std::optional<int64_t> clock_offset_us(std::span<const clock_sample> samples) {
   }
   if (!best) return std::nullopt;
   return best->sent_us + (best->received_us - best->sent_us) / 2 - best->peer_us;
+}
+
+const std::string& local_clock_domain() {
+  static const std::string domain = [] {
+    std::string id;
+    std::ifstream("/proc/sys/kernel/random/boot_id") >> id;
+    if (!id.empty()) return "boot:" + id;
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return "host:" + std::string(host);
+  }();
+  return domain;
 }
 
 }  // namespace caflow

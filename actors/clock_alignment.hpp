@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 
 namespace caflow {
 
@@ -23,5 +24,11 @@ inline constexpr int clock_alignment_rounds = 8;
 // shortest round trip; nullopt for no samples. Samples whose clock ran backwards (received
 // before sent) are ignored.
 std::optional<int64_t> clock_offset_us(std::span<const clock_sample> samples);
+
+// This machine's clock domain: the kernel's boot id (/proc/sys/kernel/random/boot_id), else the
+// host name. Processes with the same one read the same system clock (containers included: time
+// namespaces do not shift CLOCK_REALTIME), so their offset is 0 exactly and no round trip can
+// improve on it; estimating it anyway would only add up to half a round trip of error.
+const std::string& local_clock_domain();
 
 }  // namespace caflow

@@ -60,6 +60,8 @@ struct admin_reply {
   admin_table table;
   std::vector<trace_event> events;
   int64_t clock_us = 0;  // the answering task's system_clock when it answered
+  // The answering task's kernel boot id: tasks with the same one read the same system clock.
+  std::string clock_domain{};
 };
 
 // What a master tells its admin: per session, its graph, cached partitions and step latency.
@@ -107,7 +109,8 @@ typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admin_reply& x) {
-  return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us);
+  return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us,
+           x.clock_domain);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_summary& x) {

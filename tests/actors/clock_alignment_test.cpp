@@ -1,6 +1,7 @@
 // The peer's clock offset comes from the round trip with the shortest delay.
 #include <doctest/doctest.h>
 
+#include <string>
 #include <vector>
 
 #include "actors/clock_alignment.hpp"
@@ -29,4 +30,11 @@ TEST_CASE("no samples, or only ones whose clock ran backwards, give no offset") 
   // A peer ahead of us gives a negative offset.
   const std::vector<clock_sample> ahead = {{.sent_us = 100, .peer_us = 5'100, .received_us = 120}};
   CHECK(*clock_offset_us(ahead) == -4'990);
+}
+
+TEST_CASE("this machine's clock domain is its boot id, the same on every call") {
+  const std::string& domain = local_clock_domain();
+  CHECK((domain.rfind("boot:", 0) == 0 || domain.rfind("host:", 0) == 0));
+  CHECK(domain.size() > 5);
+  CHECK(&local_clock_domain() == &domain);
 }
