@@ -152,8 +152,9 @@ bool is_trace_collect(const admin_query& q) {
 // "cluster" question, answered by the admin itself), then calls `k` with the offset of the
 // shortest one. Done before a trace is collected, so the trace's own (big) reply skews nothing.
 // A peer on this machine (same clock domain) reads our clock: its offset is 0, after one trip.
-void align_clock(admin_pointer self, admin_actor peer, std::shared_ptr<std::vector<clock_sample>> samples,
-                 int rounds_left, std::function<void(status_or<int64_t>)> k) {
+void align_clock(admin_pointer self, admin_actor peer,
+                 std::shared_ptr<std::vector<clock_sample>> samples, int rounds_left,
+                 std::function<void(status_or<int64_t>)> k) {
   if (rounds_left == 0) {
     auto offset = clock_offset_us(*samples);
     if (!offset) return k(errors::unavailable("no usable clock sample"));
@@ -182,8 +183,7 @@ void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std
   auto ask = [self, g, task, q, forget](admin_actor peer) {
     auto request = [self, g, task, q, forget, peer] {
       self->request(peer, self->state.opts.peer_timeout, cf_admin_local_atom::value, q)
-          .then([self, g, task](admin_reply& r) { answered(self, g, task, std::move(r)); },
-                forget);
+          .then([self, g, task](admin_reply& r) { answered(self, g, task, std::move(r)); }, forget);
     };
     if (!is_trace_collect(q)) return request();
     align_clock(self, peer, std::make_shared<std::vector<clock_sample>>(), clock_alignment_rounds,

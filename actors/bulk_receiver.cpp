@@ -118,8 +118,8 @@ void bulk_receiver::accept_loop() {
       return !c.done.load() && !c.proved && c.peer == peer;
     });
     if (static_cast<size_t>(unproved) >= max_handshakes_per_address) {
-      write_log(log_level::warn, task_, "bulk channel: refused a connection: ", unproved,
-                " from ", peer, " have not shown a token yet");
+      write_log(log_level::warn, task_, "bulk channel: refused a connection: ", unproved, " from ",
+                peer, " have not shown a token yet");
       continue;
     }
     // A peer must show its token in time, so idle connections cannot pin threads.

@@ -33,8 +33,10 @@ status basp_stream_check::received(const void* data, size_t n) {
     return {};
   }
   if (n != basp_header_bytes)
-    return errors::invalid_argument("a BASP header is ", basp_header_bytes, " bytes, the broker "
-                                    "read ", n);
+    return errors::invalid_argument("a BASP header is ", basp_header_bytes,
+                                    " bytes, the broker "
+                                    "read ",
+                                    n);
   const auto* h = static_cast<const unsigned char*>(data);
   const uint32_t len = payload_len_of(h);
   if (!handshake_done_) {
@@ -42,8 +44,8 @@ status basp_stream_check::received(const void* data, size_t n) {
       return errors::invalid_argument("a peer sent BASP message type ", int{h[0]},
                                       " before its handshake");
     if (len > max_basp_handshake_payload)
-      return errors::invalid_argument("a peer's handshake announces ", len,
-                                      " bytes (at most ", max_basp_handshake_payload, ")");
+      return errors::invalid_argument("a peer's handshake announces ", len, " bytes (at most ",
+                                      max_basp_handshake_payload, ")");
     if (len == 0) {
       handshake_done_ = true;
     } else {

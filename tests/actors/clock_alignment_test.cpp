@@ -1,10 +1,10 @@
 // The peer's clock offset comes from the round trip with the shortest delay.
+#include "actors/clock_alignment.hpp"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
-
-#include "actors/clock_alignment.hpp"
 
 using namespace caflow;
 
@@ -12,7 +12,7 @@ TEST_CASE("the offset is the midpoint of the shortest round trip") {
   // The peer's clock runs 1000 us behind ours. A long round trip whose answer left early (a big
   // reply queued behind it) would put it 4000 us behind; the short one says 1000.
   const std::vector<clock_sample> samples = {
-      {.sent_us = 10'000, .peer_us = 9'100, .received_us = 18'000},  // 8000 us: midpoint 14000
+      {.sent_us = 10'000, .peer_us = 9'100, .received_us = 18'000},   // 8000 us: midpoint 14000
       {.sent_us = 20'000, .peer_us = 19'050, .received_us = 20'100},  // 100 us: the one kept
       {.sent_us = 30'000, .peer_us = 29'300, .received_us = 30'600},  // 600 us
   };

@@ -53,12 +53,12 @@ struct bad_files {
   }
   // --tls-* flags with a non-PEM certificate, or the client's key beside the server's cert.
   std::vector<std::string> not_pem_flags() const {
-    return {"--tls-cert", not_pem, "--tls-key", certs.file("server.key"), "--tls-ca",
+    return {"--tls-cert",        not_pem, "--tls-key", certs.file("server.key"), "--tls-ca",
             certs.file("ca.pem")};
   }
   std::vector<std::string> wrong_key_flags() const {
     return {"--tls-cert", certs.file("server.pem"), "--tls-key", certs.file("client.key"),
-            "--tls-ca", certs.file("ca.pem")};
+            "--tls-ca",   certs.file("ca.pem")};
   }
   std::string not_pem_message() const {
     return "--tls-cert file '" + not_pem + "' holds no PEM certificate";
@@ -75,10 +75,10 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
   return a;
 }
 
-#define REQUIRE_CERTS(certs)                                                     \
-  if (!(certs).made) {                                                           \
+#define REQUIRE_CERTS(certs)                                                           \
+  if (!(certs).made) {                                                                 \
     MESSAGE("skipped: the openssl command is missing or could not make certificates"); \
-    return;                                                                      \
+    return;                                                                            \
   }
 
 }  // namespace
@@ -88,9 +88,13 @@ TEST_CASE("caflow-server refuses bad TLS files before serving: one line, exit 1"
   REQUIRE_CERTS(certs);
   const bad_files bad(certs);
   const int port = caflow::testing::free_ports(1)[0];
-  const std::vector<std::string> server = {CAFLOW_SERVER_BINARY, "--cluster",
-                                           "ps=127.0.0.1:" + std::to_string(port), "--job", "ps",
-                                           "--task", "0"};
+  const std::vector<std::string> server = {CAFLOW_SERVER_BINARY,
+                                           "--cluster",
+                                           "ps=127.0.0.1:" + std::to_string(port),
+                                           "--job",
+                                           "ps",
+                                           "--task",
+                                           "0"};
   check_refused(run(server + bad.not_pem_flags()), "caflow-server: " + bad.not_pem_message());
   check_refused(run(server + bad.wrong_key_flags()), "caflow-server: " + bad.wrong_key_message());
 }
@@ -115,9 +119,9 @@ TEST_CASE("caflow-train refuses bad TLS files and an unwritable --checkpoint-dir
   check_refused(run(train + bad.wrong_key_flags()), bad.wrong_key_message());
   // As a ps task of a hand-started cluster too: refused before it serves.
   const int port = caflow::testing::free_ports(1)[0];
-  check_refused(run(train + std::vector<std::string>{"--cluster",
-                                                     "ps=127.0.0.1:" + std::to_string(port),
-                                                     "--job", "ps", "--task", "0"} +
+  check_refused(run(train +
+                    std::vector<std::string>{"--cluster", "ps=127.0.0.1:" + std::to_string(port),
+                                             "--job", "ps", "--task", "0"} +
                     bad.wrong_key_flags()),
                 bad.wrong_key_message());
   // A directory in which no file can be created (even by root): found by writing a probe file,

@@ -322,8 +322,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
         const auto pair = std::pair{e.at("args").at("key").get<std::string>(),
                                     e.at("args").at("step").get<std::string>()};
         const int64_t ts = e.at("ts"), dur = e.at("dur");
-        if (op == "_Send") send_starts[pair] = ts;
-        else recv_ends[pair] = ts + dur;
+        (op == "_Send" ? send_starts[pair] : recv_ends[pair]) = op == "_Send" ? ts : ts + dur;
       }
     }
     // One host, one clock: once the peers' clocks are aligned, no _Recv can end before its
@@ -333,9 +332,8 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
       auto send = send_starts.find(pair);
       if (send == send_starts.end()) continue;
       ++pairs;
-      CHECK_MESSAGE(recv_end >= send->second, "the _Recv of ", pair.first, " in step ",
-                    pair.second, " ends at ", recv_end, " us, before its _Send starts at ",
-                    send->second, " us");
+      CHECK_MESSAGE(recv_end >= send->second, "the _Recv of ", pair.first, " in step ", pair.second,
+                    " ends at ", recv_end, " us, before its _Send starts at ", send->second, " us");
     }
     CHECK(pairs >= 10);
     CHECK(nodes_per_task.count(std::string(ps_task) + " update"));

@@ -2,6 +2,8 @@
 // before CAF's broker allocates what they announce, handshakes have a deadline, and connections
 // in their handshake are bounded per address. The attack runs against a real caflow-server
 // process, whose RSS and descriptors are read from /proc.
+#include "net/basp_guard.hpp"
+
 #include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -22,7 +24,6 @@
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/platform/time_scale.hpp"
-#include "net/basp_guard.hpp"
 #include "test_util/process.hpp"
 #include "test_util/test_certs.hpp"
 
@@ -150,8 +151,8 @@ bool closed_by_server(int fd, std::chrono::milliseconds timeout) {
 bool client_works(int port, std::chrono::milliseconds patience) {
   auto root = scope::new_root();
   auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
-  auto y = ops::mul(root.with_device("/job:ps/task:0").with_op_name("y"), x,
-                    ops::constant(root, 3.0f));
+  auto y =
+      ops::mul(root.with_device("/job:ps/task:0").with_op_name("y"), x, ops::constant(root, 3.0f));
   session_options opts;
   opts.target = "caflow://127.0.0.1:" + std::to_string(port);
   opts.connect_timeout = patience;
@@ -230,8 +231,8 @@ TEST_CASE("caflow-server: a forged BASP header, truncated headers and idle conne
   // The task is still up, its descriptors are back and its memory did not grow.
   CHECK(::kill(ps.pid(), 0) == 0);
   CHECK(::waitpid(ps.pid(), nullptr, WNOHANG) == 0);
-  CHECK_MESSAGE(fds_back_to(ps.pid(), fds, scaled(10s)), "fds ", fd_count(ps.pid()),
-                " against ", fds);
+  CHECK_MESSAGE(fds_back_to(ps.pid(), fds, scaled(10s)), "fds ", fd_count(ps.pid()), " against ",
+                fds);
   const int64_t grown_kb = rss_kb(ps.pid()) - rss;
   MESSAGE("RSS grew by ", grown_kb / 1024.0, " MiB");
   CHECK(grown_kb < 64 * 1024);
@@ -272,14 +273,14 @@ TEST_CASE("caflow-server with TLS: idle and garbage connections are closed, a cl
   CHECK(closed == held.size());
   for (int fd : held) ::close(fd);
   CHECK(::waitpid(ps.pid(), nullptr, WNOHANG) == 0);
-  CHECK_MESSAGE(fds_back_to(ps.pid(), fds, scaled(10s)), "fds ", fd_count(ps.pid()),
-                " against ", fds);
+  CHECK_MESSAGE(fds_back_to(ps.pid(), fds, scaled(10s)), "fds ", fd_count(ps.pid()), " against ",
+                fds);
   CHECK(rss_kb(ps.pid()) - rss < 64 * 1024);
   // An authenticated client still gets in.
   auto root = scope::new_root();
   auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
-  auto y = ops::mul(root.with_device("/job:ps/task:0").with_op_name("y"), x,
-                    ops::constant(root, 3.0f));
+  auto y =
+      ops::mul(root.with_device("/job:ps/task:0").with_op_name("y"), x, ops::constant(root, 3.0f));
   session_options opts;
   opts.target = "caflow://127.0.0.1:" + std::to_string(port);
   opts.connect_timeout = 10s;
