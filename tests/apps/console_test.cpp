@@ -322,7 +322,11 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
         const auto pair = std::pair{e.at("args").at("key").get<std::string>(),
                                     e.at("args").at("step").get<std::string>()};
         const int64_t ts = e.at("ts"), dur = e.at("dur");
-        (op == "_Send" ? send_starts[pair] : recv_ends[pair]) = op == "_Send" ? ts : ts + dur;
+        if (op == "_Send") {
+          send_starts[pair] = ts;
+        } else {
+          recv_ends[pair] = ts + dur;
+        }
       }
     }
     // One host, one clock: once the peers' clocks are aligned, no _Recv can end before its
