@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/admin_queries.hpp"
+#include "actors/clock_alignment.hpp"
 #include "actors/log.hpp"
 #include "graph/core/device_name.hpp"
 #include "net/cluster_spec.hpp"
@@ -45,7 +46,10 @@ void answer_here(admin_pointer self, const admin_query& q, answer_fn k) {
   const std::string role = role_for_command(q.words.at(0));
   const auto local_timeout = st.opts.peer_timeout;
   auto stamped = [k](status_or<admin_reply> r) {
-    if (r.ok()) r->clock_us = wall_clock_us();
+    if (r.ok()) {
+      r->clock_us = wall_clock_us();
+      r->clock_domain = local_clock_domain();
+    }
     k(std::move(r));
   };
   auto failed = [stamped, task = st.opts.task](const char* who) {
@@ -140,24 +144,57 @@ void answered(admin_pointer self, const std::shared_ptr<gathering>& g, const std
   if (--g->pending == 0) finish(self, g);
 }
 
+bool is_trace_collect(const admin_query& q) {
+  return q.words.size() == 2 && q.words[0] == "trace" && q.words[1] == "collect";
+}
+
+// Measures `peer`'s clock against ours with `rounds_left` more small round trips (the
+// "cluster" question, answered by the admin itself), then calls `k` with the offset of the
+// shortest one. Done before a trace is collected, so the trace's own (big) reply skews nothing.
+// A peer on this machine (same clock domain) reads our clock: its offset is 0, after one trip.
+void align_clock(admin_pointer self, admin_actor peer,
+                 std::shared_ptr<std::vector<clock_sample>> samples, int rounds_left,
+                 std::function<void(status_or<int64_t>)> k) {
+  if (rounds_left == 0) {
+    auto offset = clock_offset_us(*samples);
+    if (!offset) return k(errors::unavailable("no usable clock sample"));
+    return k(*offset);
+  }
+  const int64_t t0 = wall_clock_us();
+  self->request(peer, self->state.opts.peer_timeout, cf_admin_local_atom::value,
+                admin_query{{"cluster"}})
+      .then(
+          [self, peer, samples, rounds_left, k, t0](admin_reply& r) {
+            if (r.clock_domain == local_clock_domain()) return k(int64_t{0});
+            samples->push_back({t0, r.clock_us, wall_clock_us()});
+            align_clock(self, peer, samples, rounds_left - 1, k);
+          },
+          [k](caf::error& e) { k(to_status(e)); });
+}
+
 // Asks a peer's admin; finds it first when it is not known (or was lost).
 void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std::string& task,
               const std::string& address, admin_query q) {
   auto& st = self->state;
-  auto ask = [self, g, task, q](admin_actor peer) {
-    const int64_t t0 = wall_clock_us();
-    self->request(peer, self->state.opts.peer_timeout, cf_admin_local_atom::value, q)
-        .then(
-            [self, g, task, t0](admin_reply& r) {
-              // The peer answered at about the midpoint of the round trip.
-              const int64_t t1 = wall_clock_us();
-              g->clock_offsets_us[task] = (t0 + t1) / 2 - r.clock_us;
-              answered(self, g, task, std::move(r));
-            },
-            [self, g, task](caf::error& e) {
-              self->state.peer_admins.erase(task);
-              answered(self, g, task, to_status(e));
-            });
+  auto forget = [self, g, task](caf::error& e) {
+    self->state.peer_admins.erase(task);
+    answered(self, g, task, to_status(e));
+  };
+  auto ask = [self, g, task, q, forget](admin_actor peer) {
+    auto request = [self, g, task, q, forget, peer] {
+      self->request(peer, self->state.opts.peer_timeout, cf_admin_local_atom::value, q)
+          .then([self, g, task](admin_reply& r) { answered(self, g, task, std::move(r)); }, forget);
+    };
+    if (!is_trace_collect(q)) return request();
+    align_clock(self, peer, std::make_shared<std::vector<clock_sample>>(), clock_alignment_rounds,
+                [self, g, task, request, forget](status_or<int64_t> offset) {
+                  if (!offset.ok()) {
+                    caf::error e = to_caf_error(offset.get_status());
+                    return forget(e);
+                  }
+                  g->clock_offsets_us[task] = *offset;
+                  request();
+                });
   };
   if (auto known = st.peer_admins.find(task); known != st.peer_admins.end())
     return ask(known->second);

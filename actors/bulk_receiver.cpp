@@ -13,6 +13,7 @@
 #include "actors/log.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "graph/platform/time_scale.hpp"
+#include "net/basp_guard.hpp"
 #include "net/bulk_frame.hpp"
 #include "net/recycling_allocator.hpp"
 
@@ -110,10 +111,22 @@ void bulk_receiver::accept_loop() {
                 " are open");
       continue;
     }
+    // Nor may one address hold many threads waiting for tokens (max_handshakes_per_address,
+    // as on the BASP port): the rest of a probe's connections are closed at once.
+    std::string peer = peer_address(s);
+    const auto unproved = std::count_if(connections_.begin(), connections_.end(), [&](auto& c) {
+      return !c.done.load() && !c.proved && c.peer == peer;
+    });
+    if (static_cast<size_t>(unproved) >= max_handshakes_per_address) {
+      write_log(log_level::warn, task_, "bulk channel: refused a connection: ", unproved, " from ",
+                peer, " have not shown a token yet");
+      continue;
+    }
     // A peer must show its token in time, so idle connections cannot pin threads.
     set_receive_timeout(s, scaled(bulk_handshake_patience));
     connection& c = connections_.emplace_back();
     c.socket = std::move(s);
+    c.peer = std::move(peer);
     try {
       c.reader = std::thread([this, &c] { read_loop(c); });
     } catch (const std::system_error& e) {
@@ -131,6 +144,10 @@ void bulk_receiver::read_loop(connection& c) {
               "bulk channel: refused a connection that did not present this task's token");
   } else {
     set_receive_timeout(c.socket, {});  // a sender may be idle for as long as it likes
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      c.proved = true;
+    }
     iovec ok{const_cast<char*>(&bulk_accepted), 1};
     if (write_all(c.socket, std::span<iovec>(&ok, 1)).ok())
       while (read_frame(c)) {

@@ -52,6 +52,8 @@ class bulk_receiver {
  private:
   struct connection {
     socket_fd socket;
+    std::string peer;     // its address: connections still owing their token count against it
+    bool proved = false;  // it showed the token (under mu_)
     std::thread reader;
     std::atomic<bool> done{false};
   };

@@ -47,6 +47,7 @@ std::vector<trace_event> trace_recorder::collect() const {
     t.start_us = duration_cast<microseconds>(e.start.time_since_epoch()).count() + offset_us;
     t.dur_us = duration_cast<microseconds>(e.end - e.start).count();
     t.bytes = e.bytes;
+    t.key = e.node->key;
     out.push_back(std::move(t));
   }
   return out;

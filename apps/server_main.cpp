@@ -113,7 +113,6 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
     CAFLOW_ASSIGN_OR_RETURN(opts.cluster, cluster_spec::from_flag(cluster));
   }
   if (opts.job.empty()) return errors::invalid_argument("--job is required");
-  CAFLOW_RETURN_IF_ERROR(validate(opts.security));
   return opts;
 }
 
@@ -124,6 +123,12 @@ int main(int argc, char** argv) {
   auto opts = parse(argc, argv, &log_level);
   if (!opts.ok()) return usage(opts.get_status().message().c_str());
   if (status st = init_logging(log_level); !st.ok()) return usage(st.message().c_str());
+  // Files the flags name are checked now, before anything serves: a bad one is a line naming
+  // the flag and the file, and exit 1 (not the usage: the command line itself was well formed).
+  if (status st = validate(opts->security); !st.ok()) {
+    std::fprintf(stderr, "caflow-server: %s\n", st.message().c_str());
+    return 1;
+  }
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

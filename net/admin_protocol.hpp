@@ -53,12 +53,15 @@ struct trace_event {
   int64_t start_us = 0;
   int64_t dur_us = 0;
   int64_t bytes = -1;  // _Send/_Recv: the tensor's bytes; -1 for other nodes
+  std::string key{};   // _Send/_Recv: the rendezvous key, which pairs them; else empty
 };
 
 struct admin_reply {
   admin_table table;
   std::vector<trace_event> events;
   int64_t clock_us = 0;  // the answering task's system_clock when it answered
+  // The answering task's kernel boot id: tasks with the same one read the same system clock.
+  std::string clock_domain{};
 };
 
 // What a master tells its admin: per session, its graph, cached partitions and step latency.
@@ -102,11 +105,12 @@ typename Inspector::result_type inspect(Inspector& f, admin_table& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
   return f(caf::meta::type_name("trace_event"), x.task, x.device, x.node, x.op, x.peer, x.step_id,
-           x.start_us, x.dur_us, x.bytes);
+           x.start_us, x.dur_us, x.bytes, x.key);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admin_reply& x) {
-  return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us);
+  return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us,
+           x.clock_domain);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_summary& x) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -133,30 +134,46 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
   }
 }
 
-bool accepts_connections(const host_port& where, std::chrono::milliseconds timeout) {
+status tcp_reachable(const host_port& where, std::chrono::milliseconds timeout) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
   const std::string port = std::to_string(where.port);
-  if (::getaddrinfo(where.host.c_str(), port.c_str(), &hints, &found) != 0) return false;
+  if (int rc = ::getaddrinfo(where.host.c_str(), port.c_str(), &hints, &found); rc != 0)
+    return errors::unavailable("cannot resolve ", where.host, ": ", ::gai_strerror(rc));
+  std::string why = "no address";
   bool accepted = false;
   for (addrinfo* a = found; a != nullptr && !accepted; a = a->ai_next) {
     const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    int err = 0;
     if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
       accepted = true;
     } else if (errno == EINPROGRESS) {
       pollfd p{fd, POLLOUT, 0};
-      int err = 0;
       socklen_t len = sizeof(err);
-      accepted = ::poll(&p, 1, static_cast<int>(timeout.count())) == 1 &&
-                 ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0;
+      if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1)
+        why = "no answer within " + std::to_string(timeout.count()) + " ms";
+      else if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0)
+        why = std::strerror(err != 0 ? err : errno);
+      else
+        accepted = true;
+    } else {
+      why = std::strerror(errno);
     }
     ::close(fd);
   }
   ::freeaddrinfo(found);
-  return accepted;
+  if (accepted) return {};
+  return errors::unavailable("cannot connect to ", where.host, ":", where.port, ": ", why);
+}
+
+bool accepts_connections(const host_port& where, std::chrono::milliseconds timeout) {
+  return tcp_reachable(where, timeout).ok();
 }
 
 namespace {

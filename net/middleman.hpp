@@ -51,6 +51,11 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
 // Whether something accepts TCP connections at `where` now: a plain connect, closed at once,
 // that waits at most `timeout`. Speaks no BASP, so it never becomes a route.
 bool accepts_connections(const host_port& where, std::chrono::milliseconds timeout);
+// The same connect, with the reason when nothing accepts: "connection refused" (nothing listens
+// on that port: known at once), an unknown host, or no answer within `timeout`. Errors name the
+// address. For interactive clients, which should hear of a wrong port at once instead of
+// retrying as a starting cluster's peers do (find_remote_role).
+status tcp_reachable(const host_port& where, std::chrono::milliseconds timeout);
 
 // Finds roles of peers that went away and may have come back (a restarted task), on its own
 // thread: connecting blocks, and an actor must not. Replies with the role's actor, or an error

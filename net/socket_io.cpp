@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -190,6 +191,18 @@ bool read_exact(const socket_fd& s, void* into, size_t bytes) {
     bytes -= static_cast<size_t>(n);
   }
   return true;
+}
+
+std::string peer_address(const socket_fd& s) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  if (::getpeername(s.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0) return "?";
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* where = a.ss_family == AF_INET6
+                          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6&>(a).sin6_addr)
+                          : static_cast<const void*>(&reinterpret_cast<sockaddr_in&>(a).sin_addr);
+  if (::inet_ntop(a.ss_family, where, text, sizeof text) == nullptr) return "?";
+  return text;
 }
 
 }  // namespace caflow

@@ -49,6 +49,8 @@ status_or<socket_fd> connect_to(const std::string& host, uint16_t port,
 
 // The next connection on `listener`; invalid once the listener is shut down.
 socket_fd accept_from(const socket_fd& listener);
+// The address (without port) of the peer of a connected socket, as text; "?" when unknown.
+std::string peer_address(const socket_fd& s);
 // Whether `s` becomes readable (for a listener: a connection waits, or it was shut down) within
 // `timeout`.
 bool wait_readable(const socket_fd& s, std::chrono::milliseconds timeout);

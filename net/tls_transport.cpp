@@ -1,5 +1,7 @@
 #include "net/tls_transport.hpp"
 
+#include <sys/socket.h>
+
 #include <mutex>
 
 #include <caf/actor_registry.hpp>
@@ -13,11 +15,16 @@
 #include <caf/io/network/doorman_impl.hpp>
 #include <caf/io/network/interfaces.hpp>
 #include <caf/io/network/native_socket.hpp>
+#include <caf/io/network/scribe_impl.hpp>
 #include <caf/io/network/stream_impl.hpp>
 #include <caf/io/scribe.hpp>
 #include <caf/openssl/manager.hpp>
 #include <caf/openssl/session.hpp>
 #include <openssl/err.h>
+
+#include "graph/platform/time_scale.hpp"
+#include "net/basp_guard.hpp"
+#include "net/handshake_watchdog.hpp"
 
 namespace caflow {
 namespace {
@@ -36,6 +43,59 @@ namespace {
 // TLS call; the TLS sessions themselves are still caf::openssl's.
 
 void clear_tls_errors() { ERR_clear_error(); }
+
+// ---------------------------------------------------------------------------------------------
+// The guard every connection's bytes pass before the BASP broker sees them (net/basp_guard.hpp
+// says why): headers checked before the broker allocates what they announce, and for an
+// accepted connection the handshake deadline and its address's slot (handshake_watchdog).
+class connection_guard {
+ public:
+  connection_guard(caf::io::network::native_socket fd, std::shared_ptr<connection_watch> watch)
+      : fd_(fd), watch_(std::move(watch)) {}
+  ~connection_guard() { closed(); }
+  connection_guard(const connection_guard&) = delete;
+  connection_guard& operator=(const connection_guard&) = delete;
+
+  // Whether the `n` bytes the broker asked for may reach it. When not, the socket is shut
+  // down: the next read ends the connection as a peer's departure would, and nothing is
+  // allocated for what the bytes announced.
+  bool pass(const void* data, size_t n) {
+    if (refused_) return false;
+    if (!check_.received(data, n).ok()) {
+      refused_ = true;
+      ++basp_guard_stats().bad_headers;
+      ::shutdown(fd_, SHUT_RDWR);
+      return false;
+    }
+    if (watch_ && check_.handshake_done()) {
+      watch_->handshake_done();
+      watch_.reset();
+    }
+    return true;
+  }
+  // The broker let go of the connection; its socket is closed after this.
+  void closed() {
+    if (!watch_) return;
+    watch_->closed();
+    watch_.reset();
+  }
+
+ private:
+  caf::io::network::native_socket fd_;
+  std::shared_ptr<connection_watch> watch_;  // null: connected by us, or handshake done
+  basp_stream_check check_;
+  bool refused_ = false;
+};
+
+// Admits a connection just accepted on `fd` (null: its address has too many connections in
+// their handshake already; the caller closes it).
+std::shared_ptr<connection_watch> admit(caf::io::network::native_socket fd) {
+  auto address = caf::io::network::remote_addr_of_fd(fd);
+  auto watch = watch_handshake(fd, address ? *address : std::string("?"),
+                               scaled(basp_handshake_timeout), max_handshakes_per_address);
+  if (!watch) ++basp_guard_stats().over_address_limit;
+  return watch;
+}
 
 struct tls_policy {
   explicit tls_policy(caf::openssl::session_ptr s) : session(std::move(s)) {}
@@ -60,9 +120,15 @@ struct tls_policy {
 class tls_scribe : public caf::io::scribe {
  public:
   tls_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
-             caf::openssl::session_ptr session)
+             caf::openssl::session_ptr session, std::shared_ptr<connection_watch> watch = nullptr)
       : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
-        stream_(mpx, fd, std::move(session)) {}
+        stream_(mpx, fd, std::move(session)),
+        guard_(fd, std::move(watch)) {}
+
+  bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
+    if (!guard_.pass(buf, n)) return true;  // shut down: the next read ends it
+    return caf::io::scribe::consume(ctx, buf, n);
+  }
 
   void configure_read(caf::io::receive_policy::config config) override {
     stream_.configure_read(config);
@@ -95,6 +161,7 @@ class tls_scribe : public caf::io::scribe {
   // pending leaked the pair with its OpenSSL session. So once the multiplexer has applied every
   // change queued so far, we drop what is still registered and let go of what is not.
   void detach_from(caf::io::abstract_broker* broker) override {
+    guard_.closed();
     caf::io::scribe::detach_from(broker);
     caf::intrusive_ptr<tls_scribe> self{this};
     stream_.backend().post([self] { self->release_stream(); });
@@ -122,6 +189,50 @@ class tls_scribe : public caf::io::scribe {
 
   bool launched_ = false;
   caf::io::network::stream_impl<tls_policy> stream_;
+  connection_guard guard_;  // after stream_: destroyed, and so done, before the socket closes
+};
+
+// CAF's plain TCP scribe, guarded.
+class plain_scribe : public caf::io::network::scribe_impl {
+ public:
+  plain_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
+               std::shared_ptr<connection_watch> watch = nullptr)
+      : caf::io::network::scribe_impl(mpx, fd), guard_(fd, std::move(watch)) {}
+
+  bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
+    if (!guard_.pass(buf, n)) return true;  // shut down: the next read ends it
+    return caf::io::network::scribe_impl::consume(ctx, buf, n);
+  }
+
+ protected:
+  void detach_from(caf::io::abstract_broker* broker) override {
+    guard_.closed();
+    caf::io::network::scribe_impl::detach_from(broker);
+  }
+
+ private:
+  connection_guard guard_;  // a member of the derived class: done before the base closes the socket
+};
+
+class plain_doorman : public caf::io::network::doorman_impl {
+ public:
+  using caf::io::network::doorman_impl::doorman_impl;
+
+  bool new_connection() override {
+    if (detached()) return false;
+    auto& mpx = acceptor_.backend();
+    const auto fd = acceptor_.accepted_socket();
+    auto watch = admit(fd);
+    if (!watch) {
+      caf::io::network::close_socket(fd);
+      return true;  // keep accepting (the acceptor ignores the answer in CAF 0.17 anyway)
+    }
+    caf::io::network::nonblocking(fd, true);
+    auto scribe = caf::make_counted<plain_scribe>(mpx, fd, std::move(watch));
+    const auto hdl = scribe->hdl();
+    parent()->add_scribe(std::move(scribe));
+    return doorman::new_connection(&mpx, hdl);
+  }
 };
 
 class tls_doorman : public caf::io::network::doorman_impl {
@@ -133,39 +244,49 @@ class tls_doorman : public caf::io::network::doorman_impl {
     if (detached()) return false;
     auto& mpx = acceptor_.backend();
     const auto fd = acceptor_.accepted_socket();
+    auto watch = admit(fd);
+    if (!watch) {
+      caf::io::network::close_socket(fd);
+      return true;
+    }
     caf::io::network::nonblocking(fd, true);
     clear_tls_errors();
     auto session = caf::openssl::make_session(parent()->system(), fd, true);
     if (!session) {
+      watch->closed();
       caf::io::network::close_socket(fd);
       return false;
     }
-    auto scribe = caf::make_counted<tls_scribe>(mpx, fd, std::move(session));
+    auto scribe = caf::make_counted<tls_scribe>(mpx, fd, std::move(session), std::move(watch));
     const auto hdl = scribe->hdl();
     parent()->add_scribe(std::move(scribe));
     return doorman::new_connection(&mpx, hdl);
   }
 };
 
-constexpr caf::atom_value tls_manager_name = caf::atom("cf_tlsmgr");
+constexpr caf::atom_value manager_name = caf::atom("cf_connmgr");
 
-class tls_connection_manager : public caf::io::middleman_actor_impl {
+// CAF's middleman actor again, opening ports and connecting with the guarded scribes and
+// doormen above: TLS ones when caf::openssl is loaded, plain TCP ones otherwise.
+class guarded_connection_manager : public caf::io::middleman_actor_impl {
  public:
-  tls_connection_manager(caf::actor_config& cfg, caf::actor basp)
-      : caf::io::middleman_actor_impl(cfg, std::move(basp)) {}
+  guarded_connection_manager(caf::actor_config& cfg, caf::actor basp, caf::actor watched, bool tls)
+      : caf::io::middleman_actor_impl(cfg, std::move(basp)),
+        watched_(std::move(watched)),
+        tls_(tls) {}
 
-  const char* name() const override { return "caflow_tls_connection_manager"; }
+  const char* name() const override { return "caflow_connection_manager"; }
 
   behavior_type make_behavior() override {
-    // Ends with caf::openssl's manager, the first module to stop when the system shuts down:
-    // a detached actor still running then would make ~actor_system wait forever. We publish
-    // no actors, so the base class caches and monitors nothing this handler could miss.
-    auto watched = caf::actor_cast<caf::actor>(system().openssl_manager().actor_handle());
-    monitor(watched);
-    set_down_handler([this, watched](caf::down_msg& dm) {
-      if (dm.source != watched.address()) return;
+    // Ends with the first of its modules to stop when the system shuts down (caf::openssl's
+    // manager; without TLS the middleman's BASP broker): a detached actor still running then
+    // would make ~actor_system wait forever. We publish no actors, so the base class caches
+    // and monitors nothing this handler could miss.
+    monitor(watched_);
+    set_down_handler([this](caf::down_msg& dm) {
+      if (dm.source != watched_.address()) return;
       // The registry's reference would keep ~actor_system waiting for our thread.
-      system().registry().erase(tls_manager_name);
+      system().registry().erase(manager_name);
       quit(caf::exit_reason::user_shutdown);
     });
     return caf::io::middleman_actor_impl::make_behavior();
@@ -176,6 +297,7 @@ class tls_connection_manager : public caf::io::middleman_actor_impl {
     auto fd = caf::io::network::new_tcp_connection(host, port);
     if (!fd) return std::move(fd.error());
     caf::io::network::nonblocking(*fd, true);
+    if (!tls_) return caf::make_counted<plain_scribe>(multiplexer(), *fd);
     clear_tls_errors();
     auto session = caf::openssl::make_session(system(), *fd, false);
     if (!session) {
@@ -188,6 +310,7 @@ class tls_connection_manager : public caf::io::middleman_actor_impl {
   caf::expected<caf::io::doorman_ptr> open(uint16_t port, const char* addr, bool reuse) override {
     auto fd = caf::io::network::new_tcp_acceptor_impl(port, addr, reuse);
     if (!fd) return std::move(fd.error());
+    if (!tls_) return caf::make_counted<plain_doorman>(multiplexer(), *fd);
     return caf::make_counted<tls_doorman>(multiplexer(), *fd);
   }
 
@@ -195,28 +318,35 @@ class tls_connection_manager : public caf::io::middleman_actor_impl {
   caf::io::network::default_multiplexer& multiplexer() {
     return static_cast<caf::io::network::default_multiplexer&>(system().middleman().backend());
   }
+
+  caf::actor watched_;
+  bool tls_;
 };
 
 // One per actor system, found through the registry (hidden: await_all_actors_done does not wait
 // for it).
-caf::io::middleman_actor tls_connection_manager_of(caf::actor_system& sys) {
+caf::io::middleman_actor connection_manager_of(caf::actor_system& sys) {
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
-  if (auto known = sys.registry().get(tls_manager_name))
+  if (auto known = sys.registry().get(manager_name))
     return caf::actor_cast<caf::io::middleman_actor>(known);
   auto basp = sys.middleman().named_broker<caf::io::basp_broker>(caf::atom("BASP"));
+  const bool tls = sys.has_openssl_manager();
+  auto watched = tls ? caf::actor_cast<caf::actor>(sys.openssl_manager().actor_handle()) : basp;
   // Detached: connect() blocks in the TCP connect.
-  auto manager = sys.spawn<tls_connection_manager, caf::detached + caf::hidden>(basp);
-  sys.registry().put(tls_manager_name, caf::actor_cast<caf::strong_actor_ptr>(manager));
+  auto manager =
+      sys.spawn<guarded_connection_manager, caf::detached + caf::hidden>(basp, watched, tls);
+  sys.registry().put(manager_name, caf::actor_cast<caf::strong_actor_ptr>(manager));
   return manager;
 }
 
 }  // namespace
 
-// The actor that opens ports and connects: the TLS one above when caf::openssl is loaded, so
-// that no plain TCP port exists in a TLS process. Both speak io::middleman_actor over one BASP.
+// The actor that opens ports and connects, guarded (net/basp_guard.hpp): TLS when caf::openssl
+// is loaded, so that no plain TCP port exists in a TLS process; plain TCP otherwise. It speaks
+// io::middleman_actor over the one BASP broker.
 caf::io::middleman_actor connection_manager(caf::actor_system& sys) {
-  return sys.has_openssl_manager() ? tls_connection_manager_of(sys) : sys.middleman().actor_handle();
+  return connection_manager_of(sys);
 }
 
 }  // namespace caflow

@@ -37,6 +37,9 @@ status_or<std::unique_ptr<admin_client>> admin_client::connect(
     const transport_security& security) {
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
   CAFLOW_RETURN_IF_ERROR(validate(security));
+  // A wrong port is said at once ("connection refused"), not after `patience` of retries: the
+  // console, unlike a task of a starting cluster, has no peer that may still be coming up.
+  CAFLOW_RETURN_IF_ERROR(tcp_reachable(where, patience));
   auto i = std::make_unique<impl>(security);
   i->address = address;
   CAFLOW_ASSIGN_OR_RETURN(caf::strong_actor_ptr found,

@@ -87,7 +87,6 @@ status_or<options> parse(int argc, char** argv) {
     }
   }
   if (o.connect.empty()) return errors::invalid_argument("--connect HOST:PORT is required");
-  CAFLOW_RETURN_IF_ERROR(validate(o.security));
   return o;
 }
 
@@ -184,6 +183,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (status st = init_logging(opts->log_level); !st.ok()) return usage(st.message());
+  // The TLS files are parsed before connecting: a bad one is one line naming the flag and file.
+  if (status st = validate(opts->security); !st.ok()) {
+    std::fprintf(stderr, "caflow-console: %s\n", st.message().c_str());
+    return 1;
+  }
   write_log(log_level::info, "console", "connecting to ", opts->connect);
   auto client = admin_client::connect(opts->connect,
                                       std::chrono::milliseconds(opts->connect_timeout_ms),

@@ -37,9 +37,12 @@ std::string chrome_trace_json(const std::vector<trace_event>& events) {
     out.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pids[key.first]}, {"tid", tid},
                    {"args", {{"name", key.second}}}});
   for (const trace_event& e : events) {
-    json args = {{"op", e.op}, {"step", e.step_id}};
+    // Step ids are random 64-bit numbers: as JSON numbers, JavaScript viewers would round
+    // those above 2^53, so they are written as strings.
+    json args = {{"op", e.op}, {"step", std::to_string(e.step_id)}};
     if (e.bytes >= 0) args["bytes"] = e.bytes;
     if (!e.peer.empty()) args["peer"] = e.peer;
+    if (!e.key.empty()) args["key"] = e.key;
     out.push_back({{"name", e.node},
                    {"cat", e.op},
                    {"ph", "X"},

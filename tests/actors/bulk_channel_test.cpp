@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
+#include "net/basp_guard.hpp"
 #include "net/bulk_frame.hpp"
 #include "net/chunk_assembler.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -307,4 +309,42 @@ TEST_CASE("probes that connect and leave give back their descriptors and threads
   }
   CHECK_MESSAGE(settled(fds, threads), "fds ", entries_in("/proc/self/fd"), " (baseline ", fds,
                 "), threads ", entries_in("/proc/self/task"), " (baseline ", threads, ")");
+}
+
+TEST_CASE("one address holds at most max_handshakes_per_address connections without a token") {
+  channel_fixture f;
+  // 30 silent connections from 127.0.0.1: the first 16 wait for their token (and its timeout),
+  // the rest are closed as soon as they are accepted.
+  std::vector<socket_fd> silent;
+  for (int i = 0; i < 30; ++i) {
+    auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
+    REQUIRE(s.ok());
+    silent.push_back(std::move(*s));
+  }
+  // Closed ones read as the end of the stream; the held ones stay silent until their token's
+  // time (5 s) is up, well after this look.
+  const auto until = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(2));
+  size_t closed_at_once = 0;
+  for (auto& s : silent) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    char byte;
+    if (wait_readable(s, std::max(left, std::chrono::milliseconds(1))) && !read_exact(s, &byte, 1))
+      ++closed_at_once;
+  }
+  CHECK(closed_at_once == silent.size() - max_handshakes_per_address);
+  // Once they leave, a sender with the token gets in (the receiver sees them go at once).
+  silent.clear();
+  bool accepted = false;
+  const auto give_up = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(5));
+  while (!accepted && std::chrono::steady_clock::now() < give_up) {
+    auto s = connect_to("127.0.0.1", f.receiver->endpoint().port, std::chrono::seconds(5));
+    REQUIRE(s.ok());
+    std::string token = f.receiver->endpoint().token;
+    iovec hello{token.data(), token.size()};
+    char answer = 0;
+    accepted = write_all(*s, std::span<iovec>(&hello, 1)).ok() && read_exact(*s, &answer, 1) &&
+               answer == bulk_accepted;
+  }
+  CHECK(accepted);
 }

@@ -60,7 +60,9 @@ TEST_CASE("a kernel error on one process reaches the client naming node, op, dev
   const auto start = std::chrono::steady_clock::now();
   auto out = sess.run({{a, tensor(dtype::float32, tensor_shape{2, 3})}, {b, tensor(dtype::float32, tensor_shape{4, 5})}}, {r});
   check_error(out, "node 'm' (MatMul) on /job:worker/replica:0/task:1/device:CPU:0");
-  CHECK(std::chrono::steady_clock::now() - start < 1s);
+  // Reported as soon as it happens, not after a step timeout (minutes): a generous bound, so a
+  // loaded machine does not fail it.
+  CHECK(std::chrono::steady_clock::now() - start < scaled(10s));
   // Across two process boundaries (worker 1 to the master, the master to this client), the
   // root cause's code and where it arose arrive as fields.
   CHECK(out.get_status().code() == error_code::invalid_argument);

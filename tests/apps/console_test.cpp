@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <future>
 #include <regex>
 #include <set>
@@ -182,6 +183,19 @@ TEST_CASE("caflow-console --help prints its usage and exits 0; a bad flag exits 
   CHECK(bad.output().find("caflow-console: unknown flag '--colour'") != std::string::npos);
 }
 
+TEST_CASE("caflow-console reports a refused connection at once, not after its timeout") {
+  // Nothing listens on the port: the console says so instead of retrying for two minutes.
+  const int port = caflow::testing::free_ports(1)[0];
+  child_process refused({CAFLOW_CONSOLE_BINARY, "--connect", "127.0.0.1:" + std::to_string(port),
+                         "--connect-timeout-ms", "120000", "--exec", "cluster"});
+  const int raw = refused.wait_exit(60s);
+  REQUIRE_MESSAGE(raw >= 0, "still retrying: ", refused.output());
+  REQUIRE(WIFEXITED(raw));
+  CHECK(WEXITSTATUS(raw) == 1);
+  CHECK(refused.output().find("cannot connect to 127.0.0.1:" + std::to_string(port) +
+                              ": Connection refused") != std::string::npos);
+}
+
 TEST_CASE("Chrome trace JSON: a process per task, a thread per device, times from the first") {
   std::vector<trace_event> events = {
       {"/job:worker/replica:0/task:1", "/job:worker/replica:0/task:1/device:CPU:0", "prod", "Mul",
@@ -209,7 +223,8 @@ TEST_CASE("Chrome trace JSON: a process per task, a thread per device, times fro
   CHECK(send.at("ts") == 0);
   CHECK(send.at("args").at("bytes") == 12);
   CHECK(send.at("args").at("peer") == "/job:worker/replica:0/task:1/device:CPU:0");
-  CHECK(send.at("args").at("step") == 5);
+  // A string: JavaScript would round step ids above 2^53.
+  CHECK(send.at("args").at("step") == "5");
 }
 
 TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") {
@@ -260,7 +275,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     auto on = run_console(c.address(1), "trace on");
     REQUIRE(on.exit_code == 0);
     CHECK(has_row(on.output, {worker1_task, "on"}));
-    train(sess, m, 2);
+    train(sess, m, 10);
     auto saved = run_console(c.address(1), "trace save " + path.string() + "; trace off");
     MESSAGE(saved.output);
     REQUIRE(saved.exit_code == 0);
@@ -279,6 +294,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     std::map<int, std::string> process_names;
     std::map<std::pair<int, int>, std::string> thread_names;
     std::set<std::string> nodes_per_task, send_recv;
+    std::map<std::pair<std::string, std::string>, int64_t> send_starts, recv_ends;
     for (const auto& e : trace.at("traceEvents")) {
       const int pid = e.at("pid");
       if (e.at("ph") == "M" && e.at("name") == "process_name")
@@ -302,8 +318,28 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
         CHECK(e.at("args").at("bytes").get<int64_t>() >= 4);  // a float32 scalar at least
         CHECK(contains(e.at("args").at("peer").get<std::string>(), "/device:CPU:0"));
         send_recv.insert(task + " " + op);
+        // Paired by rendezvous key and step (a string: ids above 2^53 would be rounded).
+        const auto pair = std::pair{e.at("args").at("key").get<std::string>(),
+                                    e.at("args").at("step").get<std::string>()};
+        const int64_t ts = e.at("ts"), dur = e.at("dur");
+        if (op == "_Send") {
+          send_starts[pair] = ts;
+        } else {
+          recv_ends[pair] = ts + dur;
+        }
       }
     }
+    // One host, one clock: once the peers' clocks are aligned, no _Recv can end before its
+    // _Send began (the value cannot arrive before it is sent).
+    size_t pairs = 0;
+    for (const auto& [pair, recv_end] : recv_ends) {
+      auto send = send_starts.find(pair);
+      if (send == send_starts.end()) continue;
+      ++pairs;
+      CHECK_MESSAGE(recv_end >= send->second, "the _Recv of ", pair.first, " in step ", pair.second,
+                    " ends at ", recv_end, " us, before its _Send starts at ", send->second, " us");
+    }
+    CHECK(pairs >= 10);
     CHECK(nodes_per_task.count(std::string(ps_task) + " update"));
     CHECK(nodes_per_task.count(std::string(worker1_task) + " prod"));
     CHECK(nodes_per_task.count(std::string(worker0_task) + " total"));

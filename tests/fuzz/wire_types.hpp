@@ -176,8 +176,9 @@ inline const std::vector<wire_type>& wire_types() {
        [](caf::actor_system& sys) {
          admin_reply r;
          r.table.columns = {"a"};
-         r.events.push_back(trace_event{"w:0", "CPU:0", "s", "_Send", "ps", 1, 2, 3, 4});
+         r.events.push_back(trace_event{"w:0", "CPU:0", "s", "_Send", "ps", 1, 2, 3, 4, "a;b;c"});
          r.clock_us = 99;
+         r.clock_domain = "boot:1234";
          return example_of(sys, r);
        }},
       {"caflow::master_snapshot", &round_trip<master_snapshot>,
