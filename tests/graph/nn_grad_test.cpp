@@ -16,6 +16,7 @@ using namespace caflow;
 using caflow::testing::check_gradient;
 using caflow::testing::check_gradients;
 using caflow::testing::check_tensor;
+using caflow::testing::ramp_weighted;
 
 namespace {
 
@@ -90,6 +91,26 @@ TEST_CASE("SoftmaxCrossEntropyWithLogits: through loss and through backprop") {
   auto both = ops::add(root, ops::expand_dims(root, xent.loss, -1),
                        ops::mul(root, xent.backprop, xent.backprop));
   check_gradient(root, features, both, fv, {.extra_feeds = {{labels, soft_labels()}}});
+}
+
+TEST_CASE("SoftmaxCrossEntropyWithLogits: dense labels get -log_softmax(logits), as TF >= 1.5") {
+  auto root = scope::new_root();
+  auto features = placeholder(root, {-1, 4});
+  auto labels = placeholder(root, {-1, 4});
+  auto xent = ops::softmax_cross_entropy_with_logits(root, features, labels);
+  check_gradient(root, labels, ops::mul(root, xent.loss, ops::constant(root, 1.5)), soft_labels(),
+                 {.extra_feeds = {{features, values(k_mixed, {3, 4})}}});
+}
+
+TEST_CASE("BiasAddGrad has a gradient: second order through bias_add") {
+  auto root = scope::new_root();
+  auto dy = placeholder(root, {2, 3});
+  check_gradient(root, dy, ramp_weighted(root, ops::bias_add_grad(root, dy)),
+                 values(k_mixed, {2, 3}));
+  auto nchw = placeholder(root, {1, 3, 2, 2});
+  check_gradient(root, nchw,
+                 ramp_weighted(root, ops::bias_add_grad(root, nchw, {.data_format = "NCHW"})),
+                 values(k_mixed, {1, 3, 2, 2}));
 }
 
 TEST_CASE("SparseSoftmaxCrossEntropyWithLogits: through loss and through backprop") {

@@ -92,13 +92,42 @@ status log_softmax_grad(const scope& s, const grad_op_info& op, const grad_list&
 
 // Both losses: loss' gradient is backprop (scaled per row by the [batch] gradient of loss);
 // backprop = softmax(features) - labels adds the softmax term when its own gradient is used.
-// Labels get no gradient.
+// Sparse labels (indices) get no gradient; dense ones do (dense_cross_entropy_grad).
 status cross_entropy_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                           grad_list* dx) {
   output g = ops::mul(s, ops::expand_dims(s, dz[0], -1), op.outputs[1]);
   if (!is_zeros(s, dz[1]))
     g = ops::add(s, g, softmax_backward(s, ops::softmax(s, op.inputs[0]), dz[1]));
   *dx = {g, output{}};
+  return {};
+}
+
+// TF >= 1.5 gives the dense labels a gradient too: d loss / d labels = -log_softmax(logits).
+status dense_cross_entropy_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                                grad_list* dx) {
+  CAFLOW_RETURN_IF_ERROR(cross_entropy_grad(s, op, dz, dx));
+  (*dx)[1] = ops::mul(s, ops::expand_dims(s, dz[0], -1),
+                      ops::neg(s, ops::log_softmax(s, op.inputs[0])));
+  return {};
+}
+
+// BiasAddGrad sums dy over every dim but the channels': its gradient spreads the incoming one
+// back over them (second order through bias_add).
+status bias_add_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                          grad_list* dx) {
+  std::string format = "NHWC";
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("data_format", &format));
+  output g = dz[0];
+  if (format == "NCHW") {
+    const partial_shape shape = s.shape_of(op.inputs[0]);
+    if (!shape.rank_known())
+      return errors::unimplemented("the second-order gradient of an NCHW BiasAdd needs dy's rank");
+    std::vector<int64_t> dims(static_cast<size_t>(shape.rank()), 1);
+    dims[1] = -1;
+    dims[0] = 1;
+    g = ops::reshape(s, g, dims);
+  }
+  *dx = {ops::add(s, ops::zeros_like(s, op.inputs[0]), g)};
   return {};
 }
 
@@ -118,7 +147,8 @@ CAFLOW_REGISTER_GRADIENT("SigmoidGrad", sigmoid_grad_grad);
 CAFLOW_REGISTER_GRADIENT("TanhGrad", tanh_grad_grad);
 CAFLOW_REGISTER_GRADIENT("Softmax", softmax_grad);
 CAFLOW_REGISTER_GRADIENT("LogSoftmax", log_softmax_grad);
-CAFLOW_REGISTER_GRADIENT("SoftmaxCrossEntropyWithLogits", cross_entropy_grad);
+CAFLOW_REGISTER_GRADIENT("SoftmaxCrossEntropyWithLogits", dense_cross_entropy_grad);
+CAFLOW_REGISTER_GRADIENT("BiasAddGrad", bias_add_grad_grad);
 CAFLOW_REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits", cross_entropy_grad);
 CAFLOW_REGISTER_GRADIENT("L2Loss", l2_loss_grad);
 CAFLOW_REGISTER_NO_GRADIENT("StopGradient");
