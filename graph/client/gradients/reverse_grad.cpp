@@ -1,0 +1,28 @@
+// Gradients of ReverseV2 and BroadcastTo (graph/client/ops/reverse_ops.hpp), as TensorFlow's
+// array_grad.py defines them: reversing the gradient back, and summing it over the broadcast
+// dimensions.
+#include "graph/client/gradients/grad_util.hpp"
+#include "graph/client/ops/reverse_ops.hpp"
+
+namespace caflow {
+namespace {
+
+using grad_list = std::vector<output>;
+
+status reverse_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
+  *dx = {ops::reverse(s, dy[0], op.inputs[1]), output{}};
+  return {};
+}
+
+status broadcast_to_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
+                         grad_list* dx) {
+  *dx = {grad::unbroadcast(s, op.inputs[0], op.outputs[0]).x_grad(dy[0]), output{}};
+  return {};
+}
+
+}  // namespace
+
+CAFLOW_REGISTER_GRADIENT("ReverseV2", reverse_grad);
+CAFLOW_REGISTER_GRADIENT("BroadcastTo", broadcast_to_grad);
+
+}  // namespace caflow

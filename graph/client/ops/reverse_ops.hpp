@@ -1,0 +1,32 @@
+#pragma once
+// Reversing and broadcasting whole tensors, with TensorFlow's names and semantics: ReverseV2
+// and BroadcastTo. Both are pure data movement (any dtype).
+//
+//   auto r = ops::reverse(root, x, {1});               // x[:, ::-1]
+//   auto b = ops::broadcast_to(root, bias, {4, 3});    // [3] -> [4, 3]
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "graph/client/scope.hpp"
+
+namespace caflow::ops {
+
+// ReverseV2: `tensor` with the order of elements reversed along each dimension in `axis` (an
+// int32 or int64 vector, negative counting from the end, no dimension twice).
+output reverse(const scope& s, const output& tensor, const output& axis);
+output reverse(const scope& s, const output& tensor, const std::vector<int64_t>& axis);
+inline output reverse(const scope& s, const output& tensor, std::initializer_list<int64_t> axis) {
+  return reverse(s, tensor, std::vector<int64_t>(axis));
+}
+
+// BroadcastTo: `input` repeated to `shape` (an int32 or int64 vector) by numpy's rules: input's
+// dims, aligned at the end, must each be 1 or the target's.
+output broadcast_to(const scope& s, const output& input, const output& shape);
+output broadcast_to(const scope& s, const output& input, const std::vector<int64_t>& shape);
+inline output broadcast_to(const scope& s, const output& input,
+                           std::initializer_list<int64_t> shape) {
+  return broadcast_to(s, input, std::vector<int64_t>(shape));
+}
+
+}  // namespace caflow::ops
