@@ -125,3 +125,31 @@ TEST_CASE("LRN's gradient") {
   auto y = ops::lrn(root, x, {.depth_radius = 2, .bias = 1.5f, .alpha = 0.3f, .beta = 0.75f});
   check_gradient(root, x, ramp_weighted(root, y), wavy({1, 2, 1, 6}, 0.4));
 }
+
+TEST_CASE("MaxPool3D and AvgPool3D gradients, and their gradients' gradients") {
+  const ops::pool3d_attrs a{.ksize = {1, 2, 2, 2, 1}, .strides = {1, 1, 2, 1, 1}, .padding = "SAME"};
+  auto root = scope::new_root();
+  auto x = input(root, "x", {1, 3, 4, 3, 2});
+  check_gradient(root, x, ramp_weighted(root, ops::max_pool3d(root, x, a)), wavy({1, 3, 4, 3, 2}, 0.3));
+  auto r2 = scope::new_root();
+  auto x2 = input(r2, "x", partial_shape::unknown());
+  check_gradient(r2, x2, ramp_weighted(r2, ops::avg_pool3d(r2, x2, a)), wavy({1, 3, 4, 3, 2}, 0.8));
+  // The gradients are linear in grad: their own gradients are checked for it.
+  auto r3 = scope::new_root();
+  auto g = input(r3, "g", {1, 3, 2, 3, 2});
+  auto sizes = ops::constant(r3, tensor::from_vector<int32_t>({1, 3, 4, 3, 2}));
+  check_gradient(r3, g, ramp_weighted(r3, ops::avg_pool3d_grad(r3, sizes, g, a)),
+                 wavy({1, 3, 2, 3, 2}, 1.0));
+  auto r4 = scope::new_root();
+  auto xv = ops::constant(r4, wavy({1, 3, 4, 3, 2}, 0.3));
+  auto yv = ops::max_pool3d(r4, xv, a);
+  auto g4 = input(r4, "g", {1, 3, 2, 3, 2});
+  check_gradient(r4, g4, ramp_weighted(r4, ops::max_pool3d_grad(r4, xv, yv, g4, a)),
+                 wavy({1, 3, 2, 3, 2}, 1.7));
+  auto r5 = scope::new_root();
+  auto xw = ops::constant(r5, wavy({1, 3, 4, 3, 2}, 0.3));
+  auto yw = ops::max_pool3d(r5, xw, a);
+  auto g5 = input(r5, "g", {1, 3, 4, 3, 2});
+  check_gradient(r5, g5, ramp_weighted(r5, ops::max_pool3d_grad_grad(r5, xw, yw, g5, a)),
+                 wavy({1, 3, 4, 3, 2}, 2.2));
+}

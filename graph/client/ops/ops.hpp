@@ -11,6 +11,7 @@
 #include "graph/client/ops/nn_norm_ops.hpp"
 #include "graph/client/ops/nn_ops.hpp"
 #include "graph/client/ops/padding_ops.hpp"
+#include "graph/client/ops/pool3d_ops.hpp"
 #include "graph/client/ops/random_ops.hpp"
 #include "graph/client/ops/reduction_ops.hpp"
 #include "graph/client/ops/reverse_ops.hpp"
