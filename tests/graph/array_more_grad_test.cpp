@@ -94,6 +94,13 @@ TEST_CASE("SpaceToBatchND and BatchToSpaceND differentiate through each other") 
   check_gradient(r2, y, ramp_weighted(r2, s), iota<double>({8, 2, 3, 1}));
 }
 
+TEST_CASE("Print passes the gradient through") {
+  auto root = scope::new_root();
+  auto x = input(root, "x", {2, 3});
+  auto y = ops::print(root, x, {x}, {.first_n = 0});
+  check_gradient(root, x, ramp_weighted(root, y), iota<double>({2, 3}));
+}
+
 TEST_CASE("Where and InTopKV2 have no gradient: the path contributes nothing") {
   auto root = scope::new_root();
   auto x = input(root, "x", {2, 2});

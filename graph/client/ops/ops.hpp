@@ -4,6 +4,7 @@
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/conv_ops.hpp"
 #include "graph/client/ops/data_flow_ops.hpp"
+#include "graph/client/ops/debug_ops.hpp"
 #include "graph/client/ops/depthwise_conv_ops.hpp"
 #include "graph/client/ops/io_ops.hpp"
 #include "graph/client/ops/math_ops.hpp"
