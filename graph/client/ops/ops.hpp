@@ -21,4 +21,5 @@
 #include "graph/client/ops/shape_ops.hpp"
 #include "graph/client/ops/space_batch_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
+#include "graph/client/ops/tensor_array_ops.hpp"
 #include "graph/client/ops/training_ops.hpp"
