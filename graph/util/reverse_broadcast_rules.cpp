@@ -37,4 +37,15 @@ status check_broadcast_to(const partial_shape& input, const std::vector<int64_t>
   return {};
 }
 
+status check_reverse_sequence_dims(const partial_shape& input, int64_t seq_dim,
+                                   int64_t batch_dim) {
+  const int rank = input.rank();
+  if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank)
+    return errors::invalid_argument("seq_dim ", seq_dim, " and batch_dim ", batch_dim,
+                                    " must be dimensions of input ", input.to_string());
+  if (seq_dim == batch_dim)
+    return errors::invalid_argument("seq_dim and batch_dim must differ, both are ", seq_dim);
+  return {};
+}
+
 }  // namespace caflow

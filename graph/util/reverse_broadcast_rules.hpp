@@ -19,4 +19,8 @@ status_or<std::array<bool, max_rank>> reverse_dims(const std::vector<int64_t>& a
 // end, is 1, unknown or the target's.
 status check_broadcast_to(const partial_shape& input, const std::vector<int64_t>& target);
 
+// ReverseSequence's seq_dim and batch_dim: distinct dimensions of `input` (rank known).
+status check_reverse_sequence_dims(const partial_shape& input, int64_t seq_dim,
+                                   int64_t batch_dim);
+
 }  // namespace caflow

@@ -1,6 +1,8 @@
 // ReverseV2 and BroadcastTo, both one strided copy (kernels/cpu/array_kernel_util.hpp): a
 // reversed dimension is read from its last element with a negative step, a broadcast one with
-// step 0. Compiled once per element size, registered per dtype.
+// step 0. Compiled once per element size, registered per dtype. Also ReverseSequence (an
+// element-wise gather) and the index computations InvertPermutation and BroadcastArgs.
+#include "graph/ir/shape_inference.hpp"
 #include "graph/util/array_index_util.hpp"
 #include "graph/util/reverse_broadcast_rules.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
@@ -74,6 +76,90 @@ class broadcast_to_bytes : public op_kernel {
   }
 };
 
+class reverse_sequence_bytes : public op_kernel {
+ public:
+  explicit reverse_sequence_bytes(kernel_construction& c) : op_kernel(c) {
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("seq_dim", &seq_dim_));
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("batch_dim", &batch_dim_));
+  }
+
+  void compute(kernel_context& ctx) override {
+    const tensor& x = ctx.input(0);
+    const tensor& lens_t = ctx.input(1);
+    CAFLOW_OP_REQUIRES_OK(ctx, check_reverse_sequence_dims(x.shape(), seq_dim_, batch_dim_));
+    const int sd = static_cast<int>(seq_dim_), bd = static_cast<int>(batch_dim_);
+    CAFLOW_OP_REQUIRES(ctx, lens_t.rank() == 1 && lens_t.dim(0) == x.dim(bd),
+                       errors::invalid_argument("seq_lengths must be a vector of ", x.dim(bd),
+                                                " entries (dimension ", bd, " of input ",
+                                                x.shape().to_string(), "), got shape ",
+                                                lens_t.shape().to_string()));
+    const std::vector<int64_t> lens = index_values(lens_t);
+    for (size_t b = 0; b < lens.size(); ++b)
+      CAFLOW_OP_REQUIRES(ctx, lens[b] >= 0 && lens[b] <= x.dim(sd),
+                         errors::invalid_argument("seq_lengths[", b, "] = ", lens[b],
+                                                  " is not in [0, ", x.dim(sd), "]"));
+    tensor* out = ctx.allocate_output(0, x.shape());
+    if (!out || out->num_elements() == 0) return;
+    const auto strides = row_strides(x.shape());
+    const int64_t n = x.num_elements();
+    with_word(dtype_size(x.type()), [&]<class W>() {
+      const W* src = static_cast<const W*>(x.raw_data());
+      W* dst = static_cast<W*>(out->raw_data());
+      for (int64_t e = 0; e < n; ++e) {
+        const int64_t b = e / strides[bd] % x.dim(bd), i = e / strides[sd] % x.dim(sd);
+        const int64_t len = lens[static_cast<size_t>(b)];
+        dst[e] = i < len ? src[e + (len - 1 - 2 * i) * strides[sd]] : src[e];
+      }
+    });
+  }
+
+ private:
+  int64_t seq_dim_ = 0, batch_dim_ = 0;
+};
+
+template <class T>
+class reverse_sequence_op final : public reverse_sequence_bytes {
+ public:
+  using reverse_sequence_bytes::reverse_sequence_bytes;
+};
+
+template <class T>
+class invert_permutation_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const tensor& x = ctx.input(0);
+    CAFLOW_OP_REQUIRES(ctx, x.rank() == 1,
+                       errors::invalid_argument("x must be a vector, got shape ",
+                                                x.shape().to_string()));
+    const std::vector<int64_t> perm = index_values(x);
+    CAFLOW_OP_REQUIRES_OK(ctx, check_permutation(perm, static_cast<int>(perm.size())));
+    tensor* out = ctx.allocate_output(0, x.shape());
+    if (!out) return;
+    for (size_t i = 0; i < perm.size(); ++i) out->data<T>()[perm[i]] = static_cast<T>(i);
+  }
+};
+
+template <class T>
+class broadcast_args_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const tensor &a = ctx.input(0), &b = ctx.input(1);
+    CAFLOW_OP_REQUIRES(ctx, a.rank() == 1 && b.rank() == 1,
+                       errors::invalid_argument("s0 and s1 must be vectors, got shapes ",
+                                                a.shape().to_string(), " and ",
+                                                b.shape().to_string()));
+    auto s = broadcast_shapes(partial_shape(index_values(a)), partial_shape(index_values(b)));
+    CAFLOW_OP_REQUIRES_OK(ctx, s.get_status());
+    tensor* out = ctx.allocate_output(0, tensor_shape{s->rank()});
+    if (!out) return;
+    for (int i = 0; i < s->rank(); ++i) out->data<T>()[i] = static_cast<T>(s->dim(i));
+  }
+};
+
 template <class T>
 class reverse_op final : public reverse_bytes {
  public:
@@ -90,6 +176,12 @@ class broadcast_to_op final : public broadcast_to_bytes {
 
 CAFLOW_REGISTER_TYPED_KERNELS("ReverseV2", device_cpu, "T", reverse_op, float, double, int32_t,
                               int64_t, uint8_t, bool);
+CAFLOW_REGISTER_TYPED_KERNELS("ReverseSequence", device_cpu, "T", reverse_sequence_op, float,
+                              double, int32_t, int64_t, uint8_t, bool);
+CAFLOW_REGISTER_TYPED_KERNELS("InvertPermutation", device_cpu, "T", invert_permutation_op, int32_t,
+                              int64_t);
+CAFLOW_REGISTER_TYPED_KERNELS("BroadcastArgs", device_cpu, "T", broadcast_args_op, int32_t,
+                              int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("BroadcastTo", device_cpu, "T", broadcast_to_op, float, double,
                               int32_t, int64_t, uint8_t, bool);
 

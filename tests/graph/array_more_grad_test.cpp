@@ -108,3 +108,54 @@ TEST_CASE("Where and InTopKV2 have no gradient: the path contributes nothing") {
   auto y = ops::add(root, ops::sum(root, coords, {0, 1}), ops::sum(root, x, {0, 1}));
   check_gradient(root, x, y, iota<double>({2, 2}, 1.0));
 }
+
+TEST_CASE("SplitV, GatherNd, ScatterNd, ReverseSequence and DepthToSpace gradients") {
+  auto r1 = scope::new_root();
+  auto x = input(r1, "x", {2, 5});
+  auto parts = ops::split_v(r1, x, {1, -1, 2}, 1);
+  auto y1 = ops::add_n(r1, {ops::sum(r1, ramp_weighted(r1, parts[0]), {0, 1}),
+                            ops::sum(r1, ops::square(r1, parts[2]), {0, 1})});
+  check_gradient(r1, x, y1, iota<double>({2, 5}, -1.0));
+
+  auto r2 = scope::new_root();
+  auto p = input(r2, "p", {3, 2});
+  auto idx = ops::constant(r2, tensor::from_vector<int32_t>({2, 1, 0, 0, 2, 1}, {3, 2}));
+  check_gradient(r2, p, ramp_weighted(r2, ops::gather_nd(r2, p, idx)), iota<double>({3, 2}));
+
+  auto r3 = scope::new_root();
+  auto u = input(r3, "u", {3});
+  auto at = ops::constant(r3, tensor::from_vector<int64_t>({1, 3, 1}, {3, 1}));
+  auto shp = ops::constant(r3, tensor::from_vector<int64_t>({4}));
+  check_gradient(r3, u, ramp_weighted(r3, ops::scatter_nd(r3, at, u, shp)), iota<double>({3}, 1.0));
+
+  auto r4 = scope::new_root();
+  auto q = input(r4, "q", {3, 4});
+  auto lens = ops::constant(r4, tensor::from_vector<int64_t>({4, 2, 0}));
+  check_gradient(r4, q, ramp_weighted(r4, ops::reverse_sequence(r4, q, lens, 1)),
+                 iota<double>({3, 4}));
+
+  auto r5 = scope::new_root();
+  auto d = input(r5, "d", {1, 2, 2, 8});
+  auto sp = ops::depth_to_space(r5, d, 2);
+  check_gradient(r5, d, ramp_weighted(r5, ops::square(r5, sp)), iota<double>({1, 2, 2, 8}, -5.0));
+}
+
+TEST_CASE("CheckNumerics, EnsureShape, IdentityN and Snapshot pass gradients; PreventGradient refuses") {
+  auto root = scope::new_root();
+  auto x = input(root, "x", {2, 2});
+  auto a = ops::check_numerics(root, x, "x");
+  auto b = ops::ensure_shape(root, a, partial_shape{2, -1});
+  auto c = ops::identity_n(root, {b, ops::constant(root, int32_t{1})});
+  auto y = ops::snapshot(root, ops::square(root, c[0]));
+  check_gradient(root, x, ramp_weighted(root, y), iota<double>({2, 2}, 1.0));
+
+  auto r2 = scope::new_root();
+  auto z = input(r2, "z", {2});
+  auto w = ops::prevent_gradient(r2, z, "no second order here");
+  std::vector<output> grads;
+  auto st = add_symbolic_gradients(r2, {ops::sum(r2, w, {0})}, {z}, &grads);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.message().find("gradient explicitly disabled by node 'PreventGradient'") !=
+        std::string::npos);
+  CHECK(st.message().find("no second order here") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 // showing the data; Print passes its input through and writes the data to stderr.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -63,4 +64,35 @@ TEST_CASE("Print passes its input through and prints the data up to first_n time
     check_tensor<int32_t>(out->at(0), {4}, {1, 2, 3, 4});
   }
   CHECK(capture.out.str() == "values: [1 2 3...][2.5]\nvalues: [1 2 3...][2.5]\n");
+}
+
+TEST_CASE("CheckNumerics passes finite tensors and names NaN and Inf") {
+  auto ok = run_kernel("CheckNumerics", {tensor::from_vector<float>({1, 2})}, {{"message", "x"}});
+  REQUIRE(ok.ok());
+  check_tensor<float>(ok->at(0), {2}, {1, 2});
+  check_error(run_kernel("CheckNumerics", {tensor::from_vector<double>({1, std::nan("")})},
+                         {{"message", "logits"}}),
+              "logits : Tensor had NaN values");
+  check_error(run_kernel("CheckNumerics", {tensor::from_vector<float>({HUGE_VALF})},
+                         {{"message", "loss"}}),
+              "loss : Tensor had Inf values");
+}
+
+TEST_CASE("EnsureShape, IdentityN and Snapshot pass tensors through") {
+  auto x = caflow::testing::iota<float>({2, 3});
+  auto e = run_kernel("EnsureShape", {x}, {{"shape", partial_shape{-1, 3}}});
+  REQUIRE(e.ok());
+  CHECK(e->at(0).shares_buffer_with(x));
+  check_error(run_kernel("EnsureShape", {x}, {{"shape", partial_shape{3, -1}}}),
+              "input has shape [2,3], incompatible with shape [3,?]");
+  check_error(caflow::testing::run_kernel_unchecked("EnsureShape", {x}, {{"shape", partial_shape{3, -1}}}),
+              "shape of tensor [2,3] is not compatible with expected shape [3,?]");
+  auto n = run_kernel("IdentityN", {x, tensor::scalar<int32_t>(4)});
+  REQUIRE(n.ok());
+  CHECK(n->at(0).shares_buffer_with(x));
+  check_tensor<int32_t>(n->at(1), {}, {4});
+  auto s = run_kernel("Snapshot", {x});
+  REQUIRE(s.ok());
+  CHECK_FALSE(s->at(0).shares_buffer_with(x));
+  check_tensor(s->at(0), x);
 }

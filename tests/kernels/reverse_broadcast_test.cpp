@@ -69,3 +69,36 @@ TEST_CASE("BroadcastTo rejects incompatible and lower-rank targets") {
   check_error(run_kernel_unchecked("BroadcastTo", {x, vec32({6})}), "lower-rank shape [6]");
   check_error(run_kernel("BroadcastTo", {x, vec32({2, -3})}), "negative dimension");
 }
+
+TEST_CASE("ReverseSequence reverses each batch entry's prefix") {
+  // Batch along dim 0, sequences along dim 1.
+  auto x = iota<int32_t>({3, 4});
+  auto out = run_kernel("ReverseSequence", {x, tensor::from_vector<int64_t>({4, 2, 0})},
+                        {{"seq_dim", int64_t{1}}});
+  REQUIRE(out.ok());
+  check_tensor<int32_t>(out->at(0), {3, 4}, {3, 2, 1, 0, 5, 4, 6, 7, 8, 9, 10, 11});
+  // Batch along dim 1 of [2, 2, 2], sequences along dim 0.
+  auto t = run_kernel("ReverseSequence", {iota<float>({2, 2, 2}), vec32({2, 1})},
+                      {{"seq_dim", int64_t{0}}, {"batch_dim", int64_t{1}}});
+  REQUIRE(t.ok());
+  check_tensor<float>(t->at(0), {2, 2, 2}, {4, 5, 2, 3, 0, 1, 6, 7});
+  check_error(run_kernel("ReverseSequence", {x, vec32({5, 1, 1})}, {{"seq_dim", int64_t{1}}}),
+              "seq_lengths[0] = 5 is not in [0, 4]");
+  check_error(run_kernel("ReverseSequence", {x, vec32({1, 1})}, {{"seq_dim", int64_t{1}}}),
+              "seq_lengths has 2 entries but dimension batch_dim = 0");
+  check_error(run_kernel("ReverseSequence", {x, vec32({1, 1, 1})}, {{"seq_dim", int64_t{0}}}),
+              "seq_dim and batch_dim must differ");
+}
+
+TEST_CASE("InvertPermutation and BroadcastArgs") {
+  auto inv = run_kernel("InvertPermutation", {vec32({3, 4, 0, 2, 1})});
+  REQUIRE(inv.ok());
+  check_tensor<int32_t>(inv->at(0), {5}, {2, 4, 3, 0, 1});
+  check_error(run_kernel("InvertPermutation", {vec32({0, 0, 1})}), "is not a permutation of 0..2");
+  auto b = run_kernel("BroadcastArgs", {tensor::from_vector<int64_t>({2, 1, 3}),
+                                        tensor::from_vector<int64_t>({4, 1})});
+  REQUIRE(b.ok());
+  check_tensor<int64_t>(b->at(0), {3}, {2, 4, 3});
+  check_error(run_kernel("BroadcastArgs", {vec32({2, 3}), vec32({4, 3})}),
+              "shapes [2,3] and [4,3] cannot be broadcast together");
+}

@@ -73,3 +73,28 @@ TEST_CASE("SpaceToBatchND and BatchToSpaceND reject bad block shapes, paddings a
                                                       pairs32({1, 2})}),
               "crops[0] = [1, 2] exceed spatial dimension 0 of size 2");
 }
+
+TEST_CASE("SpaceToDepth and DepthToSpace move 2x2 blocks into the depth and back") {
+  // [1, 2, 2, 1] -> [1, 1, 1, 4], as TF documents.
+  auto x = tensor::from_vector<float>({1, 2, 3, 4}, {1, 2, 2, 1});
+  auto d = run_kernel("SpaceToDepth", {x}, {{"block_size", int64_t{2}}});
+  REQUIRE(d.ok());
+  check_tensor<float>(d->at(0), {1, 1, 1, 4}, {1, 2, 3, 4});
+  // Depth 2 blocks keep each pixel's channels together: [1, 4, 4, 2] round trip.
+  auto y = iota<int32_t>({2, 4, 4, 2});
+  auto deep = run_kernel("SpaceToDepth", {y}, {{"block_size", int64_t{2}}});
+  REQUIRE(deep.ok());
+  CHECK(deep->at(0).shape() == tensor_shape{2, 2, 2, 8});
+  // Output pixel (0, 0, 1) holds input pixels (0,2), (0,3), (1,2), (1,3), two channels each.
+  const int32_t* v = deep->at(0).data<int32_t>() + 8;
+  CHECK(std::vector<int32_t>(v, v + 8) == std::vector<int32_t>{4, 5, 6, 7, 12, 13, 14, 15});
+  auto back = run_kernel("DepthToSpace", {deep->at(0)}, {{"block_size", int64_t{2}}});
+  REQUIRE(back.ok());
+  check_tensor(back->at(0), y);
+  check_error(run_kernel("SpaceToDepth", {iota<float>({1, 3, 2, 1})}, {{"block_size", int64_t{2}}}),
+              "is not divisible by block_size 2");
+  check_error(run_kernel("DepthToSpace", {iota<float>({1, 1, 1, 6})}, {{"block_size", int64_t{2}}}),
+              "is not divisible by block_size * block_size = 4");
+  check_error(run_kernel("DepthToSpace", {iota<float>({1, 1, 1, 4})}, {{"block_size", int64_t{1}}}),
+              "block_size");
+}

@@ -1,6 +1,6 @@
-// Gradients of ReverseV2 and BroadcastTo (graph/client/ops/reverse_ops.hpp), as TensorFlow's
-// array_grad.py defines them: reversing the gradient back, and summing it over the broadcast
-// dimensions.
+// Gradients of ReverseV2, ReverseSequence and BroadcastTo (graph/client/ops/reverse_ops.hpp), as
+// TensorFlow's array_grad.py defines them: reversing the gradient back, and summing it over the
+// broadcast dimensions. InvertPermutation and BroadcastArgs compute on integers: no gradient.
 #include "graph/client/gradients/grad_util.hpp"
 #include "graph/client/ops/reverse_ops.hpp"
 
@@ -20,9 +20,20 @@ status broadcast_to_grad(const scope& s, const grad_op_info& op, const grad_list
   return {};
 }
 
+status reverse_sequence_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
+                             grad_list* dx) {
+  int64_t seq_dim = 0, batch_dim = 0;
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("seq_dim", &seq_dim));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("batch_dim", &batch_dim));
+  *dx = {ops::reverse_sequence(s, dy[0], op.inputs[1], seq_dim, {.batch_dim = batch_dim}),
+         output{}};
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_GRADIENT("ReverseV2", reverse_grad);
+CAFLOW_REGISTER_GRADIENT("ReverseSequence", reverse_sequence_grad);
 CAFLOW_REGISTER_GRADIENT("BroadcastTo", broadcast_to_grad);
 
 }  // namespace caflow

@@ -1,7 +1,10 @@
 #pragma once
 // Checking and printing values inside a running graph, with TensorFlow's names and semantics:
 // Assert fails the step when its condition is false, naming the node and showing the data;
-// Print writes a message and the data to stderr and passes its input through.
+// Print writes a message and the data to stderr and passes its input through; CheckNumerics
+// and EnsureShape pass their input through once it has no NaN/Inf, or has the shape;
+// PreventGradient passes it through but refuses to be differentiated. IdentityN and Snapshot
+// pass tensors through (Snapshot as a copy).
 //
 //   auto ok = ops::assert_that(root, ops::less(root, loss, limit), {loss});
 //   auto y = ops::print(root, x, {x, step}, {.message = "x, step: "});
@@ -30,5 +33,23 @@ struct print_attrs {
 // "[values]" for each of `data` to stderr.
 output print(const scope& s, const output& input, const std::vector<output>& data,
              const print_attrs& attrs = {});
+
+// CheckNumerics: `tensor` (float32 or float64) unchanged; a NaN or infinity fails the step
+// with "<message> : Tensor had NaN values" (or Inf).
+output check_numerics(const scope& s, const output& tensor, const std::string& message);
+
+// EnsureShape: `input` unchanged when its shape is compatible with `shape` (-1 dims match
+// anything); otherwise the step fails naming both shapes.
+output ensure_shape(const scope& s, const output& input, const partial_shape& shape);
+
+// PreventGradient: `input` unchanged; asking for a gradient through it is an error carrying
+// `message`.
+output prevent_gradient(const scope& s, const output& input, const std::string& message = "");
+
+// IdentityN: each of `inputs` unchanged, as one node.
+std::vector<output> identity_n(const scope& s, const std::vector<output>& inputs);
+
+// Snapshot: a copy of `input` with its own buffer.
+output snapshot(const scope& s, const output& input);
 
 }  // namespace caflow::ops

@@ -1,4 +1,5 @@
-// ReverseV2 and BroadcastTo: registrations, shape functions and client functions.
+// ReverseV2, ReverseSequence, InvertPermutation, BroadcastTo and BroadcastArgs: registrations,
+// shape functions and client functions.
 #include "graph/client/ops/reverse_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
@@ -39,7 +40,69 @@ status broadcast_to_shape(shape_context& c) {
   return {};
 }
 
+status reverse_sequence_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(1, 1));
+  int64_t seq_dim = 0, batch_dim = 0;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("seq_dim", &seq_dim));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("batch_dim", &batch_dim));
+  const partial_shape& x = c.input(0);
+  if (x.rank_known()) {
+    if (status st = check_reverse_sequence_dims(x, seq_dim, batch_dim); !st.ok())
+      return c.error(st.message());
+    const partial_shape& lens = c.input(1);
+    if (lens.rank_known() && lens.dim(0) >= 0 && x.dim(static_cast<int>(batch_dim)) >= 0 &&
+        lens.dim(0) != x.dim(static_cast<int>(batch_dim)))
+      return c.error("seq_lengths has ", lens.dim(0), " entries but dimension batch_dim = ",
+                     batch_dim, " of input ", x.to_string(), " has size ",
+                     x.dim(static_cast<int>(batch_dim)));
+  }
+  c.set_output(0, x);
+  return {};
+}
+
+status invert_permutation_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 1));
+  c.set_output(0, c.input(0).rank_known() ? c.input(0) : partial_shape{-1});
+  return {};
+}
+
+status broadcast_args_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 1));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(1, 1));
+  const tensor *a = c.input_value(0), *b = c.input_value(1);
+  if (a && b) {
+    auto s = broadcast_shapes(partial_shape(index_values(*a)), partial_shape(index_values(*b)));
+    if (!s.ok()) return c.error(s.get_status().message());
+    c.set_output(0, partial_shape{s->rank()});
+    return {};
+  }
+  const int64_t n0 = array_op_util::vector_length(c, 0), n1 = array_op_util::vector_length(c, 1);
+  c.set_output(0, partial_shape{n0 >= 0 && n1 >= 0 ? std::max(n0, n1) : -1});
+  return {};
+}
+
 }  // namespace
+
+CAFLOW_REGISTER_OP("ReverseSequence")
+    .input("input: T")
+    .input("seq_lengths: Tlen")
+    .output("output: T")
+    .attr("seq_dim: int")
+    .attr("batch_dim: int = 0")
+    .attr("T: type")
+    .attr("Tlen: {int32, int64} = int64")
+    .set_shape_fn(reverse_sequence_shape);
+CAFLOW_REGISTER_OP("InvertPermutation")
+    .input("x: T")
+    .output("y: T")
+    .attr("T: {int32, int64} = int32")
+    .set_shape_fn(invert_permutation_shape);
+CAFLOW_REGISTER_OP("BroadcastArgs")
+    .input("s0: T")
+    .input("s1: T")
+    .output("r0: T")
+    .attr("T: {int32, int64} = int32")
+    .set_shape_fn(broadcast_args_shape);
 
 CAFLOW_REGISTER_OP("ReverseV2")
     .input("tensor: T")
@@ -70,6 +133,20 @@ output broadcast_to(const scope& s, const output& input, const output& shape) {
 }
 output broadcast_to(const scope& s, const output& input, const std::vector<int64_t>& shape) {
   return broadcast_to(s, input, array_op_util::index_vector(s, shape));
+}
+
+output reverse_sequence(const scope& s, const output& input, const output& seq_lengths,
+                        int64_t seq_dim, const reverse_sequence_attrs& attrs) {
+  return node_builder(s, "ReverseSequence").input(input).input(seq_lengths)
+      .attr("seq_dim", seq_dim).attr("batch_dim", attrs.batch_dim).finalize().out();
+}
+
+output invert_permutation(const scope& s, const output& x) {
+  return node_builder(s, "InvertPermutation").input(x).finalize().out();
+}
+
+output broadcast_args(const scope& s, const output& s0, const output& s1) {
+  return node_builder(s, "BroadcastArgs").input(s0).input(s1).finalize().out();
 }
 
 }  // namespace ops

@@ -1,6 +1,7 @@
 #pragma once
-// Reversing and broadcasting whole tensors, with TensorFlow's names and semantics: ReverseV2
-// and BroadcastTo. Both are pure data movement (any dtype).
+// Reversing and broadcasting, with TensorFlow's names and semantics: ReverseV2,
+// ReverseSequence and InvertPermutation; BroadcastTo and BroadcastArgs. The first two of each
+// move data of any dtype; the others compute on index vectors.
 //
 //   auto r = ops::reverse(root, x, {1});               // x[:, ::-1]
 //   auto b = ops::broadcast_to(root, bias, {4, 3});    // [3] -> [4, 3]
@@ -28,5 +29,19 @@ inline output broadcast_to(const scope& s, const output& input,
                            std::initializer_list<int64_t> shape) {
   return broadcast_to(s, input, std::vector<int64_t>(shape));
 }
+
+struct reverse_sequence_attrs {
+  int64_t batch_dim = 0;
+};
+// ReverseSequence: for each b along batch_dim, the first seq_lengths[b] elements along seq_dim
+// reversed, the rest kept. seq_lengths is an int32 or int64 vector as long as the batch.
+output reverse_sequence(const scope& s, const output& input, const output& seq_lengths,
+                        int64_t seq_dim, const reverse_sequence_attrs& attrs = {});
+
+// InvertPermutation: y[x[i]] = i for a permutation x (int32 or int64 vector) of 0..n-1.
+output invert_permutation(const scope& s, const output& x);
+
+// BroadcastArgs: the shape two shapes (int32 or int64 vectors) broadcast to.
+output broadcast_args(const scope& s, const output& s0, const output& s1);
 
 }  // namespace caflow::ops

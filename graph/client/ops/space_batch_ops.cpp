@@ -1,4 +1,5 @@
-// SpaceToBatchND and BatchToSpaceND: registrations, shape functions and client functions.
+// SpaceToBatchND, BatchToSpaceND, SpaceToDepth and DepthToSpace: registrations, shape functions
+// and client functions.
 #include "graph/client/ops/space_batch_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
@@ -30,7 +31,60 @@ status space_batch_shape(shape_context& c) {
   return {};
 }
 
+// SpaceToDepth (to_depth) or DepthToSpace on a 4-D input in the node's data_format.
+template <bool to_depth>
+status depth_space_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 4));
+  int64_t b = 0;
+  std::string format;
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("block_size", &b));
+  CAFLOW_RETURN_IF_ERROR(c.get_attr("data_format", &format));
+  if (format != "NHWC" && format != "NCHW")
+    return c.error("invalid data_format '", format, "' (expected NHWC or NCHW)");
+  if (b < 2) return c.error("block_size must be at least 2, got ", b);
+  const partial_shape& in = c.input(0);
+  if (!in.rank_known()) {
+    c.set_output(0, partial_shape::unknown_of_rank(4));
+    return {};
+  }
+  const int h = format == "NHWC" ? 1 : 2, w = h + 1, ch = format == "NHWC" ? 3 : 1;
+  std::vector<int64_t> dims = in.dim_vector();
+  if (to_depth) {
+    for (int d : {h, w})
+      if (dims[d] >= 0 && dims[d] % b != 0)
+        return c.error("dimension ", d, " of input ", in.to_string(),
+                       " is not divisible by block_size ", b);
+    if (dims[h] >= 0) dims[h] /= b;
+    if (dims[w] >= 0) dims[w] /= b;
+    if (dims[ch] >= 0) dims[ch] *= b * b;
+  } else {
+    if (dims[ch] >= 0 && dims[ch] % (b * b) != 0)
+      return c.error("the depth ", dims[ch], " of input ", in.to_string(),
+                     " is not divisible by block_size * block_size = ", b * b);
+    if (dims[h] >= 0) dims[h] *= b;
+    if (dims[w] >= 0) dims[w] *= b;
+    if (dims[ch] >= 0) dims[ch] /= b * b;
+  }
+  c.set_output(0, partial_shape(dims));
+  return {};
+}
+
 }  // namespace
+
+CAFLOW_REGISTER_OP("SpaceToDepth")
+    .input("input: T")
+    .output("output: T")
+    .attr("T: type")
+    .attr("block_size: int >= 2")
+    .attr("data_format: string = 'NHWC'")
+    .set_shape_fn(depth_space_shape<true>);
+CAFLOW_REGISTER_OP("DepthToSpace")
+    .input("input: T")
+    .output("output: T")
+    .attr("T: type")
+    .attr("block_size: int >= 2")
+    .attr("data_format: string = 'NHWC'")
+    .set_shape_fn(depth_space_shape<false>);
 
 CAFLOW_REGISTER_OP("SpaceToBatchND")
     .input("input: T")
@@ -85,6 +139,18 @@ output batch_to_space_nd(const scope& s, const output& input,
                          const std::vector<std::array<int64_t, 2>>& crops) {
   return batch_to_space_nd(s, input, array_op_util::index_vector(s, block_shape),
                            pairs_constant(s, crops));
+}
+
+output space_to_depth(const scope& s, const output& input, int64_t block_size,
+                      const depth_space_attrs& attrs) {
+  return node_builder(s, "SpaceToDepth").input(input).attr("block_size", block_size)
+      .attr("data_format", attrs.data_format).finalize().out();
+}
+
+output depth_to_space(const scope& s, const output& input, int64_t block_size,
+                      const depth_space_attrs& attrs) {
+  return node_builder(s, "DepthToSpace").input(input).attr("block_size", block_size)
+      .attr("data_format", attrs.data_format).finalize().out();
 }
 
 }  // namespace ops

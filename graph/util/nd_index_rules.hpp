@@ -1,0 +1,19 @@
+#pragma once
+// The shapes of GatherNd and ScatterNd, shared by their shape functions
+// (graph/client/ops/nd_index_ops.cpp) and kernels (kernels/cpu/nd_index_kernels.cpp). Errors
+// carry no node name: callers add it.
+#include "graph/core/shape.hpp"
+#include "graph/core/status.hpp"
+
+namespace caflow {
+
+// GatherNd: indices [..., K] index the first K dims of params; the output is
+// indices.shape[:-1] + params.shape[K:]. Unknown dims (-1) stay unknown.
+status_or<partial_shape> gather_nd_shape(const partial_shape& params,
+                                         const partial_shape& indices);
+
+// ScatterNd: updates must be indices.shape[:-1] + shape[K:]; checks what is known.
+status check_scatter_nd(const partial_shape& indices, const partial_shape& updates,
+                        const partial_shape& shape);
+
+}  // namespace caflow
