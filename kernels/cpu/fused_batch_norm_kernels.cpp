@@ -1,4 +1,5 @@
-// FusedBatchNormV3 and FusedBatchNormGradV3 on the CPU, channels last: x is seen as
+// FusedBatchNormV3 and FusedBatchNormGradV3 (and the older versions: the same kernels without
+// reserve_space_3 and exponential_avg_factor) on the CPU, channels last: x is seen as
 // [rows, channels]. Per-channel sums are accumulated in double over all rows, then one more
 // pass writes the output.
 #include <cmath>
@@ -51,7 +52,9 @@ template <class T>
 class fused_batch_norm_op final : public batch_norm_base {
  public:
   explicit fused_batch_norm_op(kernel_construction& c) : batch_norm_base(c) {
-    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("exponential_avg_factor", &factor_));
+    // FusedBatchNorm and FusedBatchNormV2 have neither the factor nor reserve_space_3.
+    if (c.def().attrs.count("exponential_avg_factor"))
+      CAFLOW_OP_REQUIRES_OK(c, c.get_attr("exponential_avg_factor", &factor_));
   }
 
   void compute(kernel_context& ctx) override {
@@ -69,8 +72,8 @@ class fused_batch_norm_op final : public batch_norm_base {
     tensor* y = ctx.allocate_output(0, x.shape());
     tensor* outs[5] = {};
     for (int i = 1; i <= 4; ++i) outs[i] = ctx.allocate_output(i, tensor_shape{ch});
-    tensor* reserve3 = ctx.allocate_output(5, tensor_shape{0});
-    if (!y || !outs[1] || !outs[2] || !outs[3] || !outs[4] || !reserve3) return;
+    if (ctx.num_outputs() > 5 && !ctx.allocate_output(5, tensor_shape{0})) return;
+    if (!y || !outs[1] || !outs[2] || !outs[3] || !outs[4]) return;
 
     const T* xv = x.data<T>();
     const T* scale = ctx.input(1).data<T>();
@@ -180,19 +183,33 @@ class fused_batch_norm_grad_op final : public batch_norm_base {
   }
 };
 
+// The V2 and V3 ops constrain T and U (equal here); the first versions only T.
 template <template <class> class K, class T>
-kernel_def bn_kernel(const char* op) {
-  return kernel_def_builder(op)
-      .device(device_cpu)
-      .type_constraint("T", dtype_v<T>)
-      .type_constraint("U", dtype_v<T>)
-      .build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
+kernel_def bn_kernel(const char* op, bool has_u = true) {
+  kernel_def_builder b(op);
+  b.device(device_cpu).type_constraint("T", dtype_v<T>);
+  if (has_u) b.type_constraint("U", dtype_v<T>);
+  return b.build([](kernel_construction& c) -> std::unique_ptr<op_kernel> {
         return std::make_unique<K<T>>(c);
       });
 }
 
 }  // namespace
 
+static const kernel_registrar fbn1_f32(bn_kernel<fused_batch_norm_op, float>("FusedBatchNorm",
+                                                                            false));
+static const kernel_registrar fbn1_f64(bn_kernel<fused_batch_norm_op, double>("FusedBatchNorm",
+                                                                             false));
+static const kernel_registrar fbn2_f32(bn_kernel<fused_batch_norm_op, float>("FusedBatchNormV2"));
+static const kernel_registrar fbn2_f64(bn_kernel<fused_batch_norm_op, double>("FusedBatchNormV2"));
+static const kernel_registrar fbng1_f32(
+    bn_kernel<fused_batch_norm_grad_op, float>("FusedBatchNormGrad", false));
+static const kernel_registrar fbng1_f64(
+    bn_kernel<fused_batch_norm_grad_op, double>("FusedBatchNormGrad", false));
+static const kernel_registrar fbng2_f32(
+    bn_kernel<fused_batch_norm_grad_op, float>("FusedBatchNormGradV2"));
+static const kernel_registrar fbng2_f64(
+    bn_kernel<fused_batch_norm_grad_op, double>("FusedBatchNormGradV2"));
 static const kernel_registrar fbn_f32(bn_kernel<fused_batch_norm_op, float>("FusedBatchNormV3"));
 static const kernel_registrar fbn_f64(bn_kernel<fused_batch_norm_op, double>("FusedBatchNormV3"));
 static const kernel_registrar fbng_f32(

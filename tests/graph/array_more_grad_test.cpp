@@ -10,6 +10,7 @@
 
 using namespace caflow;
 using caflow::testing::check_gradient;
+using caflow::testing::check_gradients;
 using caflow::testing::iota;
 using caflow::testing::ramp_weighted;
 
@@ -97,7 +98,7 @@ TEST_CASE("SpaceToBatchND and BatchToSpaceND differentiate through each other") 
 TEST_CASE("Print passes the gradient through") {
   auto root = scope::new_root();
   auto x = input(root, "x", {2, 3});
-  auto y = ops::print(root, x, {x}, {.first_n = 0});
+  auto y = ops::print(root, x, {x}, {.message = "", .first_n = 0});
   check_gradient(root, x, ramp_weighted(root, y), iota<double>({2, 3}));
 }
 
@@ -158,4 +159,26 @@ TEST_CASE("CheckNumerics, EnsureShape, IdentityN and Snapshot pass gradients; Pr
   CHECK(st.message().find("gradient explicitly disabled by node 'PreventGradient'") !=
         std::string::npos);
   CHECK(st.message().find("no second order here") != std::string::npos);
+}
+
+TEST_CASE("MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart gradients") {
+  auto r1 = scope::new_root();
+  auto d = input(r1, "d", {2, 3});
+  check_gradient(r1, d, ramp_weighted(r1, ops::matrix_diag(r1, d)), iota<double>({2, 3}));
+  for (const partial_shape& shape : {partial_shape{3, 3}, partial_shape{2, 3}}) {
+    CAPTURE(shape.to_string());
+    auto r2 = scope::new_root();
+    auto m = input(r2, "m", shape);
+    check_gradient(r2, m, ramp_weighted(r2, ops::matrix_diag_part(r2, m)),
+                   iota<double>(shape.to_shape()));
+  }
+  auto r3 = scope::new_root();
+  auto m3 = input(r3, "m", {3, 2});
+  auto v3 = input(r3, "v", {2});
+  check_gradients(r3, {m3, v3}, ramp_weighted(r3, ops::square(r3, ops::matrix_set_diag(r3, m3, v3))),
+                  {iota<double>({3, 2}, 0.5), iota<double>({2}, -1.0)});
+  auto r4 = scope::new_root();
+  auto m4 = input(r4, "m", {3, 4});
+  check_gradient(r4, m4, ramp_weighted(r4, ops::matrix_band_part(r4, m4, 1, 0)),
+                 iota<double>({3, 4}));
 }

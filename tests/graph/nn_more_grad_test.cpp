@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "graph/client/node_builder.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "test_util/gradient_checker.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -152,4 +153,20 @@ TEST_CASE("MaxPool3D and AvgPool3D gradients, and their gradients' gradients") {
   auto g5 = input(r5, "g", {1, 3, 4, 3, 2});
   check_gradient(r5, g5, ramp_weighted(r5, ops::max_pool3d_grad_grad(r5, xw, yw, g5, a)),
                  wavy({1, 3, 4, 3, 2}, 2.2));
+}
+
+TEST_CASE("FusedBatchNorm and FusedBatchNormV2, the older versions, differentiate alike") {
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    CAPTURE(op);
+    auto root = scope::new_root();
+    auto x = input(root, "x", {2, 1, 2, 3});
+    auto scale = input(root, "scale", {3});
+    auto offset = ops::constant(root, tensor::from_vector<double>({0.5, 0.0, -0.5}));
+    auto empty = ops::constant(root, tensor(dtype::float64, {0}));
+    const operation bn = node_builder(root, op).input(x).input(scale).input(offset).input(empty)
+                             .input(empty).attr("epsilon", 0.001f).finalize();
+    REQUIRE(root.ok());
+    check_gradients(root, {x, scale}, ramp_weighted(root, ops::square(root, bn.out(0))),
+                    {wavy({2, 1, 2, 3}, 0.9), tensor::from_vector<double>({1.0, -2.0, 0.5})});
+  }
 }

@@ -115,3 +115,21 @@ TEST_CASE("LRN divides by the window's sum of squares") {
   check_error(run_kernel("LRNGrad", {x, x, iota<float>({1, 1, 1, 2})}),
               "must have one shape");
 }
+
+TEST_CASE("FusedBatchNorm and FusedBatchNormGradV2 (older versions) have five outputs") {
+  auto x = tensor::from_vector<float>({1, 2, 3, 6}, {2, 1, 1, 2});
+  auto out = run_kernel("FusedBatchNorm", {x, vecf({1, 2}), vecf({0, 1}), vecf({}), vecf({})},
+                        {{"epsilon", 0.0f}});
+  REQUIRE(out.ok());
+  REQUIRE(out->size() == 5);
+  check_tensor<float>(out->at(0), {2, 1, 1, 2}, {-1, -1, 1, 3});
+  check_tensor<float>(out->at(2), {2}, {2, 8});
+  auto g = run_kernel("FusedBatchNormGradV2",
+                      {tensor::from_vector<float>({1, 0, 3, 2}, {2, 1, 1, 2}), x, vecf({1, 2}),
+                       vecf({2, 4}), vecf({1, 4})},
+                      {{"epsilon", 0.0f}});
+  REQUIRE(g.ok());
+  REQUIRE(g->size() == 5);
+  check_tensor<float>(g->at(1), {2}, {2, 2});
+  check_tensor<float>(g->at(2), {2}, {4, 2});
+}

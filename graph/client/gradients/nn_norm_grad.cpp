@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "graph/client/gradients/grad_util.hpp"
+#include "graph/client/node_builder.hpp"
 #include "graph/client/ops/math_ops.hpp"
 #include "graph/client/ops/nn_norm_ops.hpp"
 #include "graph/client/ops/nn_ops.hpp"
@@ -22,16 +23,27 @@ status bn_attrs_of(const grad_op_info& op, ops::fused_batch_norm_attrs* a) {
 }
 
 // Training: the batch statistics the forward op saved (outputs 3 and 4); inference: the
-// population statistics it was given (inputs 3 and 4).
+// population statistics it was given (inputs 3 and 4). FusedBatchNorm and FusedBatchNormV2
+// have their own gradient ops, without reserve_space_3.
 status fused_batch_norm_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
                              grad_list* dx) {
   ops::fused_batch_norm_attrs a;
   CAFLOW_RETURN_IF_ERROR(bn_attrs_of(op, &a));
   const output mean = a.is_training ? op.outputs[3] : op.inputs[3];
   const output var = a.is_training ? op.outputs[4] : op.inputs[4];
-  const auto g = ops::fused_batch_norm_grad(s, dy[0], op.inputs[0], op.inputs[1], mean, var,
-                                            op.outputs[5], a);
-  *dx = {g.x_backprop, g.scale_backprop, g.offset_backprop, output{}, output{}};
+  if (op.def.op == "FusedBatchNormV3") {
+    const auto g = ops::fused_batch_norm_grad(s, dy[0], op.inputs[0], op.inputs[1], mean, var,
+                                              op.outputs[5], a);
+    *dx = {g.x_backprop, g.scale_backprop, g.offset_backprop, output{}, output{}};
+    return {};
+  }
+  const operation g = node_builder(s, op.def.op == "FusedBatchNorm" ? "FusedBatchNormGrad"
+                                                                    : "FusedBatchNormGradV2")
+                          .input(dy[0]).input(op.inputs[0]).input(op.inputs[1]).input(mean)
+                          .input(var).attr("epsilon", a.epsilon)
+                          .attr("data_format", a.data_format).attr("is_training", a.is_training)
+                          .finalize();
+  *dx = {g.out(0), g.out(1), g.out(2), output{}, output{}};
   return {};
 }
 
@@ -72,7 +84,8 @@ status fused_batch_norm_grad_grad(const scope& s, const grad_op_info& op, const 
   grad_list second;
   CAFLOW_RETURN_IF_ERROR(add_symbolic_gradients(s, {gx, gscale, goffset}, {dy, x, scale},
                                                 {dz[0], dz[1], dz[2]}, &second));
-  *dx = {second[0], second[1], second[2], output{}, output{}, output{}};
+  *dx = {second[0], second[1], second[2]};
+  dx->resize(op.inputs.size());  // no gradient for the statistics (and reserve_space_3)
   return {};
 }
 
@@ -88,7 +101,11 @@ status lrn_grad(const scope& s, const grad_op_info& op, const grad_list& dy, gra
 
 }  // namespace
 
+CAFLOW_REGISTER_GRADIENT("FusedBatchNorm", fused_batch_norm_grad);
+CAFLOW_REGISTER_GRADIENT("FusedBatchNormV2", fused_batch_norm_grad);
 CAFLOW_REGISTER_GRADIENT("FusedBatchNormV3", fused_batch_norm_grad);
+CAFLOW_REGISTER_GRADIENT("FusedBatchNormGrad", fused_batch_norm_grad_grad);
+CAFLOW_REGISTER_GRADIENT("FusedBatchNormGradV2", fused_batch_norm_grad_grad);
 CAFLOW_REGISTER_GRADIENT("FusedBatchNormGradV3", fused_batch_norm_grad_grad);
 CAFLOW_REGISTER_GRADIENT("LRN", lrn_grad);
 

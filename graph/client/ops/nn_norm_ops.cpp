@@ -38,9 +38,10 @@ status require_channel_vector(const shape_context& c, int i, const char* what, i
 status fused_batch_norm_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(int64_t channels, channels_of(c, 0, "x"));
   bool training = true;
-  float factor = 1;
+  float factor = 1;  // FusedBatchNorm and FusedBatchNormV2 have no exponential_avg_factor
   CAFLOW_RETURN_IF_ERROR(c.get_attr("is_training", &training));
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("exponential_avg_factor", &factor));
+  if (c.node().attrs.count("exponential_avg_factor"))
+    CAFLOW_RETURN_IF_ERROR(c.get_attr("exponential_avg_factor", &factor));
   const bool stats_optional = training && factor == 1.0f;
   CAFLOW_RETURN_IF_ERROR(require_channel_vector(c, 1, "scale", channels));
   CAFLOW_RETURN_IF_ERROR(require_channel_vector(c, 2, "offset", channels));
@@ -50,7 +51,7 @@ status fused_batch_norm_shape(shape_context& c) {
     if (channels < 0 && c.input(i).rank_known()) channels = c.input(i).dim(0);
   c.set_output(0, c.input(0));
   for (int i = 1; i <= 4; ++i) c.set_output(i, partial_shape{channels});
-  c.set_output(5, partial_shape{0});
+  if (c.num_outputs() > 5) c.set_output(5, partial_shape{0});
   return {};
 }
 
@@ -64,6 +65,7 @@ status fused_batch_norm_grad_shape(shape_context& c) {
   CAFLOW_RETURN_IF_ERROR(require_channel_vector(c, 3, "reserve_space_1", channels));
   CAFLOW_RETURN_IF_ERROR(require_channel_vector(c, 4, "reserve_space_2", channels));
   if (channels < 0 && c.input(2).rank_known()) channels = c.input(2).dim(0);
+  // reserve_space_4 and _5 of V3 (reserve_space_3 and _4 of the older versions): empty.
   c.set_output(0, *merged);
   c.set_output(1, partial_shape{channels});
   c.set_output(2, partial_shape{channels});
@@ -129,6 +131,76 @@ CAFLOW_REGISTER_OP("FusedBatchNormGradV3")
     .output("offset_backprop: U")
     .output("reserve_space_4: U")
     .output("reserve_space_5: U")
+    .attr("T: {float32, float64}")
+    .attr("U: {float32, float64}")
+    .attr("epsilon: float = 0.0001")
+    .attr("data_format: string = 'NHWC'")
+    .attr("is_training: bool = true")
+    .set_shape_fn(fused_batch_norm_grad_shape);
+
+// The older versions TF 1.x graphs still carry: no reserve_space_3 and no
+// exponential_avg_factor; FusedBatchNorm has one type for x and the statistics (float32 in TF,
+// float64 here too).
+CAFLOW_REGISTER_OP("FusedBatchNorm")
+    .input("x: T")
+    .input("scale: T")
+    .input("offset: T")
+    .input("mean: T")
+    .input("variance: T")
+    .output("y: T")
+    .output("batch_mean: T")
+    .output("batch_variance: T")
+    .output("reserve_space_1: T")
+    .output("reserve_space_2: T")
+    .attr("T: {float32, float64}")
+    .attr("epsilon: float = 0.0001")
+    .attr("data_format: string = 'NHWC'")
+    .attr("is_training: bool = true")
+    .set_shape_fn(fused_batch_norm_shape);
+CAFLOW_REGISTER_OP("FusedBatchNormV2")
+    .input("x: T")
+    .input("scale: U")
+    .input("offset: U")
+    .input("mean: U")
+    .input("variance: U")
+    .output("y: T")
+    .output("batch_mean: U")
+    .output("batch_variance: U")
+    .output("reserve_space_1: U")
+    .output("reserve_space_2: U")
+    .attr("T: {float32, float64}")
+    .attr("U: {float32, float64}")
+    .attr("epsilon: float = 0.0001")
+    .attr("data_format: string = 'NHWC'")
+    .attr("is_training: bool = true")
+    .set_shape_fn(fused_batch_norm_shape);
+CAFLOW_REGISTER_OP("FusedBatchNormGrad")
+    .input("y_backprop: T")
+    .input("x: T")
+    .input("scale: T")
+    .input("reserve_space_1: T")
+    .input("reserve_space_2: T")
+    .output("x_backprop: T")
+    .output("scale_backprop: T")
+    .output("offset_backprop: T")
+    .output("reserve_space_3: T")
+    .output("reserve_space_4: T")
+    .attr("T: {float32, float64}")
+    .attr("epsilon: float = 0.0001")
+    .attr("data_format: string = 'NHWC'")
+    .attr("is_training: bool = true")
+    .set_shape_fn(fused_batch_norm_grad_shape);
+CAFLOW_REGISTER_OP("FusedBatchNormGradV2")
+    .input("y_backprop: T")
+    .input("x: T")
+    .input("scale: U")
+    .input("reserve_space_1: U")
+    .input("reserve_space_2: U")
+    .output("x_backprop: T")
+    .output("scale_backprop: U")
+    .output("offset_backprop: U")
+    .output("reserve_space_3: U")
+    .output("reserve_space_4: U")
     .attr("T: {float32, float64}")
     .attr("U: {float32, float64}")
     .attr("epsilon: float = 0.0001")

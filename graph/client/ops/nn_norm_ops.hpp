@@ -1,6 +1,8 @@
 #pragma once
 // Normalization ops with TensorFlow's names and semantics: FusedBatchNormV3 and its gradient
-// FusedBatchNormGradV3, LRN (local response normalization across channels) and LRNGrad.
+// FusedBatchNormGradV3 (and the older FusedBatchNorm, FusedBatchNormV2, FusedBatchNormGrad and
+// FusedBatchNormGradV2 that imported TF 1.x graphs carry: the same without reserve_space_3 and
+// exponential_avg_factor), LRN (local response normalization across channels) and LRNGrad.
 //
 //   auto bn = ops::fused_batch_norm(root, x, gamma, beta, mean, var, {.is_training = true});
 //   // bn.y normalized per channel; bn.batch_mean / bn.batch_variance for the moving averages.

@@ -9,6 +9,7 @@
 #include "graph/client/ops/io_ops.hpp"
 #include "graph/client/ops/math_ops.hpp"
 #include "graph/client/ops/matmul_ops.hpp"
+#include "graph/client/ops/matrix_diag_ops.hpp"
 #include "graph/client/ops/nd_index_ops.hpp"
 #include "graph/client/ops/nn_norm_ops.hpp"
 #include "graph/client/ops/nn_ops.hpp"
