@@ -170,3 +170,25 @@ TEST_CASE("FusedBatchNorm and FusedBatchNormV2, the older versions, differentiat
                     {wavy({2, 1, 2, 3}, 0.9), tensor::from_vector<double>({1.0, -2.0, 0.5})});
   }
 }
+
+TEST_CASE("Conv3D's gradient, and its backprops' gradients") {
+  const ops::conv3d_attrs a{.strides = {1, 1, 2, 1, 1}, .padding = "SAME", .dilations = {1, 1, 1, 2, 1}};
+  auto root = scope::new_root();
+  auto x = input(root, "x", {1, 2, 4, 5, 2});
+  auto w = input(root, "w", {2, 2, 2, 2, 3});
+  check_gradients(root, {x, w}, ramp_weighted(root, ops::conv3d(root, x, w, a)),
+                  {wavy({1, 2, 4, 5, 2}, 0.1), wavy({2, 2, 2, 2, 3}, 0.8)});
+  auto r2 = scope::new_root();
+  auto w2 = input(r2, "w", {2, 2, 2, 2, 3});
+  auto g2 = input(r2, "g", {1, 2, 2, 5, 3});
+  auto sizes = ops::constant(r2, tensor::from_vector<int32_t>({1, 2, 4, 5, 2}));
+  check_gradients(r2, {w2, g2}, ramp_weighted(r2, ops::conv3d_backprop_input(r2, sizes, w2, g2, a)),
+                  {wavy({2, 2, 2, 2, 3}, 0.3), wavy({1, 2, 2, 5, 3}, 1.3)});
+  auto r3 = scope::new_root();
+  auto x3 = input(r3, "x", {1, 2, 4, 5, 2});
+  auto g3 = input(r3, "g", {1, 2, 2, 5, 3});
+  auto fsizes = ops::constant(r3, tensor::from_vector<int32_t>({2, 2, 2, 2, 3}));
+  check_gradients(r3, {x3, g3},
+                  ramp_weighted(r3, ops::conv3d_backprop_filter(r3, x3, fsizes, g3, a)),
+                  {wavy({1, 2, 4, 5, 2}, 0.6), wavy({1, 2, 2, 5, 3}, 2.3)});
+}

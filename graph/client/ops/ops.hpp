@@ -2,6 +2,7 @@
 // Every ops:: function of the client API.
 #include "graph/client/ops/array_ops.hpp"
 #include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/conv3d_ops.hpp"
 #include "graph/client/ops/conv_ops.hpp"
 #include "graph/client/ops/data_flow_ops.hpp"
 #include "graph/client/ops/debug_ops.hpp"
@@ -20,6 +21,7 @@
 #include "graph/client/ops/reverse_ops.hpp"
 #include "graph/client/ops/scan_ops.hpp"
 #include "graph/client/ops/selection_ops.hpp"
+#include "graph/client/ops/shape_list_ops.hpp"
 #include "graph/client/ops/shape_ops.hpp"
 #include "graph/client/ops/space_batch_ops.hpp"
 #include "graph/client/ops/split_v_ops.hpp"
