@@ -192,3 +192,19 @@ TEST_CASE("Conv3D's gradient, and its backprops' gradients") {
                   ramp_weighted(r3, ops::conv3d_backprop_filter(r3, x3, fsizes, g3, a)),
                   {wavy({1, 2, 4, 5, 2}, 0.6), wavy({1, 2, 2, 5, 3}, 2.3)});
 }
+
+TEST_CASE("ResizeBilinear and ResizeNearestNeighbor gradients") {
+  const caflow::testing::gradient_check_options f32{.delta = 1e-2, .tolerance = 1e-2};
+  for (bool aligned : {false, true}) {
+    CAPTURE(aligned);
+    auto root = scope::new_root();
+    auto x = ops::placeholder(root.with_op_name("x"), dtype::float32,
+                              {.shape = partial_shape{1, 3, 4, 2}});
+    auto y = ops::resize_bilinear(root, x, {5, 7}, {.align_corners = aligned});
+    check_gradient(root, x, ramp_weighted(root, y), caflow::testing::iota<float>({1, 3, 4, 2}), f32);
+    auto r2 = scope::new_root();
+    auto x2 = input(r2, "x", {1, 3, 4, 2});
+    auto y2 = ops::resize_nearest_neighbor(r2, x2, {5, 7}, {.align_corners = aligned});
+    check_gradient(r2, x2, ramp_weighted(r2, y2), wavy({1, 3, 4, 2}, 0.2));
+  }
+}

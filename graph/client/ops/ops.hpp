@@ -18,6 +18,7 @@
 #include "graph/client/ops/pool3d_ops.hpp"
 #include "graph/client/ops/random_ops.hpp"
 #include "graph/client/ops/reduction_ops.hpp"
+#include "graph/client/ops/resize_ops.hpp"
 #include "graph/client/ops/reverse_ops.hpp"
 #include "graph/client/ops/scan_ops.hpp"
 #include "graph/client/ops/selection_ops.hpp"
