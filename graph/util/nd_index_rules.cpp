@@ -1,5 +1,7 @@
 #include "graph/util/nd_index_rules.hpp"
 
+#include "graph/util/array_index_util.hpp"
+
 namespace caflow {
 
 status_or<partial_shape> gather_nd_shape(const partial_shape& params,
@@ -41,6 +43,30 @@ status check_scatter_nd(const partial_shape& indices, const partial_shape& updat
                                     indices.to_string(), " and shape ", shape.to_string(),
                                     " need ", partial_shape(expected).to_string());
   return {};
+}
+
+status_or<std::vector<int64_t>> nd_slice_offsets(const tensor& indices, const tensor_shape& shape) {
+  const int64_t k = indices.dim(indices.rank() - 1);
+  int64_t tuples = 1;
+  for (int d = 0; d + 1 < indices.rank(); ++d) tuples *= indices.dim(d);
+  const std::vector<int64_t> idx = index_values(indices);
+  std::vector<int64_t> offsets(static_cast<size_t>(tuples), 0);
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t off = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t i = idx[static_cast<size_t>(t * k + j)];
+      const int64_t dim = shape.dim(static_cast<int>(j));
+      if (i < 0 || i >= dim) {
+        std::vector<int64_t> tuple(idx.begin() + t * k, idx.begin() + (t + 1) * k);
+        return errors::invalid_argument("index tuple ", t, " of indices ",
+                                        indices.shape().to_string(), " = ", format_dims(tuple),
+                                        " does not index into shape ", shape.to_string());
+      }
+      off = off * dim + i;
+    }
+    offsets[static_cast<size_t>(t)] = off;
+  }
+  return offsets;
 }
 
 }  // namespace caflow

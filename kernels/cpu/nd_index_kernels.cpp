@@ -14,31 +14,6 @@ namespace {
 
 using namespace array_kernels;
 
-// The flat slice offsets (in slices) of every index tuple of `indices` into `shape`.
-status_or<std::vector<int64_t>> slice_offsets(const tensor& indices, const tensor_shape& shape) {
-  const int64_t k = indices.dim(indices.rank() - 1);
-  int64_t tuples = 1;
-  for (int d = 0; d + 1 < indices.rank(); ++d) tuples *= indices.dim(d);
-  const std::vector<int64_t> idx = index_values(indices);
-  std::vector<int64_t> offsets(static_cast<size_t>(tuples), 0);
-  for (int64_t t = 0; t < tuples; ++t) {
-    int64_t off = 0;
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t i = idx[static_cast<size_t>(t * k + j)];
-      const int64_t dim = shape.dim(static_cast<int>(j));
-      if (i < 0 || i >= dim) {
-        std::vector<int64_t> tuple(idx.begin() + t * k, idx.begin() + (t + 1) * k);
-        return errors::invalid_argument(element_name("indices", indices.shape(), t * k), " = ",
-                                        format_dims(tuple), " does not index into shape ",
-                                        shape.to_string());
-      }
-      off = off * dim + i;
-    }
-    offsets[static_cast<size_t>(t)] = off;
-  }
-  return offsets;
-}
-
 class gather_nd_bytes : public op_kernel {
  public:
   using op_kernel::op_kernel;
@@ -48,7 +23,7 @@ class gather_nd_bytes : public op_kernel {
     const tensor& indices = ctx.input(1);
     auto shape = gather_nd_shape(params.shape(), indices.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, shape.get_status());
-    auto offsets = slice_offsets(indices, params.shape());
+    auto offsets = nd_slice_offsets(indices, params.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, offsets.get_status());
     tensor* out = ctx.allocate_output(0, shape->to_shape());
     if (!out || out->num_elements() == 0) return;
@@ -83,7 +58,7 @@ class scatter_nd_op final : public op_kernel {
     auto shape = tensor_shape::make(index_values(shape_t));
     CAFLOW_OP_REQUIRES_OK(ctx, shape.get_status());
     CAFLOW_OP_REQUIRES_OK(ctx, check_scatter_nd(indices.shape(), updates.shape(), *shape));
-    auto offsets = slice_offsets(indices, *shape);
+    auto offsets = nd_slice_offsets(indices, *shape);
     CAFLOW_OP_REQUIRES_OK(ctx, offsets.get_status());
     tensor* out = ctx.allocate_output(0, *shape);
     if (!out) return;

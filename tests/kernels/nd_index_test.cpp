@@ -41,11 +41,11 @@ TEST_CASE("ScatterNd adds updates into zeros, duplicates summed") {
 
 TEST_CASE("GatherNd and ScatterNd reject out-of-range indices and bad shapes") {
   check_error(run_kernel("GatherNd", {iota<float>({2, 3}), idx({1, 3}, {1, 2})}),
-              "indices[0,0] = [1,3] does not index into shape [2,3]");
+              "index tuple 0 of indices [1,2] = [1,3] does not index into shape [2,3]");
   check_error(run_kernel("GatherNd", {iota<float>({2, 3}), idx({0, 0, 0}, {1, 3})}),
               "index innermost dimension 3 exceeds the rank of params [2,3]");
   check_error(run_kernel("ScatterNd", {idx({-1}, {1, 1}), tensor::from_vector<float>({1}), vec32({3})}),
-              "indices[0,0] = [-1] does not index into shape [3]");
+              "index tuple 0 of indices [1,1] = [-1] does not index into shape [3]");
   check_error(run_kernel("ScatterNd", {idx({0}, {1, 1}), tensor::from_vector<float>({1, 2}), vec32({3})}),
               "updates has shape [2] but indices [1,1] and shape [3] need [1]");
 }

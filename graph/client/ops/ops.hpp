@@ -29,3 +29,4 @@
 #include "graph/client/ops/state_ops.hpp"
 #include "graph/client/ops/tensor_array_ops.hpp"
 #include "graph/client/ops/training_ops.hpp"
+#include "graph/client/ops/variable_update_ops.hpp"
