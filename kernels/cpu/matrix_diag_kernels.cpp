@@ -1,5 +1,6 @@
 // MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart: element moves over a batch of
-// [rows, cols] matrices, compiled once per element size and registered per dtype.
+// [rows, cols] matrices; Diag and DiagPart: the same with the whole tensor as one [n, n] matrix
+// (n its element count). Compiled once per element size and registered per dtype.
 #include <algorithm>
 #include <cstring>
 
@@ -123,6 +124,60 @@ class band_part_bytes : public op_kernel {
   }
 };
 
+// Diag (part false) and DiagPart (part true): element i of the n-element diagonal sits at flat
+// index i * (n + 1) of the [d1..dk, d1..dk] tensor.
+template <bool part>
+class diag_bytes : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    const tensor& in = ctx.input(0);
+    tensor_shape shape;
+    if constexpr (part) {
+      const int rank = in.rank();
+      CAFLOW_OP_REQUIRES(ctx, rank >= 2 && rank % 2 == 0,
+                         errors::invalid_argument("input must have an even, non-zero rank, got "
+                                                  "shape ",
+                                                  in.shape().to_string()));
+      for (int i = 0; i < rank / 2; ++i) {
+        CAFLOW_OP_REQUIRES(ctx, in.dim(i) == in.dim(i + rank / 2),
+                           errors::invalid_argument("input of shape ", in.shape().to_string(),
+                                                    " is not [d1..dk, d1..dk]"));
+        shape.add_dim(in.dim(i));
+      }
+    } else {
+      CAFLOW_OP_REQUIRES(ctx, in.rank() >= 1 && in.rank() <= max_rank / 2,
+                         errors::invalid_argument("diagonal must have rank 1 to ", max_rank / 2,
+                                                  ", got shape ", in.shape().to_string()));
+      shape = in.shape();
+      for (int i = 0; i < in.rank(); ++i) shape.add_dim(in.dim(i));
+    }
+    tensor* out = ctx.allocate_output(0, shape);
+    if (!out || out->num_elements() == 0) return;
+    const int64_t n = part ? out->num_elements() : in.num_elements();
+    if (!part) std::memset(out->raw_data(), 0, out->byte_size());
+    with_word(dtype_size(in.type()), [&]<class W>() {
+      const W* src = static_cast<const W*>(in.raw_data());
+      W* dst = static_cast<W*>(out->raw_data());
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (part) dst[i] = src[i * (n + 1)];
+        else dst[i * (n + 1)] = src[i];
+      }
+    });
+  }
+};
+
+template <class T>
+class diag_op final : public diag_bytes<false> {
+ public:
+  using diag_bytes<false>::diag_bytes;
+};
+template <class T>
+class diag_part_op final : public diag_bytes<true> {
+ public:
+  using diag_bytes<true>::diag_bytes;
+};
+
 template <class T>
 class matrix_diag_op final : public matrix_diag_bytes {
  public:
@@ -146,6 +201,10 @@ class matrix_band_part_op final : public band_part_bytes {
 
 }  // namespace
 
+CAFLOW_REGISTER_TYPED_KERNELS("Diag", device_cpu, "T", diag_op, float, double, int32_t, int64_t,
+                              uint8_t, bool);
+CAFLOW_REGISTER_TYPED_KERNELS("DiagPart", device_cpu, "T", diag_part_op, float, double, int32_t,
+                              int64_t, uint8_t, bool);
 CAFLOW_REGISTER_TYPED_KERNELS("MatrixDiag", device_cpu, "T", matrix_diag_op, float, double,
                               int32_t, int64_t, uint8_t, bool);
 CAFLOW_REGISTER_TYPED_KERNELS("MatrixDiagPart", device_cpu, "T", matrix_diag_part_op, float,

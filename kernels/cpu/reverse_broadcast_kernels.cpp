@@ -13,6 +13,28 @@ namespace {
 
 using namespace array_kernels;
 
+// Output 0: `x` reversed along the dims flagged in `dims`.
+void write_reversed(kernel_context& ctx, const tensor& x, const std::array<bool, max_rank>& dims) {
+  const auto strides = row_strides(x.shape());
+  std::array<int64_t, max_rank> steps{};
+  int64_t start = 0;
+  for (int k = 0; k < x.rank(); ++k) {
+    const bool flip = dims[k] && x.dim(k) > 1;
+    steps[k] = flip ? -strides[k] : strides[k];
+    if (flip) start += (x.dim(k) - 1) * strides[k];
+  }
+  const auto layout = strided_layout::make(x.shape().dims(), std::span(steps.data(), x.rank()));
+  if (layout.empty || layout.contiguous()) {
+    ctx.set_output(0, x);
+    return;
+  }
+  tensor* out = ctx.allocate_output(0, x.shape());
+  if (!out) return;
+  const size_t elem = dtype_size(x.type());
+  copy_strided(ctx, layout, static_cast<const char*>(x.raw_data()) + start * elem,
+               out->raw_data(), elem);
+}
+
 class reverse_bytes : public op_kernel {
  public:
   using op_kernel::op_kernel;
@@ -25,24 +47,76 @@ class reverse_bytes : public op_kernel {
                                                 axis_t.shape().to_string()));
     auto dims = reverse_dims(index_values(axis_t), x.rank());
     CAFLOW_OP_REQUIRES_OK(ctx, dims.get_status());
-    const auto strides = row_strides(x.shape());
-    std::array<int64_t, max_rank> steps{};
-    int64_t start = 0;
-    for (int k = 0; k < x.rank(); ++k) {
-      const bool flip = (*dims)[k] && x.dim(k) > 1;
-      steps[k] = flip ? -strides[k] : strides[k];
-      if (flip) start += (x.dim(k) - 1) * strides[k];
-    }
-    const auto layout = strided_layout::make(x.shape().dims(), std::span(steps.data(), x.rank()));
-    if (layout.empty || layout.contiguous()) {
-      ctx.set_output(0, x);
-      return;
+    write_reversed(ctx, x, *dims);
+  }
+};
+
+// Reverse, TF's first version: one bool per dimension.
+class reverse_v1_bytes : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const tensor& x = ctx.input(0);
+    const tensor& flags = ctx.input(1);
+    CAFLOW_OP_REQUIRES(ctx, flags.rank() == 1 && flags.dim(0) == x.rank(),
+                       errors::invalid_argument("dims must be a vector of ", x.rank(),
+                                                " bools (one per dimension of ",
+                                                x.shape().to_string(), "), got shape ",
+                                                flags.shape().to_string()));
+    std::array<bool, max_rank> dims{};
+    for (int k = 0; k < x.rank(); ++k) dims[k] = flags.data<bool>()[k];
+    write_reversed(ctx, x, dims);
+  }
+};
+
+// Roll: output index o along a rolled dim reads input index (o - shift) mod n; one table per
+// dimension, then a gather walk.
+class roll_bytes : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+
+  void compute(kernel_context& ctx) override {
+    const tensor& x = ctx.input(0);
+    const tensor &shift_t = ctx.input(1), &axis_t = ctx.input(2);
+    CAFLOW_OP_REQUIRES(ctx, shift_t.rank() <= 1 && axis_t.rank() <= 1 &&
+                                shift_t.num_elements() == axis_t.num_elements(),
+                       errors::invalid_argument("shift (shape ", shift_t.shape().to_string(),
+                                                ") and axis (shape ", axis_t.shape().to_string(),
+                                                ") must be scalars or vectors of one length"));
+    const std::vector<int64_t> shifts = index_values(shift_t), axes = index_values(axis_t);
+    std::array<int64_t, max_rank> total{};
+    for (size_t i = 0; i < axes.size(); ++i) {
+      auto a = canonical_axis(axes[i], x.rank(), "axis");
+      CAFLOW_OP_REQUIRES_OK(ctx, a.get_status());
+      total[*a] += shifts[i];
     }
     tensor* out = ctx.allocate_output(0, x.shape());
-    if (!out) return;
-    const size_t elem = dtype_size(x.type());
-    copy_strided(ctx, layout, static_cast<const char*>(x.raw_data()) + start * elem,
-                 out->raw_data(), elem);
+    if (!out || out->num_elements() == 0) return;
+    const int rank = x.rank();
+    std::vector<std::vector<int64_t>> source(rank);
+    for (int k = 0; k < rank; ++k) {
+      const int64_t n = x.dim(k);
+      const int64_t sh = ((total[k] % n) + n) % n;
+      source[k].resize(static_cast<size_t>(n));
+      for (int64_t o = 0; o < n; ++o) source[k][o] = (o - sh + n) % n;
+    }
+    const auto strides = row_strides(x.shape());
+    const int64_t count = x.num_elements();
+    with_word(dtype_size(x.type()), [&]<class W>() {
+      const W* src = static_cast<const W*>(x.raw_data());
+      W* dst = static_cast<W*>(out->raw_data());
+      std::array<int64_t, max_rank> idx{};
+      for (int64_t e = 0; e < count; ++e) {
+        int64_t off = 0;
+        for (int k = 0; k < rank; ++k) off += source[k][idx[k]] * strides[k];
+        dst[e] = src[off];
+        for (int k = rank - 1; k >= 0; --k) {
+          if (++idx[k] < x.dim(k)) break;
+          idx[k] = 0;
+        }
+      }
+    });
   }
 };
 
@@ -161,6 +235,18 @@ class broadcast_args_op final : public op_kernel {
 };
 
 template <class T>
+class reverse_v1_op final : public reverse_v1_bytes {
+ public:
+  using reverse_v1_bytes::reverse_v1_bytes;
+};
+
+template <class T>
+class roll_op final : public roll_bytes {
+ public:
+  using roll_bytes::roll_bytes;
+};
+
+template <class T>
 class reverse_op final : public reverse_bytes {
  public:
   using reverse_bytes::reverse_bytes;
@@ -176,6 +262,10 @@ class broadcast_to_op final : public broadcast_to_bytes {
 
 CAFLOW_REGISTER_TYPED_KERNELS("ReverseV2", device_cpu, "T", reverse_op, float, double, int32_t,
                               int64_t, uint8_t, bool);
+CAFLOW_REGISTER_TYPED_KERNELS("Reverse", device_cpu, "T", reverse_v1_op, float, double, int32_t,
+                              int64_t, uint8_t, bool);
+CAFLOW_REGISTER_TYPED_KERNELS("Roll", device_cpu, "T", roll_op, float, double, int32_t, int64_t,
+                              uint8_t, bool);
 CAFLOW_REGISTER_TYPED_KERNELS("ReverseSequence", device_cpu, "T", reverse_sequence_op, float,
                               double, int32_t, int64_t, uint8_t, bool);
 CAFLOW_REGISTER_TYPED_KERNELS("InvertPermutation", device_cpu, "T", invert_permutation_op, int32_t,

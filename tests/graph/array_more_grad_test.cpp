@@ -182,3 +182,21 @@ TEST_CASE("MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart gradient
   check_gradient(r4, m4, ramp_weighted(r4, ops::matrix_band_part(r4, m4, 1, 0)),
                  iota<double>({3, 4}));
 }
+
+TEST_CASE("Reverse (v1), Roll, Diag and DiagPart gradients") {
+  auto r1 = scope::new_root();
+  auto x = input(r1, "x", {2, 3});
+  auto flags = ops::constant(r1, tensor::from_vector<bool>({true, false}));
+  check_gradient(r1, x, ramp_weighted(r1, ops::reverse_v1(r1, x, flags)), iota<double>({2, 3}));
+  auto r2 = scope::new_root();
+  auto y = input(r2, "y", {3, 4});
+  auto rolled = ops::roll(r2, y, ops::constant(r2, tensor::from_vector<int32_t>({1, -5})),
+                          ops::constant(r2, tensor::from_vector<int32_t>({0, 1})));
+  check_gradient(r2, y, ramp_weighted(r2, rolled), iota<double>({3, 4}));
+  auto r3 = scope::new_root();
+  auto d = input(r3, "d", {2, 2});
+  check_gradient(r3, d, ramp_weighted(r3, ops::diag(r3, d)), iota<double>({2, 2}, 1.0));
+  auto r4 = scope::new_root();
+  auto m = input(r4, "m", {3, 3});
+  check_gradient(r4, m, ramp_weighted(r4, ops::diag_part(r4, m)), iota<double>({3, 3}));
+}

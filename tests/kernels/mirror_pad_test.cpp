@@ -86,6 +86,8 @@ TEST_CASE("MirrorPadGrad folds the mirrored parts back") {
   check_error(run_kernel_unchecked("MirrorPadGrad", {iota<double>({3}), pads32({2, 2})},
                                    mode("REFLECT")),
               "do not fit dimension 0");
+  check_error(run_kernel("MirrorPadGrad", {iota<double>({3}), pads32({2, 2})}, mode("REFLECT")),
+              "paddings[0] = [2, 2] do not fit dimension 0 of the padded input [3]");
 }
 
 TEST_CASE("PadV2 pads with the given constant") {

@@ -1,4 +1,4 @@
-// Gradients of MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart
+// Gradients of Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart
 // (graph/client/ops/matrix_diag_ops.hpp), as TensorFlow's array_grad.py defines them.
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/matrix_diag_ops.hpp"
@@ -40,8 +40,20 @@ status matrix_band_part_grad(const scope& s, const grad_op_info& op, const grad_
   return {};
 }
 
+status diag_grad(const scope& s, const grad_op_info&, const grad_list& dy, grad_list* dx) {
+  *dx = {ops::diag_part(s, dy[0])};
+  return {};
+}
+
+status diag_part_grad(const scope& s, const grad_op_info&, const grad_list& dy, grad_list* dx) {
+  *dx = {ops::diag(s, dy[0])};
+  return {};
+}
+
 }  // namespace
 
+CAFLOW_REGISTER_GRADIENT("Diag", diag_grad);
+CAFLOW_REGISTER_GRADIENT("DiagPart", diag_part_grad);
 CAFLOW_REGISTER_GRADIENT("MatrixDiag", matrix_diag_grad);
 CAFLOW_REGISTER_GRADIENT("MatrixDiagPart", matrix_diag_part_grad);
 CAFLOW_REGISTER_GRADIENT("MatrixSetDiag", matrix_set_diag_grad);

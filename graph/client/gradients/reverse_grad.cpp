@@ -1,7 +1,8 @@
-// Gradients of ReverseV2, ReverseSequence and BroadcastTo (graph/client/ops/reverse_ops.hpp), as
+// Gradients of ReverseV2, Reverse, ReverseSequence, Roll and BroadcastTo (graph/client/ops/reverse_ops.hpp), as
 // TensorFlow's array_grad.py defines them: reversing the gradient back, and summing it over the
 // broadcast dimensions. InvertPermutation and BroadcastArgs compute on integers: no gradient.
 #include "graph/client/gradients/grad_util.hpp"
+#include "graph/client/ops/math_ops.hpp"
 #include "graph/client/ops/reverse_ops.hpp"
 
 namespace caflow {
@@ -30,8 +31,22 @@ status reverse_sequence_grad(const scope& s, const grad_op_info& op, const grad_
   return {};
 }
 
+status reverse_v1_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
+                       grad_list* dx) {
+  *dx = {ops::reverse_v1(s, dy[0], op.inputs[1]), output{}};
+  return {};
+}
+
+// Rolling back by the negated shifts.
+status roll_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
+  *dx = {ops::roll(s, dy[0], ops::neg(s, op.inputs[1]), op.inputs[2]), output{}, output{}};
+  return {};
+}
+
 }  // namespace
 
+CAFLOW_REGISTER_GRADIENT("Reverse", reverse_v1_grad);
+CAFLOW_REGISTER_GRADIENT("Roll", roll_grad);
 CAFLOW_REGISTER_GRADIENT("ReverseV2", reverse_grad);
 CAFLOW_REGISTER_GRADIENT("ReverseSequence", reverse_sequence_grad);
 CAFLOW_REGISTER_GRADIENT("BroadcastTo", broadcast_to_grad);

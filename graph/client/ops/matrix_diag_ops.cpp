@@ -1,5 +1,5 @@
-// MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart: registrations, shape functions
-// and client functions.
+// Diag, DiagPart, MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart: registrations,
+// shape functions and client functions.
 #include "graph/client/ops/matrix_diag_ops.hpp"
 
 #include <algorithm>
@@ -61,8 +61,48 @@ status matrix_band_part_shape(shape_context& c) {
   return {};
 }
 
+status diag_shape(shape_context& c) {
+  const partial_shape& d = c.input(0);
+  if (!d.rank_known()) return shape_fns::unknown(c);
+  if (d.rank() < 1 || d.rank() > max_rank / 2)
+    return c.error("diagonal must have rank 1 to ", max_rank / 2, ", got shape ", d.to_string());
+  std::vector<int64_t> dims = d.dim_vector();
+  const std::vector<int64_t> half = dims;
+  dims.insert(dims.end(), half.begin(), half.end());
+  c.set_output(0, partial_shape(dims));
+  return {};
+}
+
+status diag_part_shape(shape_context& c) {
+  const partial_shape& in = c.input(0);
+  if (!in.rank_known()) return shape_fns::unknown(c);
+  const int rank = in.rank();
+  if (rank < 2 || rank % 2 != 0)
+    return c.error("input must have an even, non-zero rank, got shape ", in.to_string());
+  std::vector<int64_t> dims(static_cast<size_t>(rank / 2));
+  for (int i = 0; i < rank / 2; ++i) {
+    const int64_t a = in.dim(i), b = in.dim(i + rank / 2);
+    if (a >= 0 && b >= 0 && a != b)
+      return c.error("input of shape ", in.to_string(), " is not [d1..dk, d1..dk]: dimension ", i,
+                     " is ", a, " but dimension ", i + rank / 2, " is ", b);
+    dims[i] = a >= 0 ? a : b;
+  }
+  c.set_output(0, partial_shape(dims));
+  return {};
+}
+
 }  // namespace
 
+CAFLOW_REGISTER_OP("Diag")
+    .input("diagonal: T")
+    .output("output: T")
+    .attr("T: type")
+    .set_shape_fn(diag_shape);
+CAFLOW_REGISTER_OP("DiagPart")
+    .input("input: T")
+    .output("diagonal: T")
+    .attr("T: type")
+    .set_shape_fn(diag_part_shape);
 CAFLOW_REGISTER_OP("MatrixDiag")
     .input("diagonal: T")
     .output("output: T")
@@ -90,6 +130,12 @@ CAFLOW_REGISTER_OP("MatrixBandPart")
 
 namespace ops {
 
+output diag(const scope& s, const output& diagonal) {
+  return node_builder(s, "Diag").input(diagonal).finalize().out();
+}
+output diag_part(const scope& s, const output& input) {
+  return node_builder(s, "DiagPart").input(input).finalize().out();
+}
 output matrix_diag(const scope& s, const output& diagonal) {
   return node_builder(s, "MatrixDiag").input(diagonal).finalize().out();
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Diagonals and bands of (batches of) matrices, with TensorFlow 1.x's names and semantics:
-// MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart. The innermost two dims are the
-// matrix; the others are a batch. Any dtype.
+// MatrixDiag, MatrixDiagPart, MatrixSetDiag and MatrixBandPart (the innermost two dims are the
+// matrix; the others are a batch), and the rank-doubling Diag and DiagPart. Any dtype.
 //
 //   auto d = ops::matrix_diag(root, v);                  // [..., n] -> [..., n, n]
 //   auto lower = ops::matrix_band_part(root, m, -1, 0);  // lower triangle
@@ -24,5 +24,11 @@ output matrix_band_part(const scope& s, const output& input, const output& num_l
                         const output& num_upper);
 output matrix_band_part(const scope& s, const output& input, int64_t num_lower,
                         int64_t num_upper);
+
+// Diag: a tensor of rank k (1 to 4) to one of rank 2k, [d1..dk, d1..dk], holding `diagonal` at
+// [i1..ik, i1..ik] and zeros elsewhere.
+output diag(const scope& s, const output& diagonal);
+// DiagPart: the inverse, for an input of shape [d1..dk, d1..dk].
+output diag_part(const scope& s, const output& input);
 
 }  // namespace caflow::ops

@@ -22,6 +22,7 @@
 #include "graph/client/ops/reverse_ops.hpp"
 #include "graph/client/ops/scan_ops.hpp"
 #include "graph/client/ops/selection_ops.hpp"
+#include "graph/client/ops/set_ops.hpp"
 #include "graph/client/ops/shape_list_ops.hpp"
 #include "graph/client/ops/shape_ops.hpp"
 #include "graph/client/ops/space_batch_ops.hpp"

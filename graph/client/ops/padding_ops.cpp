@@ -40,7 +40,12 @@ status padded_shape(shape_context& c, pad_mode mode, bool grow) {
   for (int i = 0; i < rank; ++i) {
     int64_t in = dims[i];
     // MirrorPadGrad's input is the padded tensor: the pads are checked against what remains.
-    if (!grow && in >= 0) in -= p[2 * i] + p[2 * i + 1];
+    if (!grow && in >= 0) {
+      in -= p[2 * i] + p[2 * i + 1];
+      if (in < 0)
+        return c.error("paddings[", i, "] = [", p[2 * i], ", ", p[2 * i + 1],
+                       "] do not fit dimension ", i, " of the padded input ", input.to_string());
+    }
     if (status st = check_pads(mode, i, p[2 * i], p[2 * i + 1], in); !st.ok())
       return c.error(st.message());
     if (dims[i] >= 0) dims[i] = grow ? dims[i] + p[2 * i] + p[2 * i + 1] : in;

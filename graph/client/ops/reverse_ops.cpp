@@ -60,6 +60,31 @@ status reverse_sequence_shape(shape_context& c) {
   return {};
 }
 
+status reverse_v1_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(1, 1));
+  const partial_shape &x = c.input(0), &dims = c.input(1);
+  if (x.rank_known() && dims.rank_known() && dims.dim(0) >= 0 && dims.dim(0) != x.rank())
+    return c.error("dims has ", dims.dim(0), " entries but tensor has rank ", x.rank(),
+                   " (shape ", x.to_string(), ")");
+  c.set_output(0, x);
+  return {};
+}
+
+status roll_shape(shape_context& c) {
+  const partial_shape &shift = c.input(1), &axis = c.input(2);
+  for (int i : {1, 2})
+    if (c.input(i).rank_known() && c.input(i).rank() > 1)
+      return c.error(i == 1 ? "shift" : "axis", " must be a scalar or a vector, got shape ",
+                     c.input(i).to_string());
+  const int64_t ns = shift.rank_known() ? (shift.rank() == 0 ? 1 : shift.dim(0)) : -1;
+  const int64_t na = axis.rank_known() ? (axis.rank() == 0 ? 1 : axis.dim(0)) : -1;
+  if (ns >= 0 && na >= 0 && ns != na)
+    return c.error("shift has shape ", shift.to_string(), " and axis has shape ",
+                   axis.to_string(), "; they must have one length");
+  c.set_output(0, c.input(0));
+  return {};
+}
+
 status invert_permutation_shape(shape_context& c) {
   CAFLOW_RETURN_IF_ERROR(c.require_rank(0, 1));
   c.set_output(0, c.input(0).rank_known() ? c.input(0) : partial_shape{-1});
@@ -92,6 +117,21 @@ CAFLOW_REGISTER_OP("ReverseSequence")
     .attr("T: type")
     .attr("Tlen: {int32, int64} = int64")
     .set_shape_fn(reverse_sequence_shape);
+CAFLOW_REGISTER_OP("Reverse")
+    .input("tensor: T")
+    .input("dims: bool")
+    .output("output: T")
+    .attr("T: type")
+    .set_shape_fn(reverse_v1_shape);
+CAFLOW_REGISTER_OP("Roll")
+    .input("input: T")
+    .input("shift: Tshift")
+    .input("axis: Taxis")
+    .output("output: T")
+    .attr("T: type")
+    .attr("Tshift: {int32, int64}")
+    .attr("Taxis: {int32, int64}")
+    .set_shape_fn(roll_shape);
 CAFLOW_REGISTER_OP("InvertPermutation")
     .input("x: T")
     .output("y: T")
@@ -139,6 +179,14 @@ output reverse_sequence(const scope& s, const output& input, const output& seq_l
                         int64_t seq_dim, const reverse_sequence_attrs& attrs) {
   return node_builder(s, "ReverseSequence").input(input).input(seq_lengths)
       .attr("seq_dim", seq_dim).attr("batch_dim", attrs.batch_dim).finalize().out();
+}
+
+output reverse_v1(const scope& s, const output& tensor, const output& dims) {
+  return node_builder(s, "Reverse").input(tensor).input(dims).finalize().out();
+}
+
+output roll(const scope& s, const output& input, const output& shift, const output& axis) {
+  return node_builder(s, "Roll").input(input).input(shift).input(axis).finalize().out();
 }
 
 output invert_permutation(const scope& s, const output& x) {

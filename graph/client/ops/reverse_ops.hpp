@@ -1,6 +1,7 @@
 #pragma once
-// Reversing and broadcasting, with TensorFlow's names and semantics: ReverseV2,
-// ReverseSequence and InvertPermutation; BroadcastTo and BroadcastArgs. The first two of each
+// Reversing, rolling and broadcasting, with TensorFlow's names and semantics: ReverseV2 (and
+// the older Reverse), ReverseSequence, Roll and InvertPermutation; BroadcastTo and
+// BroadcastArgs. The first two of each
 // move data of any dtype; the others compute on index vectors.
 //
 //   auto r = ops::reverse(root, x, {1});               // x[:, ::-1]
@@ -37,6 +38,13 @@ struct reverse_sequence_attrs {
 // reversed, the rest kept. seq_lengths is an int32 or int64 vector as long as the batch.
 output reverse_sequence(const scope& s, const output& input, const output& seq_lengths,
                         int64_t seq_dim, const reverse_sequence_attrs& attrs = {});
+
+// Reverse (TF's first version): `dims` is a bool vector, one entry per dimension of `tensor`.
+output reverse_v1(const scope& s, const output& tensor, const output& dims);
+
+// Roll: elements shifted by shift[i] (wrapping around) along axis[i]; shift and axis are int32
+// or int64 scalars or vectors of one length, shifts along one axis add up.
+output roll(const scope& s, const output& input, const output& shift, const output& axis);
 
 // InvertPermutation: y[x[i]] = i for a permutation x (int32 or int64 vector) of 0..n-1.
 output invert_permutation(const scope& s, const output& x);
