@@ -208,3 +208,37 @@ TEST_CASE("ResizeBilinear and ResizeNearestNeighbor gradients") {
     check_gradient(r2, x2, ramp_weighted(r2, y2), wavy({1, 3, 4, 2}, 0.2));
   }
 }
+
+TEST_CASE("MaxPoolWithArgmax and its gradient ops' gradients") {
+  const ops::argmax_pool_attrs a{.ksize = {1, 2, 2, 1}, .strides = {1, 1, 2, 1}, .padding = "SAME"};
+  auto root = scope::new_root();
+  auto x = input(root, "x", {2, 3, 4, 2});
+  auto p = ops::max_pool_with_argmax(root, x, a);
+  check_gradient(root, x, ramp_weighted(root, p[0]), wavy({2, 3, 4, 2}, 0.5));
+  auto r2 = scope::new_root();
+  auto xc = ops::constant(r2, wavy({2, 3, 4, 2}, 0.5));
+  auto p2 = ops::max_pool_with_argmax(r2, xc, a);
+  auto g = input(r2, "g", {2, 3, 2, 2});
+  check_gradient(r2, g, ramp_weighted(r2, ops::max_pool_grad_with_argmax(r2, xc, g, p2[1], a)),
+                 wavy({2, 3, 2, 2}, 1.5));
+  auto gi = input(r2, "gi", {2, 3, 4, 2});
+  check_gradient(r2, gi, ramp_weighted(r2, ops::max_pool_grad_grad_with_argmax(r2, xc, gi, p2[1], a)),
+                 wavy({2, 3, 4, 2}, 2.5));
+}
+
+TEST_CASE("SparseToDense's gradient: values where they went, the default elsewhere") {
+  auto root = scope::new_root();
+  auto values = input(root, "values", {2});
+  auto fill = input(root, "fill", {});
+  auto idx = ops::constant(root, tensor::from_vector<int32_t>({0, 1, 2, 0}, {2, 2}));
+  auto shp = ops::constant(root, tensor::from_vector<int32_t>({3, 2}));
+  auto dense = ops::sparse_to_dense(root, idx, shp, values, fill);
+  check_gradients(root, {values, fill}, ramp_weighted(root, ops::square(root, dense)),
+                  {tensor::from_vector<double>({1.5, -2.0}), tensor::scalar<double>(0.5)});
+  auto r2 = scope::new_root();
+  auto scalar = input(r2, "v", {});
+  auto vec_idx = ops::constant(r2, tensor::from_vector<int64_t>({1, 3}));
+  auto d2 = ops::sparse_to_dense(r2, vec_idx, ops::constant(r2, tensor::from_vector<int64_t>({5})),
+                                 scalar, ops::constant(r2, 0.0));
+  check_gradient(r2, scalar, ramp_weighted(r2, d2), tensor::scalar<double>(2.0));
+}

@@ -1,5 +1,6 @@
 #pragma once
 // Every ops:: function of the client API.
+#include "graph/client/ops/argmax_pool_ops.hpp"
 #include "graph/client/ops/array_ops.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/conv3d_ops.hpp"
