@@ -130,19 +130,18 @@ status_or<pool_params> parse_pool_params(const node_def& n) {
 status_or<conv2d_geometry> conv2d_geometry_for(const conv2d_params& p, const tensor_shape& input,
                                                const tensor_shape& filter) {
   if (p.nchw) return errors::unimplemented("convolution supports only data_format NHWC");
-  if (p.dilation_rows != 1 || p.dilation_cols != 1)
-    return errors::unimplemented("convolution supports only dilations of 1, got ",
-                                 p.dilation_rows, " and ", p.dilation_cols);
   if (input.dim(3) != filter.dim(2))
     return errors::invalid_argument("input and filter must have the same depth: ", input.dim(3),
                                     " vs ", filter.dim(2), " (input ", input.to_string(),
                                     ", filter ", filter.to_string(), ")");
-  auto rows = windowed_output_size(input.dim(1), filter.dim(0), 1, p.stride_rows, p.padding,
+  auto rows = windowed_output_size(input.dim(1), filter.dim(0), p.dilation_rows, p.stride_rows,
+                                   p.padding,
                                    p.explicit_pads[0], p.explicit_pads[1]);
   if (!rows.ok())
     return errors::invalid_argument(rows.get_status().message(), " (rows of input ",
                                     input.to_string(), ", filter ", filter.to_string(), ")");
-  auto cols = windowed_output_size(input.dim(2), filter.dim(1), 1, p.stride_cols, p.padding,
+  auto cols = windowed_output_size(input.dim(2), filter.dim(1), p.dilation_cols, p.stride_cols,
+                                   p.padding,
                                    p.explicit_pads[2], p.explicit_pads[3]);
   if (!cols.ok())
     return errors::invalid_argument(cols.get_status().message(), " (columns of input ",
@@ -161,6 +160,8 @@ status_or<conv2d_geometry> conv2d_geometry_for(const conv2d_params& p, const ten
   g.stride_cols = p.stride_cols;
   g.pad_top = rows->pad_before;
   g.pad_left = cols->pad_before;
+  g.dilation_rows = p.dilation_rows;
+  g.dilation_cols = p.dilation_cols;
   return g;
 }
 

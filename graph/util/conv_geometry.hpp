@@ -65,6 +65,8 @@ struct conv2d_geometry {
   int64_t out_rows = 0, out_cols = 0;
   int64_t stride_rows = 1, stride_cols = 1;
   int64_t pad_top = 0, pad_left = 0;
+  // Filter taps are this far apart in the input (atrous convolution); pooling windows use 1.
+  int64_t dilation_rows = 1, dilation_cols = 1;
 
   // Elements of one im2col patch: filter_rows * filter_cols * in_depth.
   int64_t patch_size() const { return filter_rows * filter_cols * in_depth; }
@@ -74,7 +76,8 @@ struct conv2d_geometry {
 };
 
 // Conv2D's geometry for an NHWC input and an HWIO filter of these shapes (REQUIRES rank 4
-// each); the error names both shapes when the depths differ or a window does not fit.
+// each), dilations included; the error names both shapes when the depths differ or a window
+// does not fit.
 status_or<conv2d_geometry> conv2d_geometry_for(const conv2d_params& p, const tensor_shape& input,
                                                const tensor_shape& filter);
 // A pooling window's geometry for an NHWC input (REQUIRES rank 4): filter_* is the window,

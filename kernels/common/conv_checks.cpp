@@ -5,14 +5,14 @@
 namespace caflow {
 
 status read_conv2d_kernel_params(const kernel_construction& c, const char* device,
-                                 conv2d_params* p) {
+                                 conv2d_params* p, bool dilations_supported) {
   CAFLOW_ASSIGN_OR_RETURN(*p, parse_conv2d_params(c.def()));
   if (p->nchw)
     return errors::unimplemented("the ", device,
                                  " kernel supports only data_format NHWC, got NCHW");
   std::vector<int64_t> dilations;
   CAFLOW_RETURN_IF_ERROR(c.get_attr("dilations", &dilations));
-  if (p->dilation_rows != 1 || p->dilation_cols != 1)
+  if (!dilations_supported && (p->dilation_rows != 1 || p->dilation_cols != 1))
     return errors::unimplemented("the ", device, " kernel supports only dilations of 1, got ",
                                  format_dims(dilations));
   return {};

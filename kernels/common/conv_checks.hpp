@@ -11,11 +11,11 @@
 
 namespace caflow {
 
-// Conv2D's attrs read into *p and checked when a kernel is built, so what no kernel
-// implements (data_format NCHW, dilations other than 1) fails as unimplemented on `device`
-// ("CPU", "GPU") when the graph is first run.
+// Conv2D's attrs read into *p and checked when a kernel is built, so what the kernel does not
+// implement (data_format NCHW; dilations other than 1 unless `dilations_supported`) fails as
+// unimplemented on `device` ("CPU", "GPU") when the graph is first run.
 status read_conv2d_kernel_params(const kernel_construction& c, const char* device,
-                                 conv2d_params* p);
+                                 conv2d_params* p, bool dilations_supported = false);
 
 // Conv2D: input and filter are 4-D and fit together.
 status_or<conv2d_geometry> conv2d_kernel_geometry(const conv2d_params& p, const tensor_shape& input,

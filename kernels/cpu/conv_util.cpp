@@ -14,7 +14,7 @@ inline constexpr double small_conv_flops = 256 * 1024;
 }  // namespace
 
 conv2d_kernel_base::conv2d_kernel_base(kernel_construction& c) : op_kernel(c) {
-  CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_cpu, &params_));
+  CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_cpu, &params_, /*dilations_supported=*/true));
 }
 
 bool is_pointwise(const conv2d_geometry& g) {
@@ -37,23 +37,25 @@ template <class T>
 void im2col(const conv2d_geometry& g, const T* input, int64_t begin, int64_t end, T* cols) {
   const int64_t depth = g.in_depth, row_len = g.filter_cols * depth, patch = g.patch_size();
   const int64_t image_size = g.in_rows * g.in_cols * depth;
+  const int64_t dr = g.dilation_rows, dc = g.dilation_cols;
   int64_t ow = begin % g.out_cols, oh = begin / g.out_cols % g.out_rows;
   int64_t n = begin / (g.out_cols * g.out_rows);
   for (int64_t m = begin; m < end; ++m, cols += patch) {
     const T* image = input + n * image_size;
     const int64_t ih0 = oh * g.stride_rows - g.pad_top, iw0 = ow * g.stride_cols - g.pad_left;
-    // A window row inside the columns is one contiguous run of the input (W and C adjacent).
-    const bool cols_inside = iw0 >= 0 && iw0 + g.filter_cols <= g.in_cols;
+    // A window row inside the columns is one contiguous run of the input (W and C adjacent)
+    // when its taps are adjacent.
+    const bool cols_inside = dc == 1 && iw0 >= 0 && iw0 + g.filter_cols <= g.in_cols;
     for (int64_t kh = 0; kh < g.filter_rows; ++kh) {
       T* dst = cols + kh * row_len;
-      const int64_t ih = ih0 + kh;
+      const int64_t ih = ih0 + kh * dr;
       if (ih < 0 || ih >= g.in_rows) {
         std::fill_n(dst, row_len, T{0});
       } else if (cols_inside) {
         copy_run(image + (ih * g.in_cols + iw0) * depth, row_len, dst);
       } else {
         for (int64_t kw = 0; kw < g.filter_cols; ++kw, dst += depth) {
-          const int64_t iw = iw0 + kw;
+          const int64_t iw = iw0 + kw * dc;
           if (iw < 0 || iw >= g.in_cols)
             std::fill_n(dst, depth, T{0});
           else
@@ -76,21 +78,34 @@ void col2im_add(const conv2d_geometry& g, const T* cols, int64_t begin, int64_t 
                 T* input_grad) {
   const int64_t depth = g.in_depth, row_len = g.filter_cols * depth, patch = g.patch_size();
   const int64_t image_size = g.in_rows * g.in_cols * depth;
+  const int64_t dr = g.dilation_rows, dc = g.dilation_cols;
   int64_t ow = begin % g.out_cols, oh = begin / g.out_cols % g.out_rows;
   int64_t n = begin / (g.out_cols * g.out_rows);
   for (int64_t m = begin; m < end; ++m, cols += patch) {
     T* image = input_grad + n * image_size;
     const int64_t ih0 = oh * g.stride_rows - g.pad_top, iw0 = ow * g.stride_cols - g.pad_left;
-    const int64_t kw_begin = std::max<int64_t>(0, -iw0);
-    const int64_t kw_end = std::min<int64_t>(g.filter_cols, g.in_cols - iw0);
     for (int64_t kh = 0; kh < g.filter_rows; ++kh) {
-      const int64_t ih = ih0 + kh;
-      if (ih < 0 || ih >= g.in_rows || kw_begin >= kw_end) continue;
-      // The taps of one window row inside the input are one contiguous run of both buffers.
-      const T* src = cols + kh * row_len + kw_begin * depth;
-      T* dst = image + (ih * g.in_cols + iw0 + kw_begin) * depth;
-      const int64_t len = (kw_end - kw_begin) * depth;
-      for (int64_t i = 0; i < len; ++i) dst[i] += src[i];
+      const int64_t ih = ih0 + kh * dr;
+      if (ih < 0 || ih >= g.in_rows) continue;
+      const T* row = cols + kh * row_len;
+      if (dc == 1) {
+        // The taps of one window row inside the input are one contiguous run of both buffers.
+        const int64_t kw_begin = std::max<int64_t>(0, -iw0);
+        const int64_t kw_end = std::min<int64_t>(g.filter_cols, g.in_cols - iw0);
+        if (kw_begin >= kw_end) continue;
+        const T* src = row + kw_begin * depth;
+        T* dst = image + (ih * g.in_cols + iw0 + kw_begin) * depth;
+        const int64_t len = (kw_end - kw_begin) * depth;
+        for (int64_t i = 0; i < len; ++i) dst[i] += src[i];
+        continue;
+      }
+      for (int64_t kw = 0; kw < g.filter_cols; ++kw) {
+        const int64_t iw = iw0 + kw * dc;
+        if (iw < 0 || iw >= g.in_cols) continue;
+        const T* src = row + kw * depth;
+        T* dst = image + (ih * g.in_cols + iw) * depth;
+        for (int64_t i = 0; i < depth; ++i) dst[i] += src[i];
+      }
     }
     if (++ow == g.out_cols) {
       ow = 0;

@@ -1,4 +1,5 @@
-// ScatterUpdate, ScatterAdd and ScatterSub: row updates of a variable, under its lock. All
+// ScatterUpdate, ScatterAdd, ScatterSub, ScatterMul, ScatterDiv, ScatterMin and ScatterMax: row
+// updates of a variable, under its lock. All
 // shapes and indices are checked before the first write, so a failed step leaves the variable
 // as it was. The rows are written in place when the variable owns its buffer alone; when a
 // reader still holds a snapshot (or the value is an Assign'ed Const's tensor) the variable is
@@ -15,7 +16,7 @@ namespace {
 
 using array_kernels::element_name;
 
-enum class scatter_kind { update, add, sub };
+enum class scatter_kind { update, add, sub, mul, div, min, max };
 
 // updates must be a scalar or indices.shape + value.shape[1:].
 status check_updates(const tensor& value, const variable& var, const tensor& indices,
@@ -83,8 +84,16 @@ class scatter_op final : public op_kernel {
             dst[j] = x;
           else if constexpr (kind == scatter_kind::add)
             dst[j] += x;
-          else
+          else if constexpr (kind == scatter_kind::sub)
             dst[j] -= x;
+          else if constexpr (kind == scatter_kind::mul)
+            dst[j] *= x;
+          else if constexpr (kind == scatter_kind::div)
+            dst[j] /= x;
+          else if constexpr (kind == scatter_kind::min)
+            dst[j] = x < dst[j] ? x : dst[j];
+          else
+            dst[j] = x > dst[j] ? x : dst[j];
         }
       }
       return {};
@@ -108,12 +117,25 @@ class scatter_op final : public op_kernel {
   CAFLOW_REGISTER_SCATTER_INDEX("ScatterAdd", add, T, int32_t);       \
   CAFLOW_REGISTER_SCATTER_INDEX("ScatterAdd", add, T, int64_t);       \
   CAFLOW_REGISTER_SCATTER_INDEX("ScatterSub", sub, T, int32_t);       \
-  CAFLOW_REGISTER_SCATTER_INDEX("ScatterSub", sub, T, int64_t)
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterSub", sub, T, int64_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMul", mul, T, int32_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMul", mul, T, int64_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMin", min, T, int32_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMin", min, T, int64_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMax", max, T, int32_t);       \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterMax", max, T, int64_t)
+// ScatterDiv by an integer zero would trap: float types only.
+#define CAFLOW_REGISTER_SCATTER_DIV(T)                            \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterDiv", div, T, int32_t); \
+  CAFLOW_REGISTER_SCATTER_INDEX("ScatterDiv", div, T, int64_t)
 
 CAFLOW_REGISTER_SCATTER(float);
 CAFLOW_REGISTER_SCATTER(double);
 CAFLOW_REGISTER_SCATTER(int32_t);
 CAFLOW_REGISTER_SCATTER(int64_t);
+CAFLOW_REGISTER_SCATTER_DIV(float);
+CAFLOW_REGISTER_SCATTER_DIV(double);
+#undef CAFLOW_REGISTER_SCATTER_DIV
 #undef CAFLOW_REGISTER_SCATTER
 #undef CAFLOW_REGISTER_SCATTER_INDEX
 

@@ -218,15 +218,36 @@ TEST_CASE("Conv2D rejects bad ranks, depths, strides and paddings, at constructi
               "explicit_paddings must hold 8 values");
 }
 
-TEST_CASE("Conv2D with NCHW or dilations builds but has no CPU kernel") {
+TEST_CASE("Conv2D with NCHW builds but has no CPU kernel") {
   attr_map nchw = conv_attrs({1, 1, 1, 1}, "VALID");
   nchw["data_format"] = "NCHW";
   auto r = run_kernel("Conv2D", {iota<float>({1, 1, 3, 3}), filter2x2}, nchw);
   check_error(r, "supports only data_format NHWC, got NCHW");
   CHECK(r.get_status().code() == error_code::unimplemented);
+}
+
+TEST_CASE("Conv2D with dilations spreads the filter taps") {
+  // 2x2 ones dilated by 2 over 0..24 in a 5x5 image: out[i, j] = x[i, j] + x[i, j + 2] +
+  // x[i + 2, j] + x[i + 2, j + 2] = 20 i + 4 j + 24.
+  const tensor ones = tensor::filled<float>({2, 2, 1, 1}, 1.0f);
   attr_map dilated = conv_attrs({1, 1, 1, 1}, "VALID");
   dilated["dilations"] = std::vector<int>{1, 2, 2, 1};
-  auto d = run_kernel("Conv2D", {iota<float>({1, 5, 5, 1}), filter2x2}, dilated);
-  check_error(d, "supports only dilations of 1, got [1,2,2,1]");
-  CHECK(d.get_status().code() == error_code::unimplemented);
+  auto d = run_kernel("Conv2D", {iota<float>({1, 5, 5, 1}), ones}, dilated);
+  REQUIRE(d.ok());
+  check_tensor<float>(d->at(0), {1, 3, 3, 1}, {24, 28, 32, 44, 48, 52, 64, 68, 72});
+  // SAME: the effective 3x3 window is padded by one on each side; rows only dilated.
+  attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
+  same["dilations"] = std::vector<int>{1, 2, 1, 1};
+  auto s = run_kernel("Conv2D", {iota<float>({1, 3, 2, 1}), ones}, same);
+  REQUIRE(s.ok());
+  // Effective window 3x2: rows pad 1 before and 1 after, columns 0 before and 1 after. Output
+  // (i, j) sums rows i-1 and i+1, columns j and j+1.
+  check_tensor<float>(s->at(0), {1, 3, 2, 1}, {5, 3, 10, 6, 5, 3});
+  attr_map bad = conv_attrs({1, 1, 1, 1}, "VALID");
+  bad["dilations"] = std::vector<int>{1, 4, 4, 1};
+  check_error(run_kernel("Conv2D", {iota<float>({1, 3, 3, 1}), ones}, bad),
+              "computed output size would be negative");
+  bad["dilations"] = std::vector<int>{2, 1, 1, 1};
+  check_error(run_kernel("Conv2D", {iota<float>({1, 3, 3, 1}), ones}, bad),
+              "does not yet support dilations in the batch and depth dimensions");
 }

@@ -7,8 +7,9 @@
 //   auto h = ops::conv2d(root, x, w);                                     // [?, 28, 28, 32]
 //   auto p = ops::max_pool(root, h, {});                                  // [?, 14, 14, 32]
 //
-// Only data_format "NHWC" and dilations of 1 have CPU kernels: graphs with "NCHW" or dilated
-// filters build (their shapes are inferred) and fail with UNIMPLEMENTED when run.
+// Only data_format "NHWC" has CPU kernels: graphs with "NCHW" build (their shapes are
+// inferred) and fail with UNIMPLEMENTED when run. Conv2D and its backprops take dilations on
+// the CPU; the GPU kernels do not (UNIMPLEMENTED there).
 #include <array>
 #include <cstdint>
 #include <string>

@@ -86,6 +86,25 @@ CAFLOW_REGISTER_OP("ScatterSub").input("ref: Ref(T)").input("indices: Tindices")
     .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
     .set_shape_fn(scatter_shape);
 
+// ScatterMul, ScatterDiv, ScatterMin and ScatterMax (TF 1.x state ops): like ScatterAdd.
+// ScatterDiv is registered for float types only: an integer division by zero would trap.
+CAFLOW_REGISTER_OP("ScatterMul").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64, int32, int64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
+CAFLOW_REGISTER_OP("ScatterDiv").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
+CAFLOW_REGISTER_OP("ScatterMin").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64, int32, int64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
+CAFLOW_REGISTER_OP("ScatterMax").input("ref: Ref(T)").input("indices: Tindices")
+    .input("updates: T").output("output_ref: Ref(T)").attr("T: {float32, float64, int32, int64}")
+    .attr("Tindices: {int32, int64}").attr("use_locking: bool = false").stateful()
+    .set_shape_fn(scatter_shape);
+
 namespace ops {
 
 output variable(const scope& s, const partial_shape& shape, dtype type, const variable_attrs& attrs) {
@@ -130,6 +149,22 @@ output scatter_add(const scope& s, const output& ref, const output& indices,
 output scatter_sub(const scope& s, const output& ref, const output& indices,
                    const output& updates, const scatter_attrs& attrs) {
   return scatter("ScatterSub", s, ref, indices, updates, attrs, false);
+}
+output scatter_mul(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterMul", s, ref, indices, updates, attrs, false);
+}
+output scatter_div(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterDiv", s, ref, indices, updates, attrs, false);
+}
+output scatter_min(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterMin", s, ref, indices, updates, attrs, false);
+}
+output scatter_max(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs) {
+  return scatter("ScatterMax", s, ref, indices, updates, attrs, false);
 }
 
 }  // namespace ops

@@ -28,7 +28,8 @@ output is_variable_initialized(const scope& s, const output& ref);
 // updates[j..., ...] (updates is indices.shape + ref.shape[1:], or a scalar for every row).
 // Indices (int32 or int64) must lie in [0, ref.shape[0]); one out of range fails the step and
 // leaves the variable unchanged. Repeated indices apply in order: ScatterUpdate's last write
-// wins, ScatterAdd/Sub accumulate. Each returns ref.
+// wins, ScatterAdd/Sub/Mul/Div accumulate, ScatterMin/Max keep the least/greatest. Each returns
+// ref. ScatterDiv takes float32 and float64 only.
 struct scatter_attrs {
   std::optional<bool> use_locking;  // unset: TF's default (true for ScatterUpdate, else false)
 };
@@ -37,6 +38,14 @@ output scatter_update(const scope& s, const output& ref, const output& indices,
 output scatter_add(const scope& s, const output& ref, const output& indices,
                    const output& updates, const scatter_attrs& attrs = {});
 output scatter_sub(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
+output scatter_mul(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
+output scatter_div(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
+output scatter_min(const scope& s, const output& ref, const output& indices,
+                   const output& updates, const scatter_attrs& attrs = {});
+output scatter_max(const scope& s, const output& ref, const output& indices,
                    const output& updates, const scatter_attrs& attrs = {});
 
 }  // namespace caflow::ops

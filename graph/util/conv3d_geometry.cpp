@@ -1,0 +1,96 @@
+#include "graph/util/conv3d_geometry.hpp"
+
+#include "graph/ir/node_signature.hpp"
+
+namespace caflow {
+namespace {
+
+status_or<std::array<int64_t, 3>> spatial_triple(const node_def& n, const char* attr, bool cf) {
+  std::vector<int64_t> v;
+  CAFLOW_RETURN_IF_ERROR(get_attr(n, attr, &v));
+  if (v.size() != 5)
+    return errors::invalid_argument(attr, " must have 5 entries, got ", format_dims(v));
+  const int c = cf ? 1 : 4, first = cf ? 2 : 1;
+  if (v[0] != 1 || v[c] != 1)
+    return errors::unimplemented(attr, " in the batch and channel dimensions must be 1, got ",
+                                 format_dims(v));
+  std::array<int64_t, 3> out{};
+  for (int i = 0; i < 3; ++i) {
+    out[i] = v[first + i];
+    if (out[i] < 1) return errors::invalid_argument(attr, " must be positive, got ", format_dims(v));
+  }
+  return out;
+}
+
+int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
+
+}  // namespace
+
+status_or<conv3d_params> parse_conv3d_params(const node_def& n) {
+  conv3d_params p;
+  std::string format, padding;
+  CAFLOW_RETURN_IF_ERROR(get_attr(n, "data_format", &format));
+  if (format != "NDHWC" && format != "NCDHW")
+    return errors::invalid_argument("invalid data_format '", format,
+                                    "' (expected NDHWC or NCDHW)");
+  p.channels_first = format == "NCDHW";
+  CAFLOW_RETURN_IF_ERROR(get_attr(n, "padding", &padding));
+  if (padding == "SAME") p.padding = conv_padding::same;
+  else if (padding == "VALID") p.padding = conv_padding::valid;
+  else return errors::invalid_argument("invalid padding '", padding, "' (expected SAME or VALID)");
+  CAFLOW_ASSIGN_OR_RETURN(p.stride, spatial_triple(n, "strides", p.channels_first));
+  CAFLOW_ASSIGN_OR_RETURN(p.dilation, spatial_triple(n, "dilations", p.channels_first));
+  return p;
+}
+
+status_or<partial_shape> conv3d_output_shape(const conv3d_params& p, const partial_shape& input,
+                                             const partial_shape& filter) {
+  for (const partial_shape* s : {&input, &filter})
+    if (s->rank_known() && s->rank() != 5)
+      return errors::invalid_argument(s == &input ? "input" : "filter",
+                                      " must be 5-dimensional, got shape ", s->to_string());
+  const int first = p.channels_first ? 2 : 1, c = p.channels_first ? 1 : 4;
+  const int64_t depth = dim_of(input, c), filter_depth = dim_of(filter, 3);
+  if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
+    return errors::invalid_argument("input depth ", depth, " does not match filter depth ",
+                                    filter_depth, " (input ", input.to_string(), ", filter ",
+                                    filter.to_string(), ")");
+  std::vector<int64_t> out(5, -1);
+  out[0] = dim_of(input, 0);
+  out[c] = dim_of(filter, 4);
+  for (int i = 0; i < 3; ++i) {
+    const int64_t in = dim_of(input, first + i), k = dim_of(filter, i);
+    if (in < 0 || k < 0) continue;
+    auto d = windowed_output_size(in, k, p.dilation[i], p.stride[i], p.padding);
+    if (!d.ok())
+      return errors::invalid_argument(d.get_status().message(), " (spatial dimension ", i,
+                                      " of input ", input.to_string(), ", filter ",
+                                      filter.to_string(), ")");
+    out[first + i] = d->out;
+  }
+  return partial_shape(out);
+}
+
+status_or<conv3d_geometry> conv3d_geometry_for(const conv3d_params& p, const tensor_shape& input,
+                                               const tensor_shape& filter) {
+  if (p.channels_first)
+    return errors::unimplemented("3-D convolution supports only data_format NDHWC on the CPU");
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape out, conv3d_output_shape(p, input, filter));
+  conv3d_geometry g;
+  g.batch = input.dim(0);
+  g.in_depth = input.dim(4);
+  g.out_depth = filter.dim(4);
+  for (int i = 0; i < 3; ++i) {
+    const auto d = windowed_output_size(input.dim(i + 1), filter.dim(i), p.dilation[i],
+                                        p.stride[i], p.padding);
+    g.in[i] = input.dim(i + 1);
+    g.filter[i] = filter.dim(i);
+    g.out[i] = out.dim(i + 1);
+    g.stride[i] = p.stride[i];
+    g.dilation[i] = p.dilation[i];
+    g.pad_before[i] = d->pad_before;
+  }
+  return g;
+}
+
+}  // namespace caflow
