@@ -30,6 +30,15 @@ struct truncate_div_fn {
   }
 };
 
+// Integers truncate (C's /): TF's Div. min / -1 as TruncateDiv.
+template <class T>
+struct div_fn {
+  T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) return x / y;
+    else return truncate_div_fn<T>()(x, y);
+  }
+};
+
 template <class T>
 struct squared_difference_fn {
   T operator()(T x, T y) const { return (x - y) * (x - y); }
@@ -95,6 +104,8 @@ struct checked {
 
 }  // namespace
 
+CAFLOW_REGISTER_TYPED_KERNELS("Div", device_cpu, "T", checked<div_fn>::op, float, double,
+                              uint8_t, int32_t, int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("Mod", device_cpu, "T", checked<truncate_mod_fn>::op, float,
                               double, int32_t, int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("TruncateMod", device_cpu, "T", checked<truncate_mod_fn>::op,

@@ -32,6 +32,9 @@ CAFLOW_SCALAR_FN(tan_fn, std::tan(x));
 CAFLOW_SCALAR_FN(asin_fn, std::asin(x));
 CAFLOW_SCALAR_FN(acos_fn, std::acos(x));
 CAFLOW_SCALAR_FN(atan_fn, std::atan(x));
+CAFLOW_SCALAR_FN(asinh_fn, std::asinh(x));
+CAFLOW_SCALAR_FN(acosh_fn, std::acosh(x));
+CAFLOW_SCALAR_FN(atanh_fn, std::atanh(x));
 CAFLOW_SCALAR_FN(sinh_fn, std::sinh(x));
 CAFLOW_SCALAR_FN(cosh_fn, std::cosh(x));
 CAFLOW_SCALAR_FN(erf_fn, std::erf(x));
@@ -65,6 +68,12 @@ struct rsqrt_grad_fn {
   T operator()(T y, T dy) const { return dy * (T(-0.5) * y * y * y); }
 };
 template <class T>
+struct sqrt_grad_fn {
+  static constexpr const char* first = "y";
+  static constexpr const char* second = "dy";
+  T operator()(T y, T dy) const { return dy * T(0.5) / y; }
+};
+template <class T>
 struct reciprocal_grad_fn {
   static constexpr const char* first = "y";
   static constexpr const char* second = "dy";
@@ -91,8 +100,8 @@ using logical_not_op = map_op<bool, bool, logical_not_fn>;
 
 }  // namespace
 
-#define CAFLOW_REGISTER_REAL(op, fn) \
-  CAFLOW_REGISTER_TYPED_KERNELS(op, device_cpu, "T", same_type<fn>::op, float, double)
+#define CAFLOW_REGISTER_REAL(name, fn) \
+  CAFLOW_REGISTER_TYPED_KERNELS(name, device_cpu, "T", same_type<fn>::op, float, double)
 CAFLOW_REGISTER_REAL("Ceil", ceil_fn);
 CAFLOW_REGISTER_TYPED_KERNELS("Round", device_cpu, "T", same_type<round_fn>::op, float, double,
                               int32_t, int64_t);
@@ -105,6 +114,9 @@ CAFLOW_REGISTER_REAL("Tan", tan_fn);
 CAFLOW_REGISTER_REAL("Asin", asin_fn);
 CAFLOW_REGISTER_REAL("Acos", acos_fn);
 CAFLOW_REGISTER_REAL("Atan", atan_fn);
+CAFLOW_REGISTER_REAL("Asinh", asinh_fn);
+CAFLOW_REGISTER_REAL("Acosh", acosh_fn);
+CAFLOW_REGISTER_REAL("Atanh", atanh_fn);
 CAFLOW_REGISTER_REAL("Sinh", sinh_fn);
 CAFLOW_REGISTER_REAL("Cosh", cosh_fn);
 CAFLOW_REGISTER_REAL("Erf", erf_fn);
@@ -121,6 +133,8 @@ CAFLOW_REGISTER_TYPED_KERNELS("IsFinite", device_cpu, "T", to_bool<is_finite_fn>
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("LogicalNot").device(device_cpu), logical_not_op);
 
 CAFLOW_REGISTER_TYPED_KERNELS("RsqrtGrad", device_cpu, "T", grad_of<rsqrt_grad_fn>::op, float,
+                              double);
+CAFLOW_REGISTER_TYPED_KERNELS("SqrtGrad", device_cpu, "T", grad_of<sqrt_grad_fn>::op, float,
                               double);
 CAFLOW_REGISTER_TYPED_KERNELS("ReciprocalGrad", device_cpu, "T",
                               grad_of<reciprocal_grad_fn>::op, float, double);

@@ -125,9 +125,9 @@ CAFLOW_REGISTER_TYPED_KERNELS("Relu6", device_cpu, "T", forward<relu6_fn>::op, f
                               int32_t, int64_t);
 CAFLOW_REGISTER_TYPED_KERNELS("Relu6Grad", device_cpu, "T", backward<relu6_grad_fn>::op, float,
                               double, int32_t, int64_t);
-#define CAFLOW_REGISTER_REAL(op, fn, grad_op, grad_fn)                                        \
-  CAFLOW_REGISTER_TYPED_KERNELS(op, device_cpu, "T", forward<fn>::op, float, double);       \
-  CAFLOW_REGISTER_TYPED_KERNELS(grad_op, device_cpu, "T", backward<grad_fn>::op, float, double)
+#define CAFLOW_REGISTER_REAL(name, fn, grad_name, grad_fn)                                    \
+  CAFLOW_REGISTER_TYPED_KERNELS(name, device_cpu, "T", forward<fn>::op, float, double);     \
+  CAFLOW_REGISTER_TYPED_KERNELS(grad_name, device_cpu, "T", backward<grad_fn>::op, float, double)
 CAFLOW_REGISTER_REAL("Elu", elu_fn, "EluGrad", elu_grad_fn);
 CAFLOW_REGISTER_REAL("Selu", selu_fn, "SeluGrad", selu_grad_fn);
 CAFLOW_REGISTER_REAL("Softplus", softplus_fn, "SoftplusGrad", softplus_grad_fn);

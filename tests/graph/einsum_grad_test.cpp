@@ -60,7 +60,7 @@ TEST_CASE("BatchMatMulV2: gradients summed over broadcast batch dims") {
   check_bmm(values({3, 2}, -1), values({2, 2, 4}, 0.2), false, false);
   check_bmm(values({2, 3, 2}, -1), values({2, 4}, 0.2), false, false);
   check_bmm(values({2, 1, 2, 3}, -1), values({3, 4, 3}, 0.2), false, true, false);
-  check_bmm(values({3, 2}, -1), values({2, 2, 4}, 0.2), true, false, false);
+  check_bmm(values({2, 3}, -1), values({2, 2, 4}, 0.2), true, false, false);
 }
 
 TEST_CASE("Einsum: the common equations") {

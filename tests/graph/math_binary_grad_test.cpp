@@ -2,6 +2,7 @@
 // ClipByValue's, checked against central differences.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "actors/session.hpp"
@@ -50,11 +51,12 @@ void check_broadcasts(const binary_fn& f) {
 
 }  // namespace
 
-TEST_CASE("SquaredDifference, Atan2, DivNoNan, Xlogy, Xdivy") {
+TEST_CASE("Div, SquaredDifference, Atan2, DivNoNan, Xlogy, Xdivy") {
   const struct {
     const char* name;
     binary_fn f;
   } cases[] = {
+      {"Div", [](const scope& s, const output& x, const output& y) { return ops::div(s, x, y); }},
       {"SquaredDifference",
        [](const scope& s, const output& x, const output& y) { return ops::squared_difference(s, x, y); }},
       {"Atan2", [](const scope& s, const output& y, const output& x) { return ops::atan2(s, y, x); }},

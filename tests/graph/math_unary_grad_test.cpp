@@ -31,6 +31,7 @@ void check_unary(const unary_fn& f, const std::vector<double>& values) {
 const std::vector<double> any = {-1.5, -0.4, 0.3, 0.9, 1.7, 2.2};
 const std::vector<double> inside_unit = {-0.8, -0.35, 0.1, 0.45, 0.6, 0.9};
 const std::vector<double> positive = {0.3, 0.6, 1.1, 1.9, 2.5, 4.0};
+const std::vector<double> above_one = {1.2, 1.5, 2.1, 2.9, 3.5, 5.0};
 
 }  // namespace
 
@@ -48,6 +49,9 @@ TEST_CASE("unary math functions") {
       {"Asin", [](const scope& s, const output& x) { return ops::asin(s, x); }, inside_unit},
       {"Acos", [](const scope& s, const output& x) { return ops::acos(s, x); }, inside_unit},
       {"Atan", [](const scope& s, const output& x) { return ops::atan(s, x); }, any},
+      {"Asinh", [](const scope& s, const output& x) { return ops::asinh(s, x); }, any},
+      {"Acosh", [](const scope& s, const output& x) { return ops::acosh(s, x); }, above_one},
+      {"Atanh", [](const scope& s, const output& x) { return ops::atanh(s, x); }, inside_unit},
       {"Sinh", [](const scope& s, const output& x) { return ops::sinh(s, x); }, any},
       {"Cosh", [](const scope& s, const output& x) { return ops::cosh(s, x); }, any},
       {"Erf", [](const scope& s, const output& x) { return ops::erf(s, x); }, any},
@@ -69,12 +73,13 @@ TEST_CASE("Polygamma: through x, not through the order") {
   check_gradient(root, x, ops::polygamma(root, a, x), f64({0.7, 1.3, 2.1}, {3}));
 }
 
-TEST_CASE("second order: RsqrtGrad, ReciprocalGrad and InvGrad in both inputs") {
+TEST_CASE("second order: RsqrtGrad, SqrtGrad, ReciprocalGrad and InvGrad in both inputs") {
   auto root = scope::new_root();
   auto y = ops::placeholder(root, dtype::float64);
   auto dy = ops::placeholder(root, dtype::float64);
   const tensor yv = f64({0.5, 1.5, 2.0, 0.8}, {2, 2}), dyv = f64({0.3, -1.2, 0.7, 2.0}, {2, 2});
   check_gradients(root, {y, dy}, ops::rsqrt_grad(root, y, dy), {yv, dyv});
+  check_gradients(root, {y, dy}, ops::sqrt_grad(root, y, dy), {yv, dyv});
   check_gradients(root, {y, dy}, ops::reciprocal_grad(root, y, dy), {yv, dyv});
   check_gradients(root, {y, dy}, ops::inv_grad(root, y, dy), {yv, dyv});
 }

@@ -49,10 +49,19 @@ TEST_CASE("Mod and TruncateMod truncate toward zero, as C; TruncateDiv too") {
                std::vector<int32_t>{0});
 }
 
+TEST_CASE("Div divides floats and truncates integers") {
+  check_tensor(run1("Div", {f64({7, -7}, {2}), tensor::scalar<double>(2.0)}), {2},
+               std::vector<double>{3.5, -3.5});
+  check_tensor(run1("Div", {i64({7, -7, 7}), i64({2, 2, -2})}), {3},
+               std::vector<int64_t>{3, -3, -3});
+  check_tensor(run1("Div", {tensor::from_vector<uint8_t>({200, 9}, {2}), tensor::scalar<uint8_t>(4)}),
+               {2}, std::vector<uint8_t>{50, 2});
+}
+
 TEST_CASE("an integer divisor of zero fails the step, naming the node") {
   const auto x = tensor::from_vector<int32_t>({1, 2}, {2});
   const auto y = tensor::from_vector<int32_t>({1, 0}, {2});
-  for (const char* op : {"Mod", "TruncateMod", "TruncateDiv"}) {
+  for (const char* op : {"Div", "Mod", "TruncateMod", "TruncateDiv"}) {
     INFO(op);
     check_error(run_kernel(op, {x, y}), "Integer division by zero (y[1])");
     check_error(run_kernel(op, {x, y}), std::string("test_") + op);

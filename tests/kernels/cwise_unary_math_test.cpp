@@ -50,6 +50,8 @@ TEST_CASE("unary math ops match the C library on float64 and float32") {
                {"Erf", [](double v) { return std::erf(v); }},
                {"Erfc", [](double v) { return std::erfc(v); }},
                {"Lgamma", [](double v) { return std::lgamma(v); }},
+               {"Asinh", [](double v) { return std::asinh(v); }},
+               {"Atanh", [](double v) { return std::atanh(v); }},
                {"Inv", [](double v) { return 1.0 / v; }}};
   for (const auto& c : cases) {
     INFO(c.op);
@@ -58,6 +60,12 @@ TEST_CASE("unary math ops match the C library on float64 and float32") {
     for (float v : xf) want.push_back(static_cast<float>(c.f(v)));
     check_tensor(run1(c.op, {tensor::from_vector<float>(xf, {6})}), {6}, want, 1e-5);
   }
+}
+
+TEST_CASE("Acosh on its domain, NaN below") {
+  check_tensor(run1("Acosh", {tensor::from_vector<double>({1.0, 2.5, 0.5}, {3})}), {3},
+               std::vector<double>{0.0, std::acosh(2.5), std::numeric_limits<double>::quiet_NaN()},
+               1e-12);
 }
 
 TEST_CASE("Digamma and Polygamma") {
@@ -92,10 +100,11 @@ TEST_CASE("IsNan, IsInf and IsFinite give bools") {
                std::vector<bool>{false, true});
 }
 
-TEST_CASE("RsqrtGrad, ReciprocalGrad and InvGrad take (y, dy)") {
+TEST_CASE("RsqrtGrad, SqrtGrad, ReciprocalGrad and InvGrad take (y, dy)") {
   const auto y = tensor::from_vector<double>({0.5, 2.0}, {2});
   const auto dy = tensor::from_vector<double>({3.0, -1.0}, {2});
   check_tensor(run1("RsqrtGrad", {y, dy}), {2}, std::vector<double>{-0.1875, 4.0});
+  check_tensor(run1("SqrtGrad", {y, dy}), {2}, std::vector<double>{3.0, -0.25});
   check_tensor(run1("ReciprocalGrad", {y, dy}), {2}, std::vector<double>{-0.75, 4.0});
   check_tensor(run1("InvGrad", {y, dy}), {2}, std::vector<double>{-0.75, 4.0});
   check_error(run_kernel("RsqrtGrad", {y, tensor::from_vector<double>({1, 2, 3}, {3})},

@@ -20,6 +20,15 @@ status mod_grad(const scope& s, const grad_op_info& op, const grad_list& dz, gra
   return {};
 }
 
+// x / y: d/dx = 1 / y, d/dy = -x / y^2 (floats; integer Div carries no gradient).
+status div_grad(const scope& s, const grad_op_info& op, const grad_list& dz, grad_list* dx) {
+  const output &x = op.inputs[0], &y = op.inputs[1];
+  const grad::unbroadcast u(s, x, y);
+  const output neg_x_over_y2 = ops::div(s, ops::div(s, ops::neg(s, x), y), y);
+  *dx = {u.x_grad(ops::div(s, dz[0], y)), u.y_grad(ops::mul(s, dz[0], neg_x_over_y2))};
+  return {};
+}
+
 // (x - y)^2: d/dx = 2 (x - y), d/dy = -2 (x - y).
 status squared_difference_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                                grad_list* dx) {
@@ -76,6 +85,7 @@ status xdivy_grad(const scope& s, const grad_op_info& op, const grad_list& dz, g
 
 }  // namespace
 
+CAFLOW_REGISTER_GRADIENT("Div", div_grad);
 CAFLOW_REGISTER_GRADIENT("FloorMod", mod_grad);
 CAFLOW_REGISTER_GRADIENT("Mod", mod_grad);
 CAFLOW_REGISTER_GRADIENT("TruncateMod", mod_grad);

@@ -44,6 +44,17 @@ output d_acos(const scope& s, const output& x) { return ops::neg(s, d_asin(s, x)
 output d_atan(const scope& s, const output& x) {
   return ops::reciprocal(s, one_plus(s, x, ops::square(s, x)));
 }
+// 1 / sqrt(x^2 + 1) = 1 / cosh(asinh x); 1 / sqrt(x^2 - 1) = 1 / sinh(acosh x) (TF writes
+// both in terms of the output; in terms of x they need no forward value).
+output d_asinh(const scope& s, const output& x) {
+  return ops::rsqrt(s, one_plus(s, x, ops::square(s, x)));
+}
+output d_acosh(const scope& s, const output& x) {
+  return ops::rsqrt(s, ops::sub(s, ops::square(s, x), grad::scalar(s, x.type, 1.0)));
+}
+output d_atanh(const scope& s, const output& x) {
+  return ops::reciprocal(s, ops::sub(s, grad::scalar(s, x.type, 1.0), ops::square(s, x)));
+}
 output d_sinh(const scope& s, const output& x) { return ops::cosh(s, x); }
 output d_cosh(const scope& s, const output& x) { return ops::sinh(s, x); }
 // 2 / sqrt(pi) * exp(-x^2), and its negation for erfc.
@@ -83,6 +94,16 @@ status rsqrt_grad_grad(const scope& s, const grad_op_info& op, const grad_list& 
   return {};
 }
 
+// SqrtGrad(y, dy) = 0.5 dy / y: d/dy = -0.5 dy / y^2, d/d(dy) = SqrtGrad(y, .).
+status sqrt_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                      grad_list* dx) {
+  const output &y = op.inputs[0], &dy = op.inputs[1];
+  const output c = grad::scalar(s, y.type, -0.5);
+  *dx = {ops::real_div(s, ops::mul(s, c, ops::mul(s, dz[0], dy)), ops::square(s, y)),
+         ops::sqrt_grad(s, y, dz[0])};
+  return {};
+}
+
 // ReciprocalGrad(y, dy) = -dy y^2: d/dy = -2 dy y, d/d(dy) = ReciprocalGrad(y, .).
 template <output (*Same)(const scope&, const output&, const output&)>
 status reciprocal_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
@@ -103,6 +124,9 @@ CAFLOW_REGISTER_GRADIENT("Tan", chain<d_tan>);
 CAFLOW_REGISTER_GRADIENT("Asin", chain<d_asin>);
 CAFLOW_REGISTER_GRADIENT("Acos", chain<d_acos>);
 CAFLOW_REGISTER_GRADIENT("Atan", chain<d_atan>);
+CAFLOW_REGISTER_GRADIENT("Asinh", chain<d_asinh>);
+CAFLOW_REGISTER_GRADIENT("Acosh", chain<d_acosh>);
+CAFLOW_REGISTER_GRADIENT("Atanh", chain<d_atanh>);
 CAFLOW_REGISTER_GRADIENT("Sinh", chain<d_sinh>);
 CAFLOW_REGISTER_GRADIENT("Cosh", chain<d_cosh>);
 CAFLOW_REGISTER_GRADIENT("Erf", chain<d_erf>);
@@ -112,6 +136,7 @@ CAFLOW_REGISTER_GRADIENT("Digamma", chain<d_digamma>);
 CAFLOW_REGISTER_GRADIENT("Polygamma", polygamma_grad);
 CAFLOW_REGISTER_GRADIENT("Inv", inv_grad);
 CAFLOW_REGISTER_GRADIENT("RsqrtGrad", rsqrt_grad_grad);
+CAFLOW_REGISTER_GRADIENT("SqrtGrad", sqrt_grad_grad);
 CAFLOW_REGISTER_GRADIENT("ReciprocalGrad", reciprocal_grad_grad<ops::reciprocal_grad>);
 CAFLOW_REGISTER_GRADIENT("InvGrad", reciprocal_grad_grad<ops::inv_grad>);
 // Piecewise constant, or not real-valued: no gradient, as TF.

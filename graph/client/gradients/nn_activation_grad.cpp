@@ -81,8 +81,8 @@ status exp_linear_grad_grad(const scope& s, const grad_op_info& op, const grad_l
 status softplus_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                           grad_list* dx) {
   const output &g = op.inputs[0], &x = op.inputs[1];
-  const output denom = ops::add_n(
-      s, {ops::exp(s, ops::neg(s, x)), grad::scalar(s, x.type, 2.0), ops::exp(s, x)});
+  const output denom = ops::add(
+      s, ops::add(s, ops::exp(s, ops::neg(s, x)), grad::scalar(s, x.type, 2.0)), ops::exp(s, x));
   *dx = {ops::softplus_grad(s, dz[0], x), ops::real_div(s, ops::mul(s, dz[0], g), denom)};
   return {};
 }

@@ -23,6 +23,8 @@ status not_equal_shape(shape_context& c) {
 #define CAFLOW_BINARY_MATH_OP(name, types)                                               \
   CAFLOW_REGISTER_OP(name).input("x: T").input("y: T").output("z: T").attr("T: " types) \
       .cheap().set_shape_fn(shape_fns::broadcast_binary)
+// TF's legacy Div: x / y, truncating toward zero for integers (RealDiv is the float-only one).
+CAFLOW_BINARY_MATH_OP("Div", "{float32, float64, uint8, int32, int64}");
 CAFLOW_BINARY_MATH_OP("Mod", "{float32, float64, int32, int64}");
 CAFLOW_BINARY_MATH_OP("TruncateMod", "{float32, float64, int32, int64}");
 CAFLOW_BINARY_MATH_OP("TruncateDiv", "{uint8, int32, int64}");
@@ -57,6 +59,7 @@ output binary(const scope& s, const char* op, const output& x, const output& y) 
 
 }  // namespace
 
+output div(const scope& s, const output& x, const output& y) { return binary(s, "Div", x, y); }
 output mod(const scope& s, const output& x, const output& y) { return binary(s, "Mod", x, y); }
 output truncate_mod(const scope& s, const output& x, const output& y) {
   return binary(s, "TruncateMod", x, y);

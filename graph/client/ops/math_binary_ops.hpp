@@ -7,6 +7,9 @@
 
 namespace caflow::ops {
 
+// x / y; integers truncate toward zero, as C (TF's legacy Div). An integer divisor of zero
+// fails the step.
+output div(const scope& s, const output& x, const output& y);
 // C's truncating remainder (fmod for floats): Mod(-7, 2) = -1. TruncateMod is the same op
 // under its newer name. An integer divisor of zero fails the step.
 output mod(const scope& s, const output& x, const output& y);

@@ -22,6 +22,9 @@ CAFLOW_UNARY_MATH_OP("Tan", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Asin", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Acos", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Atan", "{float32, float64}");
+CAFLOW_UNARY_MATH_OP("Asinh", "{float32, float64}");
+CAFLOW_UNARY_MATH_OP("Acosh", "{float32, float64}");
+CAFLOW_UNARY_MATH_OP("Atanh", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Sinh", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Cosh", "{float32, float64}");
 CAFLOW_UNARY_MATH_OP("Erf", "{float32, float64}");
@@ -49,6 +52,7 @@ CAFLOW_REGISTER_OP("Polygamma").input("a: T").input("x: T").output("z: T")
   CAFLOW_REGISTER_OP(name).input("y: T").input("dy: T").output("z: T")              \
       .attr("T: {float32, float64}").cheap().set_shape_fn(shape_fns::merge_all_inputs)
 CAFLOW_UNARY_GRAD_OP("RsqrtGrad");
+CAFLOW_UNARY_GRAD_OP("SqrtGrad");
 CAFLOW_UNARY_GRAD_OP("ReciprocalGrad");
 CAFLOW_UNARY_GRAD_OP("InvGrad");
 #undef CAFLOW_UNARY_GRAD_OP
@@ -79,6 +83,9 @@ output acos(const scope& s, const output& x) { return unary(s, "Acos", x); }
 output atan(const scope& s, const output& x) { return unary(s, "Atan", x); }
 output sinh(const scope& s, const output& x) { return unary(s, "Sinh", x); }
 output cosh(const scope& s, const output& x) { return unary(s, "Cosh", x); }
+output asinh(const scope& s, const output& x) { return unary(s, "Asinh", x); }
+output acosh(const scope& s, const output& x) { return unary(s, "Acosh", x); }
+output atanh(const scope& s, const output& x) { return unary(s, "Atanh", x); }
 output erf(const scope& s, const output& x) { return unary(s, "Erf", x); }
 output erfc(const scope& s, const output& x) { return unary(s, "Erfc", x); }
 output lgamma(const scope& s, const output& x) { return unary(s, "Lgamma", x); }
@@ -93,6 +100,9 @@ output is_finite(const scope& s, const output& x) { return unary(s, "IsFinite", 
 output logical_not(const scope& s, const output& x) { return unary(s, "LogicalNot", x); }
 output rsqrt_grad(const scope& s, const output& y, const output& dy) {
   return binary(s, "RsqrtGrad", y, dy);
+}
+output sqrt_grad(const scope& s, const output& y, const output& dy) {
+  return binary(s, "SqrtGrad", y, dy);
 }
 output reciprocal_grad(const scope& s, const output& y, const output& dy) {
   return binary(s, "ReciprocalGrad", y, dy);

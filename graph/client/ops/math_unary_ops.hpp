@@ -1,7 +1,7 @@
 #pragma once
 // More element-wise unary math, with TensorFlow 1.x names and semantics: rounding, logs and
 // exponentials near zero, trigonometry, special functions, float classification, logical not,
-// and the gradient helper ops TF's gradients use (RsqrtGrad, ReciprocalGrad, InvGrad).
+// and the gradient helper ops TF's gradients use (RsqrtGrad, SqrtGrad, ReciprocalGrad, InvGrad).
 // Shape-preserving; kernels in kernels/cpu/cwise_unary_math.cpp.
 #include "graph/client/scope.hpp"
 
@@ -21,6 +21,9 @@ output acos(const scope& s, const output& x);
 output atan(const scope& s, const output& x);
 output sinh(const scope& s, const output& x);
 output cosh(const scope& s, const output& x);
+output asinh(const scope& s, const output& x);
+output acosh(const scope& s, const output& x);  // x >= 1
+output atanh(const scope& s, const output& x);  // |x| < 1
 output erf(const scope& s, const output& x);
 output erfc(const scope& s, const output& x);
 output lgamma(const scope& s, const output& x);   // log |Gamma(x)|
@@ -39,6 +42,7 @@ output logical_not(const scope& s, const output& x);
 
 // Gradient helpers, in terms of the forward output y and the incoming gradient dy.
 output rsqrt_grad(const scope& s, const output& y, const output& dy);       // dy * -0.5 y^3
+output sqrt_grad(const scope& s, const output& y, const output& dy);        // dy * 0.5 / y
 output reciprocal_grad(const scope& s, const output& y, const output& dy);  // -dy * y^2
 output inv_grad(const scope& s, const output& y, const output& dy);         // as ReciprocalGrad
 
