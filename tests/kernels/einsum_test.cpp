@@ -2,6 +2,9 @@
 // ellipsis broadcasting, diagonals, and errors naming the node.
 #include <doctest/doctest.h>
 
+#include <map>
+#include <span>
+
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/math_einsum_ops.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -26,7 +29,64 @@ tensor batch_matmul(const tensor& x, const tensor& y) {
   return r->at(0);
 }
 
+// The obvious loop over every assignment of the labels, for two float64 inputs (terms of
+// letters, each label once per term).
+tensor naive(const std::string& a, const std::string& b, const std::string& out, const tensor& x,
+             const tensor& y) {
+  std::map<char, int64_t> size;
+  for (size_t i = 0; i < a.size(); ++i) size[a[i]] = x.dim(static_cast<int>(i));
+  for (size_t i = 0; i < b.size(); ++i) size[b[i]] = y.dim(static_cast<int>(i));
+  std::vector<char> labels;
+  for (const auto& [c, n] : size) labels.push_back(c);
+  std::vector<int64_t> out_dims;
+  for (char c : out) out_dims.push_back(size[c]);
+  tensor result = tensor::filled<double>(tensor_shape(std::span<const int64_t>(out_dims)), 0.0);
+  std::map<char, int64_t> v;
+  for (char c : labels) v[c] = 0;
+  auto offset = [&](const std::string& term, const tensor& t) {
+    int64_t off = 0;
+    for (size_t i = 0; i < term.size(); ++i) off = off * t.dim(static_cast<int>(i)) + v[term[i]];
+    return off;
+  };
+  while (true) {
+    int64_t o = 0;
+    for (char c : out) o = o * size[c] + v[c];
+    result.data<double>()[o] += x.data<double>()[offset(a, x)] * y.data<double>()[offset(b, y)];
+    int d = static_cast<int>(labels.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++v[labels[d]] < size[labels[d]]) break;
+      v[labels[d]] = 0;
+    }
+    if (d < 0) break;
+  }
+  return result;
+}
+
 }  // namespace
+
+TEST_CASE("large contractions take the batched-matmul path with the same results") {
+  const struct {
+    const char *a, *b, *out;
+    tensor x, y;
+  } cases[] = {
+      {"bij", "bjk", "bik", iota<double>({4, 20, 24}, -200.0), iota<double>({4, 24, 16}, -700.0)},
+      {"ij", "jk", "ki", iota<double>({30, 40}, -600.0), iota<double>({40, 20}, -300.0)},
+      {"jbi", "kjb", "kbi", iota<double>({24, 3, 20}, -500.0), iota<double>({16, 24, 3}, -90.0)},
+      {"ij", "kl", "ijkl", iota<double>({8, 9}, -30.0), iota<double>({10, 7}, -20.0)},
+      {"bi", "bj", "ij", iota<double>({64, 12}, -300.0), iota<double>({64, 10}, -100.0)},
+  };
+  for (const auto& c : cases) {
+    const std::string eq = std::string(c.a) + "," + c.b + "->" + c.out;
+    INFO(eq);
+    check_tensor(einsum(eq, {c.x, c.y}), naive(c.a, c.b, c.out, c.x, c.y), 1e-12);
+  }
+  auto r = run_kernel("Einsum", {iota<int64_t>({40, 30}), iota<int64_t>({30, 20})},
+                      {{"equation", std::string("ij,jk->ik")}});
+  REQUIRE(r.ok());
+  auto mm = run_kernel("MatMul", {iota<int64_t>({40, 30}), iota<int64_t>({30, 20})});
+  REQUIRE(mm.ok());
+  check_tensor(r->at(0), mm->at(0));
+}
 
 TEST_CASE("matrix products") {
   const tensor a = tensor::from_vector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
