@@ -89,10 +89,19 @@ TEST_CASE("Einsum gradients not supported are errors naming the node") {
   REQUIRE_FALSE(st.ok());
   CHECK(st.message().find("trace") != std::string::npos);
   CHECK(st.message().find("repeated") != std::string::npos);
-  auto y = ops::placeholder(root, dtype::float64, {.shape = partial_shape{2, 2, 2}});
+  // "..." needs the shapes at graph construction.
+  auto y = ops::placeholder(root, dtype::float64);
   auto batched = ops::einsum(root.with_op_name("batched"), {y, y}, "...ij,...jk->...ik");
   const status st2 = add_symbolic_gradients(root, {batched}, {y}, &grads);
   REQUIRE_FALSE(st2.ok());
   CHECK(st2.message().find("batched") != std::string::npos);
   CHECK(st2.message().find("'...'") != std::string::npos);
+}
+
+TEST_CASE("Einsum with '...': gradients summed over the broadcast batch dims") {
+  check_einsum("...ij,...jk->...ik", {values({2, 1, 2, 3}, -1), values({4, 3, 2}, 0.5)});
+  check_einsum("...ij,...jk->...ik", {values({2, 3}, -1), values({2, 3, 2}, 0.5)});
+  check_einsum("...ij->...ji", {values({2, 2, 3}, -1)});
+  check_einsum("i...j,j->...i", {values({2, 3, 1, 4}, -1), values({4}, 0.5)});
+  check_einsum("...i,...i->...", {values({3, 1, 4}, -1), values({2, 4}, 0.5)});
 }
