@@ -96,6 +96,13 @@ void kernel_registry::alias(std::string_view op, std::string_view from_type,
   }
 }
 
+std::vector<const kernel_def*> kernel_registry::all_kernels() const {
+  std::vector<const kernel_def*> out;
+  for (const auto& [key, defs] : defs_)
+    for (const kernel_def& d : defs) out.push_back(&d);
+  return out;
+}
+
 std::string kernel_registry::registered_types(std::string_view op,
                                               std::string_view device_type) const {
   auto it = defs_.find(std::pair<std::string, std::string>(op, device_type));

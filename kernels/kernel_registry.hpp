@@ -93,6 +93,8 @@ class kernel_registry {
   // Builds the kernel for a node; errors name the node, the device and any constructor error.
   status_or<std::unique_ptr<op_kernel>> create(const node_def& node, const node_signature& sig,
                                                device& dev) const;
+  // Every registered kernel def, ordered by (op, device type): for listings such as caflow-ops.
+  std::vector<const kernel_def*> all_kernels() const;
   // "float32, int32" etc: the dtypes registered for (op, device_type, attr), for messages.
   std::string registered_types(std::string_view op, std::string_view device_type) const;
 

@@ -192,7 +192,10 @@ const attr_def* op_def::find_attr(std::string_view n) const {
   return nullptr;
 }
 
-op_def_builder::op_def_builder(std::string name) { def_.name = std::move(name); }
+op_def_builder::op_def_builder(std::string name, std::string source_file) {
+  def_.name = std::move(name);
+  def_.source_file = std::move(source_file);
+}
 op_def_builder& op_def_builder::input(std::string_view spec) {
   input_specs_.emplace_back(spec);
   return *this;

@@ -53,13 +53,16 @@ struct op_def {
   // graph passes may read the value without running anything.
   std::string constant_value_attr;
   shape_fn infer_shape;
+  // The source file that registered the op (CAFLOW_REGISTER_OP's __FILE__): caflow-ops groups
+  // ops by it ("graph/client/ops/math_ops.cpp" -> "math"). Empty when built without the macro.
+  std::string source_file;
 
   const attr_def* find_attr(std::string_view n) const;
 };
 
 class op_def_builder {
  public:
-  explicit op_def_builder(std::string name);
+  explicit op_def_builder(std::string name, std::string source_file = {});
   op_def_builder& input(std::string_view spec);
   op_def_builder& output(std::string_view spec);
   op_def_builder& attr(std::string_view spec);
@@ -100,4 +103,4 @@ struct op_registrar {
 
 #define CAFLOW_REGISTER_OP(name)                                                   \
   static const ::caflow::op_registrar CAFLOW_CONCAT(caflow_op_registrar_, __COUNTER__) = \
-      ::caflow::op_def_builder(name)
+      ::caflow::op_def_builder(name, __FILE__)

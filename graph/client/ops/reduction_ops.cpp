@@ -93,6 +93,18 @@ CAFLOW_REGISTER_REDUCTION_OP("Max");
 CAFLOW_REGISTER_REDUCTION_OP("Min");
 CAFLOW_REGISTER_REDUCTION_OP("Prod");
 #undef CAFLOW_REGISTER_REDUCTION_OP
+// Logical AND / OR over bools; kernels in kernels/cpu/reduction_logical_kernel.cpp.
+#define CAFLOW_REGISTER_LOGICAL_REDUCTION_OP(name) \
+  CAFLOW_REGISTER_OP(name)                         \
+      .input("input: bool")                        \
+      .input("reduction_indices: Tidx")            \
+      .output("output: bool")                      \
+      .attr("keep_dims: bool = false")             \
+      .attr("Tidx: {int32, int64} = int32")        \
+      .set_shape_fn(reduction_shape)
+CAFLOW_REGISTER_LOGICAL_REDUCTION_OP("All");
+CAFLOW_REGISTER_LOGICAL_REDUCTION_OP("Any");
+#undef CAFLOW_REGISTER_LOGICAL_REDUCTION_OP
 
 CAFLOW_REGISTER_OP("ArgMax")
     .input("input: T")
@@ -159,6 +171,8 @@ CAFLOW_DEFINE_REDUCTION(mean, "Mean")
 CAFLOW_DEFINE_REDUCTION(max, "Max")
 CAFLOW_DEFINE_REDUCTION(min, "Min")
 CAFLOW_DEFINE_REDUCTION(prod, "Prod")
+CAFLOW_DEFINE_REDUCTION(all, "All")
+CAFLOW_DEFINE_REDUCTION(any, "Any")
 #undef CAFLOW_DEFINE_REDUCTION
 
 output arg_max(const scope& s, const output& input, const output& dimension,

@@ -1,5 +1,5 @@
 #pragma once
-// Reductions (Sum, Mean, Max, Min, Prod) and ArgMax/ArgMin, with TensorFlow's semantics:
+// Reductions (Sum, Mean, Max, Min, Prod, All, Any) and ArgMax/ArgMin, with TensorFlow's semantics:
 //
 //   auto total = ops::sum(s, x, {0, -1});                    // reduce the first and last dims
 //   auto avg = ops::mean(s, x, axis, {.keep_dims = true});   // axes from a graph tensor
@@ -49,6 +49,18 @@ output prod(const scope& s, const output& input, const std::vector<int>& axis,
             const reduce_attrs& attrs = {});
 output prod(const scope& s, const output& input, std::initializer_list<int> axis,
             const reduce_attrs& attrs = {});
+
+// Logical AND / OR of bools over the axes (true / false over an empty dim).
+output all(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs = {});
+output all(const scope& s, const output& input, const std::vector<int>& axis,
+           const reduce_attrs& attrs = {});
+output all(const scope& s, const output& input, std::initializer_list<int> axis,
+           const reduce_attrs& attrs = {});
+output any(const scope& s, const output& input, const output& axis, const reduce_attrs& attrs = {});
+output any(const scope& s, const output& input, const std::vector<int>& axis,
+           const reduce_attrs& attrs = {});
+output any(const scope& s, const output& input, std::initializer_list<int> axis,
+           const reduce_attrs& attrs = {});
 
 struct arg_max_attrs {
   dtype output_type = dtype::int64;  // int32 or int64
