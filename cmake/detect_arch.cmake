@@ -47,7 +47,9 @@ endfunction()
 # the flags with GCC (they cost nothing measurable).
 function(caflow_wide_constant_flags arch out)
   set(flags "")
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND arch MATCHES "^(x86-64-v4|native)$")
+  # The broadcast came with GCC 12, and so did the two flags (older GCCs reject them).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_GREATER_EQUAL 12
+     AND arch MATCHES "^(x86-64-v4|native)$")
     string(MAKE_C_IDENTIFIER "CAFLOW_WIDE_CONSTANTS_OK_${arch}" ok_var)
     set(CMAKE_REQUIRED_FLAGS "-O2 -march=${arch}")
     set(CMAKE_REQUIRED_QUIET ON)
@@ -70,11 +72,11 @@ function(caflow_wide_constant_flags arch out)
       }
     ]=] ${ok_var})
     if(NOT ${ok_var})
-      set(flags -mmove-max=128 -mstore-max=128)
+      # Only for GCC users of the installed package: another compiler may not know the flags.
+      set(flags $<$<CXX_COMPILER_ID:GNU>:-mmove-max=128> $<$<CXX_COMPILER_ID:GNU>:-mstore-max=128>)
       message(STATUS "caflow: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} miscompiles "
                      "wide integer constants for ${arch}; building with -mmove-max=128 "
-                     "-mstore-max=128 "
-                     "(cmake/detect_arch.cmake)")
+                     "-mstore-max=128 (cmake/detect_arch.cmake)")
     endif()
   endif()
   set(${out} "${flags}" PARENT_SCOPE)
