@@ -65,7 +65,7 @@ function(caflow_layer name)
     list(APPEND sources ${dir_sources})
   endforeach()
   if(NOT sources)
-    return()  # headers only (graph/platform)
+    return()  # headers only
   endif()
   add_library(caflow_${name} OBJECT ${sources})
   caflow_layer_settings(caflow_${name} ${name})
