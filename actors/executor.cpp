@@ -10,6 +10,7 @@
 #include "graph/core/device_name.hpp"
 #include "graph/ir/control_flow.hpp"
 #include "graph/ir/partition.hpp"
+#include "graph/platform/denormal.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -257,6 +258,8 @@ int64_t traced_bytes(const Item& item, const kernel_value* inputs) {
 }  // namespace
 
 void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor) {
+  // Kernels run here on actor threads too, whose mode caflow does not set at their start.
+  const scoped_flush_denormal flush;
   const node_item& item = items_[id];
   kernel_value* inputs = s->inputs.data() + item.input_start;
   if (s->aborted.load(std::memory_order_acquire) || !prepare_inputs(s, item, inputs)) {

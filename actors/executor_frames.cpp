@@ -27,6 +27,7 @@
 #include "actors/executor_items.hpp"
 #include "devices/device.hpp"
 #include "graph/ir/graph.hpp"
+#include "graph/platform/denormal.hpp"
 #include "kernels/cancellation.hpp"
 
 namespace caflow {
@@ -229,6 +230,7 @@ struct executor::frame_step {
   }
 
   void run(const tagged& t, ready_list& ready) {
+    const scoped_flush_denormal flush;  // as on the plain path (graph/platform/denormal.hpp)
     const node_item& item = ex.items_[t.id];
     const frame_plan::node_info& info = plan.nodes[t.id];
     kernel_value* inputs = t.it->inputs.data() + info.local_input_start;

@@ -6,15 +6,30 @@
 #include "devices/caching_allocator.hpp"
 #include "devices/device_factory.hpp"
 #include "graph/core/device_name.hpp"
+#include "graph/platform/denormal.hpp"
 
 namespace caflow {
+
+namespace {
+// Eigen's thread environment, with every thread flushing denormals to zero for its whole life,
+// as TensorFlow's pools do (graph/platform/denormal.hpp says why).
+struct flush_denormal_environment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> f) {
+    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
+      const scoped_flush_denormal flush;
+      f();
+    });
+  }
+};
+using thread_pool = Eigen::ThreadPoolTempl<flush_denormal_environment>;
+}  // namespace
 
 struct cpu_device::pools {
   pools(int intra, int inter, bool inter_spins)
       : intra_pool(intra), eigen(&intra_pool, intra), inter_pool(inter, inter_spins) {}
-  Eigen::ThreadPool intra_pool;
+  thread_pool intra_pool;
   Eigen::ThreadPoolDevice eigen;
-  Eigen::ThreadPool inter_pool;
+  thread_pool inter_pool;
 };
 
 namespace {
