@@ -77,22 +77,29 @@ TEST_CASE("inputs the outputs do not depend on get zeros shaped like them") {
   check_tensor(out[1], tensor_shape{2, 2}, std::vector<double>{0, 0, 0, 0});
 }
 
-TEST_CASE("gradients stop at requested inputs: each holds the others fixed") {
+TEST_CASE("total derivatives by default, as tf.gradients; stop_gradients hold tensors fixed") {
   auto root = scope::new_root();
   auto x = vec_placeholder(root, "x");
   auto u = ops::mul(root.with_op_name("u"), x, ops::constant(root, 3.0f));
-  // y = u^2 + x with u = 3x: holding u fixed, dy/dx = 1; dy/du = 2u.
+  // y = u^2 + x with u = 3x: dy/du = 2u; the total dy/dx = 18x + 1.
   auto y = ops::add(root, ops::square(root, u), x);
   std::vector<output> grads;
   REQUIRE(add_symbolic_gradients(root, {y}, {u, x}, &grads).ok());
   auto out = run(root, {{x, fvec({1, 2, 3})}}, grads);
   check_tensor(out[0], tensor_shape{3}, std::vector<float>{6, 12, 18});
-  check_tensor(out[1], tensor_shape{3}, std::vector<float>{1, 1, 1});
-  // Without u requested the path through it counts: dy/dx = 18x + 1.
-  std::vector<output> through;
-  REQUIRE(add_symbolic_gradients(root, {y}, {x}, &through).ok());
-  check_tensor(run(root, {{x, fvec({1, 2, 3})}}, through)[0], tensor_shape{3},
-               std::vector<float>{19, 37, 55});
+  check_tensor(out[1], tensor_shape{3}, std::vector<float>{19, 37, 55});
+  // Holding u fixed (TF's stop_gradients=[u]): dy/dx = 1, dy/du still 2u.
+  std::vector<output> held;
+  REQUIRE(add_symbolic_gradients(root, {y}, {u, x}, {}, {.stop_gradients = {u}}, &held).ok());
+  auto fixed = run(root, {{x, fvec({1, 2, 3})}}, held);
+  check_tensor(fixed[0], tensor_shape{3}, std::vector<float>{6, 12, 18});
+  check_tensor(fixed[1], tensor_shape{3}, std::vector<float>{1, 1, 1});
+  // A stop_gradients entry that is not in the graph is an error naming it.
+  std::vector<output> bad;
+  auto other = scope::new_root();
+  auto stray = vec_placeholder(other, "stray");
+  const status st = add_symbolic_gradients(root, {y}, {x}, {}, {.stop_gradients = {stray}}, &bad);
+  CHECK(st.message().find("stop_gradients[0] ('stray') is not an output") != std::string::npos);
 }
 
 TEST_CASE("several outputs: the gradients of their sum") {

@@ -85,19 +85,30 @@ struct gradient_registrar {
 //
 // Only float32 and float64 tensors carry gradients: paths through integer tensors (shapes,
 // indices, casts to int) contribute nothing, and integer `outputs` or `inputs` are refused.
-// Each requested input is a leaf: gradients do not flow back through it, so when one input
-// is computed from another, each gradient holds the other inputs fixed. An input that is a
-// variable's Ref output is differentiated as the value its consumers read.
+// Gradients are total derivatives, as TF's tf.gradients: when one requested input is computed
+// from another (u = 3x, y = u^2 + x), the gradient of x counts the path through u (18x + 1).
+// Tensors in `gradient_options::stop_gradients` are held fixed: no gradient flows back through
+// them (TF's stop_gradients; listing the inputs gives each the partial derivative, 1 here). An
+// input that is a variable's Ref output is differentiated as the value its consumers read.
 //
 // The nodes are added under the name scope "gradients" (made unique), one sub-scope per
 // forward node ("gradients/layer/MatMul_grad/..."). Errors found here (bad arguments, an op
 // without a gradient) are returned without being recorded in `s`, so the scope stays usable;
 // an op that fails to build inside a gradient function records its error in `s`, as every op
 // does. Nodes added before an error remain, unused.
+struct gradient_options {
+  std::vector<output> stop_gradients;
+};
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
                               const std::vector<output>& grad_outputs,
-                              std::vector<output>* grad_inputs);
+                              const gradient_options& options, std::vector<output>* grad_inputs);
+inline status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                                     const std::vector<output>& inputs,
+                                     const std::vector<output>& grad_outputs,
+                                     std::vector<output>* grad_inputs) {
+  return add_symbolic_gradients(s, outputs, inputs, grad_outputs, {}, grad_inputs);
+}
 inline status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                                      const std::vector<output>& inputs,
                                      std::vector<output>* grad_inputs) {

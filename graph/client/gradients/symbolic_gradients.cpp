@@ -3,13 +3,14 @@
 // Only nodes on a path from a requested input to a requested output are differentiated: the
 // nodes reachable backwards from the outputs, intersected with those reachable forwards from
 // the inputs. Paths run over float32/float64 edges only, so integer tensors (shapes, indices,
-// counters) never carry a gradient. A requested input is a leaf: gradients stop there, so
-// d output / d x holds every other requested input fixed.
+// counters) never carry a gradient. Gradients stop only at the stop_gradients tensors: a
+// requested input collects what reaches it and passes it on (total derivatives, as TF).
 //
 // The nodes of that subgraph are visited in reverse topological order, so by the time a node
 // is visited every consumer of its outputs has already handed back its share of the gradient;
 // the shares of one tensor are summed with AddN.
 #include <deque>
+#include <set>
 #include <map>
 #include <memory>
 #include <utility>
@@ -41,11 +42,12 @@ class gradient_builder {
  public:
   gradient_builder(const scope& s, const std::vector<output>& outputs,
                    const std::vector<output>& inputs, const std::vector<output>& grad_outputs,
-                   std::string frame = {})
+                   const std::vector<output>& stop_gradients, std::string frame = {})
       : scope_(s),
         outputs_(outputs),
         inputs_(inputs),
         grad_outputs_(grad_outputs),
+        stop_gradients_(stop_gradients),
         frame_(std::move(frame)),
         grad_scope_(s.new_sub_scope("gradients")) {}
 
@@ -72,6 +74,7 @@ class gradient_builder {
     return {n.def->name, t.second, n.output_types[t.second]};
   }
   bool requested(tensor_id t) const { return leaf_grads_.count(t) != 0; }
+  bool stopped(tensor_id t) const { return stops_.count(t) != 0; }
   // Hands `grad` to tensor `t`: kept for the caller if `t` is a requested input, queued for
   // its node if that node is on a path, dropped otherwise.
   void send(tensor_id t, const output& grad);
@@ -80,6 +83,8 @@ class gradient_builder {
   const std::vector<output>& outputs_;
   const std::vector<output>& inputs_;
   const std::vector<output>& grad_outputs_;
+  const std::vector<output>& stop_gradients_;
+  std::set<tensor_id> stops_;
   std::string frame_;  // the while-loop frame differentiated; "" for the root
 
   graph_def def_;
@@ -217,6 +222,15 @@ status gradient_builder::check_arguments() {
     input_ids_.push_back(t);
     leaf_grads_[t];  // marks `t` as a leaf
   }
+  for (size_t i = 0; i < stop_gradients_.size(); ++i) {
+    const output& o = stop_gradients_[i];
+    auto it = index_of_.find(o.node);
+    if (!o.valid() || it == index_of_.end() || o.index < 0 ||
+        o.index >= static_cast<int>(nodes_[it->second].output_types.size()))
+      return errors::invalid_argument("add_symbolic_gradients: stop_gradients[", i, "] ('",
+                                      o.name(), "') is not an output of the scope's graph");
+    stops_.insert({it->second, o.index});
+  }
   if (grad_outputs_.empty()) return {};
   if (grad_outputs_.size() != outputs_.size())
     return errors::invalid_argument("add_symbolic_gradients: ", grad_outputs_.size(),
@@ -238,11 +252,11 @@ status gradient_builder::check_arguments() {
 
 void gradient_builder::find_paths() {
   const size_t n = nodes_.size();
-  // Backwards from the outputs, not through leaves.
+  // Backwards from the outputs, not through stopped tensors.
   std::vector<bool> reaches_output(n, false);
   std::vector<int> stack;
   for (tensor_id t : output_ids_)
-    if (!requested(t) && !reaches_output[t.first]) {
+    if (!stopped(t) && !reaches_output[t.first]) {
       reaches_output[t.first] = true;
       stack.push_back(t.first);
     }
@@ -250,13 +264,13 @@ void gradient_builder::find_paths() {
     const int id = stack.back();
     stack.pop_back();
     for (tensor_id src : nodes_[id].inputs) {
-      if (requested(src) || reaches_output[src.first]) continue;
+      if (stopped(src) || reaches_output[src.first]) continue;
       if (!is_differentiable(nodes_[src.first].output_types[src.second])) continue;
       reaches_output[src.first] = true;
       stack.push_back(src.first);
     }
   }
-  // Forwards from the leaves, again not through other leaves.
+  // Forwards from the requested inputs, again not through stopped tensors.
   std::vector<bool> reached_from_input(n, false);
   auto visit_consumers = [&](tensor_id t) {
     if (!is_differentiable(nodes_[t.first].output_types[t.second])) return;
@@ -271,7 +285,7 @@ void gradient_builder::find_paths() {
     const int id = stack.back();
     stack.pop_back();
     for (int p = 0; p < static_cast<int>(nodes_[id].output_types.size()); ++p)
-      if (!requested({id, p})) visit_consumers({id, p});
+      if (!stopped({id, p})) visit_consumers({id, p});
   }
   on_path_.assign(n, false);
   for (size_t i = 0; i < n; ++i) on_path_[i] = reaches_output[i] && reached_from_input[i];
@@ -303,11 +317,8 @@ output gradient_builder::sum(const scope& s, const std::vector<output>& grads) c
 }
 
 void gradient_builder::send(tensor_id t, const output& grad) {
-  if (auto leaf = leaf_grads_.find(t); leaf != leaf_grads_.end()) {
-    leaf->second.push_back(grad);
-  } else if (on_path_[t.first]) {
-    pending_[t].push_back(grad);
-  }
+  if (auto leaf = leaf_grads_.find(t); leaf != leaf_grads_.end()) leaf->second.push_back(grad);
+  if (!stopped(t) && on_path_[t.first]) pending_[t].push_back(grad);
 }
 
 status gradient_builder::backprop(int id) {
@@ -315,7 +326,7 @@ status gradient_builder::backprop(int id) {
   const int num_outputs = static_cast<int>(n.output_types.size());
   bool any_gradient = false;
   for (int p = 0; p < num_outputs; ++p)
-    if (!requested({id, p}) && pending_.count({id, p})) any_gradient = true;
+    if (!stopped({id, p}) && pending_.count({id, p})) any_gradient = true;
   // Nothing differentiable reached this node's outputs (e.g. everything after it went through
   // an op without a gradient): its inputs would only get zeros.
   if (!any_gradient) return {};
@@ -323,8 +334,8 @@ status gradient_builder::backprop(int id) {
     std::vector<output> dys;
     for (int p = 0; p < num_outputs; ++p) {
       auto it = pending_.find({id, p});
-      dys.push_back(requested({id, p}) || it == pending_.end() ? output{}
-                                                                : sum(grad_scope_, it->second));
+      dys.push_back(stopped({id, p}) || it == pending_.end() ? output{}
+                                                              : sum(grad_scope_, it->second));
     }
     return backprop_loop(id, static_cast<size_t>(id) - def_.nodes.size(), dys);
   }
@@ -347,8 +358,8 @@ status gradient_builder::backprop(int id) {
   for (int p = 0; p < num_outputs; ++p) {
     info.outputs.push_back(as_output({id, p}));
     auto it = pending_.find({id, p});
-    // A leaf's gradient stays with the caller; the node sees zeros for it.
-    if (requested({id, p}) || it == pending_.end())
+    // A stopped tensor's gradient goes no further: the node sees zeros for it.
+    if (stopped({id, p}) || it == pending_.end())
       dys.push_back(ops::zeros_like(s, info.outputs.back()));
     else
       dys.push_back(sum(s, it->second));
@@ -421,8 +432,9 @@ status gradient_builder::build(std::vector<output>* grad_inputs) {
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
                               const std::vector<output>& grad_outputs,
-                              std::vector<output>* grad_inputs) {
-  return gradient_builder(s, outputs, inputs, grad_outputs).build(grad_inputs);
+                              const gradient_options& options, std::vector<output>* grad_inputs) {
+  return gradient_builder(s, outputs, inputs, grad_outputs, options.stop_gradients)
+      .build(grad_inputs);
 }
 
 namespace detail {
@@ -430,7 +442,8 @@ status add_symbolic_gradients_in_frame(const scope& s, const std::vector<output>
                                        const std::vector<output>& inputs,
                                        const std::vector<output>& grad_outputs,
                                        const std::string& frame, std::vector<output>* grad_inputs) {
-  return gradient_builder(s, outputs, inputs, grad_outputs, frame).build(grad_inputs);
+  // A loop body's inputs are where its gradient ends: held fixed, as each is one iteration's.
+  return gradient_builder(s, outputs, inputs, grad_outputs, inputs, frame).build(grad_inputs);
 }
 }  // namespace detail
 
