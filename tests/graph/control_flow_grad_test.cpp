@@ -1,6 +1,7 @@
 // Gradients through cond and while_loop, checked by finite differences (issue 24, item 4).
 #include <doctest/doctest.h>
 
+#include "actors/session.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/control_flow_ops.hpp"
@@ -101,4 +102,27 @@ TEST_CASE("the gradient reaches a loop variable whose final value is not used") 
   REQUIRE(root.ok());
   check_gradients(root, {a0, b0}, ramp_weighted(root, out[1]),
                   {values({0.3, -0.8}, {2}), values({1.1, 0.6}, {2})});
+}
+
+TEST_CASE("back_prop = false: the loop's results carry no gradient") {
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float64, {.shape = {2}});
+  auto out = ops::while_loop(
+      root, {i32(root, 0), x},
+      [&](const scope& c, const std::vector<output>& v) { return ops::less(c, v[0], i32(c, 3)); },
+      [&](const scope& s, const std::vector<output>& v) {
+        return std::vector{ops::add(s, v[0], i32(s, 1)), ops::mul(s, v[1], v[1])};
+      },
+      {.parallel_iterations = 10, .maximum_iterations = {}, .shape_invariants = {},
+       .back_prop = false});
+  REQUIRE(root.ok());
+  // y = loop(x) + x: only the direct term has a gradient.
+  auto y = ops::add(root, out[1], x);
+  std::vector<output> grads;
+  REQUIRE(add_symbolic_gradients(root, {y}, {x}, &grads).ok());
+  session sess(root);
+  auto g = sess.run({{x, values({0.5, 2.0}, {2})}}, {grads[0], y});
+  REQUIRE(g.ok());
+  caflow::testing::check_tensor(g->at(0), tensor_shape{2}, std::vector<double>{1, 1});
+  caflow::testing::check_tensor(g->at(1), tensor_shape{2}, std::vector<double>{0.5 + 0.00390625, 2 + 256});
 }

@@ -6,6 +6,7 @@
 #include "graph/client/node_builder.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/math_ops.hpp"
+#include "graph/client/ops/nn_ops.hpp"
 
 namespace caflow::ops {
 
@@ -234,7 +235,12 @@ std::vector<output> while_loop(const scope& s, const std::vector<output>& loop_v
     s.update_input(merges[i].node, 1, n.name());
   }
   if (!s.ok()) return {};
-  return std::vector<output>(exits.begin() + (counted ? 1 : 0), exits.end());
+  std::vector<output> result(exits.begin() + (counted ? 1 : 0), exits.end());
+  // Without back_prop, as TF's: the results are constants to the gradient machinery, so no
+  // gradient loop (nor forward history) is ever built for this loop.
+  if (!options.back_prop)
+    for (output& r : result) r = stop_gradient(ls.with_op_name("no_back_prop"), r);
+  return result;
 }
 
 }  // namespace caflow::ops

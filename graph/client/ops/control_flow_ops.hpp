@@ -68,7 +68,7 @@ struct while_loop_options {
   // Per loop variable, a shape the body may change it within (TF's shape_invariants); empty:
   // each variable keeps the shape it enters with.
   std::vector<partial_shape> shape_invariants;
-  // Whether gradients may be taken (keeps forward values on stacks; see gradients.hpp).
+  // false: the results carry no gradient (StopGradient), as TF's back_prop=False.
   bool back_prop = true;
 };
 // TF's tf.while_loop: runs `body` while `cond` holds, starting from `loop_vars`; returns the
