@@ -32,20 +32,12 @@ struct executor::step_state {
   std::unique_ptr<std::atomic<int>[]> pending;
   std::vector<kernel_value> inputs;
   std::atomic<int> remaining{0};
-  std::atomic<bool> aborted{false};
-  std::mutex mu;
-  status first_error;
+  step_errors errors;
   cancellation_manager::token cancel_token = 0;
   bool registered = false;
   trace_recorder* trace = nullptr;  // set when the step started while tracing was on
 
-  void abort(const status& st) {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (first_error.ok()) first_error = st;
-    }
-    aborted.store(true, std::memory_order_release);
-  }
+  void abort(const status& st) { errors.abort(st); }
 };
 
 // Nodes made ready while processing; most steps never outgrow the inline capacity.
@@ -172,7 +164,7 @@ void executor::run_async(const step_context& step, done_fn done) {
 bool executor::runs_here(const step_state* s, int id) const {
   if (actor_thread_depth == 0) return true;
   const node_item& item = items_[id];
-  if (item.is_send || item.is_recv || s->aborted.load(std::memory_order_relaxed)) return true;
+  if (item.is_send || item.is_recv || s->errors.aborted(std::memory_order_relaxed)) return true;
   if (!item.may_inline) return false;
   const int64_t cost = cost_of(id);
   if (cost < 0 || cost > light_node_ns) return false;
@@ -262,7 +254,7 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
   const scoped_flush_denormal flush;
   const node_item& item = items_[id];
   kernel_value* inputs = s->inputs.data() + item.input_start;
-  if (s->aborted.load(std::memory_order_acquire) || !prepare_inputs(s, item, inputs)) {
+  if (s->errors.aborted() || !prepare_inputs(s, item, inputs)) {
     finish_node(s, id, nullptr, status{}, ready);
     return;
   }
@@ -349,7 +341,7 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
     if (!runs_here(s, e.dst)) {
       run_on_device(s, e.dst);
     } else if (!dst.expensive || actor_thread_depth > 0 ||
-               s->aborted.load(std::memory_order_relaxed)) {
+               s->errors.aborted(std::memory_order_relaxed)) {
       ready.push(e.dst);
     } else {
       // Keep one expensive node for this thread; hand the others to the pool.
@@ -360,11 +352,7 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
   if (expensive_ready >= 0) ready.push(expensive_ready);
   if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (s->registered) s->step.cancellation->deregister_callback(s->cancel_token);
-    status result;
-    {
-      std::lock_guard<std::mutex> lock(s->mu);
-      result = s->first_error;
-    }
+    const status result = s->errors.first();
     done_fn done = std::move(s->done);
     delete s;
     done(result);

@@ -146,22 +146,14 @@ struct executor::frame_step {
   std::atomic<int> outstanding{0};  // nodes ready or running in the whole step
   std::atomic<int> last_frame{0};   // where_loops_are
   std::atomic<int64_t> last_iteration{0};
-  std::atomic<bool> aborted{false};
-  std::mutex error_mu;
-  status first_error;
+  step_errors errors;
   cancellation_manager::token cancel_token = 0;
   bool registered = false;
 
   frame_step(executor& e, const step_context& s, done_fn d)
       : ex(e), plan(*e.frames_), step(s), done(std::move(d)) {}
 
-  void abort(const status& st) {
-    {
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (first_error.ok()) first_error = st;
-    }
-    aborted.store(true, std::memory_order_release);
-  }
+  void abort(const status& st) { errors.abort(st); }
 
   void fail(const status& st) {
     abort(st);
@@ -234,7 +226,7 @@ struct executor::frame_step {
     const node_item& item = ex.items_[t.id];
     const frame_plan::node_info& info = plan.nodes[t.id];
     kernel_value* inputs = t.it->inputs.data() + info.local_input_start;
-    if (aborted.load(std::memory_order_acquire)) {
+    if (errors.aborted()) {
       finish(t, nullptr, {}, ready);
       return;
     }
@@ -309,14 +301,14 @@ struct executor::frame_step {
     const node_item& item = ex.items_[t.id];
     bool ran = st.ok();
     if (!ran) fail(st.with_context(item.error_prefix).with_source(item.source));
-    if (ran && !aborted.load(std::memory_order_acquire)) {
+    if (ran && !errors.aborted()) {
       if (status missing = check_outputs(t, outputs); !missing.ok()) {
         fail(missing);
         ran = false;
       }
     }
     clear_inputs(t);
-    if (ran && !aborted.load(std::memory_order_acquire)) {
+    if (ran && !errors.aborted()) {
       std::lock_guard<std::mutex> lock(mu);
       propagate(t, outputs, false, ready);
       --t.it->outstanding_ops;
@@ -328,13 +320,8 @@ struct executor::frame_step {
   void node_done() {
     if (outstanding.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     if (registered) step.cancellation->deregister_callback(cancel_token);
-    status stalled = stalled_loops();
-    status result;
-    {
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (first_error.ok()) first_error = stalled;
-      result = first_error;
-    }
+    if (status stalled = stalled_loops(); !stalled.ok()) errors.abort(stalled);
+    const status result = errors.first();
     done_fn finished = std::move(done);
     delete this;
     finished(result);
@@ -345,7 +332,7 @@ struct executor::frame_step {
   // Reported, naming the loop and the nodes, rather than ending the step without its values.
   status stalled_loops() {
     std::lock_guard<std::mutex> lock(mu);
-    if (children.empty() || aborted.load(std::memory_order_acquire)) return {};
+    if (children.empty() || errors.aborted()) return {};
     const frame& f = *children.begin()->second;
     std::string waiting;
     int shown = 0;

@@ -1,7 +1,9 @@
 #pragma once
 // The executor's per-node records, shared by its two paths: actors/executor.cpp (graphs without
 // control flow) and actors/executor_frames.cpp (frames, iterations and deadness). Private to them.
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +39,30 @@ struct executor::node_item {
   bool is_send = false;
   bool is_recv = false;
   bool may_inline = false;  // on an actor's thread, if measured light
+};
+
+// A step's first error and whether it has aborted, kept the same way by both paths.
+class step_errors {
+ public:
+  void abort(const status& st) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (first_.ok()) first_ = st;
+    }
+    aborted_.store(true, std::memory_order_release);
+  }
+  bool aborted(std::memory_order order = std::memory_order_acquire) const {
+    return aborted_.load(order);
+  }
+  status first() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_;
+  }
+
+ private:
+  std::atomic<bool> aborted_{false};
+  std::mutex mu_;
+  status first_;
 };
 
 // What the control-flow path knows of each node and frame beyond its node_item: the node's
