@@ -270,8 +270,15 @@ struct executor::frame_step {
       });
       return;
     }
-    std::vector<kernel_value> outputs(item.num_outputs);
-    kernel_context ctx(*item.kernel, ex.dev_, step, inputs, outputs.data());
+    // As on the plain path: most nodes have few outputs, kept off the heap.
+    kernel_value small[4];
+    std::vector<kernel_value> large;
+    kernel_value* outputs = small;
+    if (item.num_outputs > 4) {
+      large.resize(item.num_outputs);
+      outputs = large.data();
+    }
+    kernel_context ctx(*item.kernel, ex.dev_, step, inputs, outputs);
     ctx.set_frame_iter(where);
     if (trace) {
       const auto start = trace_recorder::clock::now();
@@ -280,7 +287,7 @@ struct executor::frame_step {
     } else {
       item.kernel->compute(ctx);
     }
-    finish(t, outputs.data(), ctx.get_status(), ready);
+    finish(t, outputs, ctx.get_status(), ready);
   }
 
   // A node that did not run because an input was dead: its outputs are all dead.

@@ -1,23 +1,10 @@
 #include "graph/client/ops/math_binary_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
+#include "graph/client/ops/op_builders.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
-namespace {
-
-// NotEqual with incompatible_shape_error = false: shapes that cannot broadcast give a scalar,
-// so the output shape is only known when they can (as Equal's).
-status not_equal_shape(shape_context& c) {
-  bool shape_error = true;
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("incompatible_shape_error", &shape_error));
-  if (shape_error) return shape_fns::broadcast_binary(c);
-  auto s = broadcast_shapes(c.input(0), c.input(1));
-  c.set_output(0, s.ok() ? *s : partial_shape::unknown());
-  return {};
-}
-
-}  // namespace
 
 // TF's type lists restricted to caflow's dtypes; the CPU kernels cover exactly these.
 #define CAFLOW_BINARY_MATH_OP(name, types)                                               \
@@ -38,7 +25,7 @@ CAFLOW_REGISTER_OP("Atan2").input("y: T").input("x: T").output("z: T")
 
 CAFLOW_REGISTER_OP("NotEqual").input("x: T").input("y: T").output("z: bool").attr("T: type")
     .attr("incompatible_shape_error: bool = true").commutative().cheap()
-    .set_shape_fn(not_equal_shape);
+    .set_shape_fn(ops_detail::equality_shape);
 CAFLOW_REGISTER_OP("GreaterEqual").input("x: T").input("y: T").output("z: bool")
     .attr("T: {float32, float64, int32, int64, uint8}").cheap()
     .set_shape_fn(shape_fns::broadcast_binary);
@@ -53,9 +40,7 @@ CAFLOW_REGISTER_OP("LogicalOr").input("x: bool").input("y: bool").output("z: boo
 namespace ops {
 namespace {
 
-output binary(const scope& s, const char* op, const output& x, const output& y) {
-  return node_builder(s, op).input(x).input(y).finalize().out();
-}
+using ops_detail::binary;
 
 }  // namespace
 

@@ -1,14 +1,12 @@
 #include "graph/client/ops/math_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
+#include "graph/client/ops/op_builders.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
-namespace {
 
-// With incompatible_shape_error = false, shapes that cannot broadcast give a scalar, so the
-// output shape is only known when they can.
-status equality_shape(shape_context& c) {
+status ops_detail::equality_shape(shape_context& c) {
   bool shape_error = true;
   CAFLOW_RETURN_IF_ERROR(c.get_attr("incompatible_shape_error", &shape_error));
   if (shape_error) return shape_fns::broadcast_binary(c);
@@ -16,6 +14,9 @@ status equality_shape(shape_context& c) {
   c.set_output(0, s.ok() ? *s : partial_shape::unknown());
   return {};
 }
+namespace {
+
+using ops_detail::equality_shape;
 
 // TF1 Select: condition is a scalar, has t's shape, or is a vector of t's first dimension.
 status select_shape(shape_context& c) {
@@ -122,13 +123,8 @@ CAFLOW_REGISTER_OP("Cast").input("x: SrcT").output("y: DstT").attr("SrcT: type")
 namespace ops {
 namespace {
 
-output binary(const scope& s, const char* op, const output& x, const output& y) {
-  return node_builder(s, op).input(x).input(y).finalize().out();
-}
-
-output unary(const scope& s, const char* op, const output& x) {
-  return node_builder(s, op).input(x).finalize().out();
-}
+using ops_detail::unary;
+using ops_detail::binary;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 #include "graph/client/ops/nn_activation_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
+#include "graph/client/ops/op_builders.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
@@ -32,13 +33,8 @@ CAFLOW_ACTIVATION_GRAD_OP("LeakyReluGrad", "features", "{float32, float64}")
 namespace ops {
 namespace {
 
-output unary(const scope& s, const char* op, const output& x) {
-  return node_builder(s, op).input(x).finalize().out();
-}
-
-output binary(const scope& s, const char* op, const output& x, const output& y) {
-  return node_builder(s, op).input(x).input(y).finalize().out();
-}
+using ops_detail::unary;
+using ops_detail::binary;
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/client/node_builder.hpp"
+#include "graph/client/ops/op_builders.hpp"
 #include "graph/ir/shape_inference.hpp"
 #include "graph/util/array_index_util.hpp"
 #include "graph/util/broadcast_reduction.hpp"
@@ -169,13 +170,8 @@ CAFLOW_REGISTER_OP("BroadcastGradientArgs").input("s0: T").input("s1: T").output
 namespace ops {
 namespace {
 
-output unary(const scope& s, const char* op, const output& x) {
-  return node_builder(s, op).input(x).finalize().out();
-}
-
-output binary(const scope& s, const char* op, const output& x, const output& y) {
-  return node_builder(s, op).input(x).input(y).finalize().out();
-}
+using ops_detail::unary;
+using ops_detail::binary;
 
 cross_entropy_result loss(const scope& s, const char* op, const output& features,
                           const output& labels) {
