@@ -80,3 +80,34 @@ TEST_CASE("a cond with branches on two tasks, and a loop body alternating betwee
     CHECK(r->at(2).scalar_value<double>() == 999.0 * 1000.0 / 2.0);
   }
 }
+
+TEST_CASE("a nested loop whose body spans tasks is refused, naming both loops") {
+  auto cluster = caflow::testing::start_in_process_cluster(1, 2);  // ps 0, worker 0, worker 1
+  REQUIRE_MESSAGE(cluster.ok(), cluster.get_status().to_string());
+  const auto& servers = *cluster;
+  const std::string w1 = full_device_name("worker", 1, "CPU", 0);
+  auto root = scope::new_root().with_device(full_device_name("worker", 0, "CPU", 0));
+  auto less_than = [](int n) {
+    return [n](const scope& c, const std::vector<output>& v) {
+      return ops::less(c, v[0], ops::constant(c, n));
+    };
+  };
+  auto out = ops::while_loop(root, {ops::constant(root, 0)}, less_than(2),
+                             [&](const scope& b, const std::vector<output>& v) {
+                               auto inner = ops::while_loop(
+                                   b, {v[0]}, less_than(5),
+                                   [&](const scope& ib, const std::vector<output>& w) {
+                                     return std::vector{ops::add(ib.with_device(w1), w[0],
+                                                                 ops::constant(ib, 1))};
+                                   });
+                               return std::vector{ops::add(b, inner[0], ops::constant(b, 1))};
+                             });
+  REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+  session sess(root, {.target = servers[1]->target()});
+  auto r = sess.run({out[0]});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.get_status().message().find("is nested in loop 'while/while_context'") !=
+        std::string::npos);
+  CHECK(r.get_status().message().find("place a nested loop's body on one device") !=
+        std::string::npos);
+}
