@@ -10,6 +10,7 @@
 // Value: ids applied per second by both workers together (uniform ids: repeats are rare).
 #include <atomic>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <thread>
@@ -105,6 +106,15 @@ double rows_per_s(const config& c, const std::vector<std::string>& targets, bool
   return static_cast<double>(steps.load() * c.batch) / elapsed;
 }
 
+// A process's resident set (VmRSS) in MiB, -1 when unreadable.
+double rss_mib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return -1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +138,10 @@ int main(int argc, char** argv) {
       w1(cluster, "worker", 1);
   const std::vector<std::string> targets{"caflow://" + addr(2), "caflow://" + addr(3)};
   const double sparse = rows_per_s(c, targets, false);
+  // Each ps task holds its own shard: half the table, plus its runtime.
+  std::printf("after sparse training: ps RSS task 0 %.0f MiB, task 1 %.0f MiB (table %.0f MiB)\n",
+              rss_mib(ps0.pid()), rss_mib(ps1.pid()),
+              static_cast<double>(c.rows * c.dim * 4) / (1 << 20));
   const double dense = rows_per_s(c, targets, true);
   std::printf("table %lldx%lld in 2 shards, batch %lld per worker, %.1f s each\n",
               static_cast<long long>(c.rows), static_cast<long long>(c.dim),
