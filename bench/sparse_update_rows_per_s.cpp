@@ -47,8 +47,8 @@ worker_graph build(const config& c, int task, bool dense) {
   auto emb = train::create_partitioned_variable(root, "emb", tensor_shape{c.rows, c.dim},
                                                 dtype::float32, train::zeros_initializer(),
                                                 train::fixed_size_partitioner(2));
-  g.ids = ops::placeholder(root.with_op_name("ids"), dtype::int64,
-                           {.shape = partial_shape{c.batch}});
+  g.ids =
+      ops::placeholder(root.with_op_name("ids"), dtype::int64, {.shape = partial_shape{c.batch}});
   auto rows = nn::embedding_lookup(root, emb, g.ids);
   auto loss = ops::sum(root, ops::mul(root, rows, ops::constant(root, 1e-3f)), {0, 1});
   train::gradient_descent_optimizer sgd(0.1);
@@ -121,10 +121,14 @@ int main(int argc, char** argv) {
   config c;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--rows") c.rows = std::stoll(argv[i + 1]);
-    else if (flag == "--dim") c.dim = std::stoll(argv[i + 1]);
-    else if (flag == "--batch") c.batch = std::stoll(argv[i + 1]);
-    else if (flag == "--seconds") c.seconds = std::stod(argv[i + 1]);
+    if (flag == "--rows")
+      c.rows = std::stoll(argv[i + 1]);
+    else if (flag == "--dim")
+      c.dim = std::stoll(argv[i + 1]);
+    else if (flag == "--batch")
+      c.batch = std::stoll(argv[i + 1]);
+    else if (flag == "--seconds")
+      c.seconds = std::stod(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown flag %s\n", argv[i]);
       return 2;
@@ -132,7 +136,8 @@ int main(int argc, char** argv) {
   }
   const auto ports = bench::free_ports(4);
   auto addr = [&](int i) { return "127.0.0.1:" + std::to_string(ports[i]); };
-  const std::string cluster = "ps=" + addr(0) + "," + addr(1) + ";worker=" + addr(2) + "," + addr(3);
+  const std::string cluster =
+      "ps=" + addr(0) + "," + addr(1) + ";worker=" + addr(2) + "," + addr(3);
   // Forked before this process starts any thread.
   bench::forked_server ps0(cluster, "ps", 0), ps1(cluster, "ps", 1), w0(cluster, "worker", 0),
       w1(cluster, "worker", 1);

@@ -15,6 +15,23 @@
 
 namespace caflow::bench {
 
+// The flags both training benches take: [--steps N] [--threads-per-task N]. Exits 2, printing
+// `usage`, on anything else.
+inline void parse_steps_and_threads(int argc, char** argv, const char* usage, int* steps,
+                                    int* threads) {
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 < argc && flag == "--steps") {
+      *steps = std::stoi(argv[i + 1]);
+    } else if (i + 1 < argc && flag == "--threads-per-task") {
+      *threads = std::stoi(argv[i + 1]);
+    } else {
+      std::fprintf(stderr, "usage: %s\n", usage);
+      std::exit(2);
+    }
+  }
+}
+
 inline data::dataset synthetic_images(int64_t n, uint64_t seed) {
   tensor images(dtype::float32, tensor_shape{n, 28, 28, 1});
   tensor labels(dtype::int32, tensor_shape{n});
@@ -49,10 +66,10 @@ inline data::dataset first_examples(data::fashion_mnist_split split, int64_t n,
 inline double cluster_samples_per_s(const train_app::train_options& o, int workers, int threads,
                                     const data::dataset& train, const data::dataset& test) {
   using namespace train_app;
-  auto cluster = embedded_cluster::start(
-      {.ps_tasks = 1,
-       .worker_tasks = workers,
-       .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
+  auto cluster =
+      embedded_cluster::start({.ps_tasks = 1,
+                               .worker_tasks = workers,
+                               .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
   if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;

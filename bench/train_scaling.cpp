@@ -25,17 +25,8 @@ constexpr int64_t test_size = 100;
 
 int main(int argc, char** argv) {
   int steps = 600, threads = 1;  // steps per worker
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--steps") {
-      steps = std::stoi(argv[i + 1]);
-    } else if (flag == "--threads-per-task") {
-      threads = std::stoi(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "usage: bench_train_scaling [--steps N] [--threads-per-task N]\n");
-      return 2;
-    }
-  }
+  bench::parse_steps_and_threads(
+      argc, argv, "bench_train_scaling [--steps N] [--threads-per-task N]", &steps, &threads);
   const char* source = nullptr;
   const data::dataset train =
       bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
@@ -57,9 +48,10 @@ int main(int argc, char** argv) {
       if (workers == 1) one = rate;
       const std::string name =
           std::string("train_scaling_") + to_string(mode) + "_w" + std::to_string(workers);
-      std::printf("RESULT %s value=%.4g unit=samples/s baseline=%.4g ratio=%.3f note=%s-data,"
-                  "baseline-one-worker\n",
-                  name.c_str(), rate, one, rate / one, source);
+      std::printf(
+          "RESULT %s value=%.4g unit=samples/s baseline=%.4g ratio=%.3f note=%s-data,"
+          "baseline-one-worker\n",
+          name.c_str(), rate, one, rate / one, source);
       std::fflush(stdout);
     }
   }

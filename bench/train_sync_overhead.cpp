@@ -49,41 +49,36 @@ double local_samples_per_s(int epochs, const data::dataset& train, const data::d
 
 double sync_samples_per_s(int epochs, int threads, const data::dataset& train,
                           const data::dataset& test) {
-  return bench::cluster_samples_per_s(options(replication::sync, epochs, threads), workers,
-                                      threads, train, test);
+  return bench::cluster_samples_per_s(options(replication::sync, epochs, threads), workers, threads,
+                                      train, test);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   int steps = 2000, threads = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--steps") {
-      steps = std::stoi(argv[i + 1]);
-    } else if (flag == "--threads-per-task") {
-      threads = std::stoi(argv[i + 1]);
-    } else {
-      std::fprintf(stderr, "usage: bench_train_sync_overhead [--steps N] [--threads-per-task N]\n");
-      return 2;
-    }
-  }
+  bench::parse_steps_and_threads(
+      argc, argv, "bench_train_sync_overhead [--steps N] [--threads-per-task N]", &steps, &threads);
   const int64_t steps_per_epoch = train_size / global_batch;
   const int epochs = static_cast<int>(std::max<int64_t>(1, steps / steps_per_epoch));
   const char* source = nullptr;
-  const data::dataset train = bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
-  const data::dataset test = bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
+  const data::dataset train =
+      bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
+  const data::dataset test =
+      bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
 
   const double local = local_samples_per_s(epochs, train, test);
   const double sync = sync_samples_per_s(epochs, threads, train, test);
-  std::printf("caflow mlp, %lld global steps of batch %d: local %.0f samples/s (2 threads), "
-              "sync 1 ps + %d workers %.0f samples/s (%d intra-op thread%s per task)\n",
-              static_cast<long long>(epochs * steps_per_epoch), global_batch, local, workers,
-              sync, threads, threads == 1 ? "" : "s");
+  std::printf(
+      "caflow mlp, %lld global steps of batch %d: local %.0f samples/s (2 threads), "
+      "sync 1 ps + %d workers %.0f samples/s (%d intra-op thread%s per task)\n",
+      static_cast<long long>(epochs * steps_per_epoch), global_batch, local, workers, sync, threads,
+      threads == 1 ? "" : "s");
   // bench_util's format with a note on where the images came from.
-  std::printf("RESULT train_sync_overhead value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
-              "note=%s-data,baseline-local-mode\n",
-              sync, local, sync / local, source);
+  std::printf(
+      "RESULT train_sync_overhead value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
+      "note=%s-data,baseline-local-mode\n",
+      sync, local, sync / local, source);
   std::fflush(stdout);
   return 0;
 }

@@ -39,9 +39,9 @@ class conditional_accumulator final : public resource,
   using add_fn = void (*)(tensor& sum, const tensor& gradient);
   // The gradients summed since the last take, and how many there were.
   struct taken {
-    tensor sum;                 // dense accumulators
-    sparse_gradient_sum rows;   // sparse ones
-    tensor dense_shape;         // sparse ones: the last gradient_shape given, if any
+    tensor sum;                // dense accumulators
+    sparse_gradient_sum rows;  // sparse ones
+    tensor dense_shape;        // sparse ones: the last gradient_shape given, if any
     int64_t count = 0;
   };
   using take_done = std::function<void(status, taken)>;

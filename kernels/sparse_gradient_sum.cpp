@@ -59,8 +59,7 @@ status_or<sparse_gradient_sum::rows> sparse_gradient_sum::take(
   rows out;
   CAFLOW_ASSIGN_OR_RETURN(out.indices, tensor::allocate(alloc, dtype::int64, tensor_shape{n}));
   if (type_ == dtype::invalid) return out;  // nothing added: the caller knows the row shape
-  CAFLOW_ASSIGN_OR_RETURN(out.values,
-                          tensor::allocate(alloc, type_, tensor_shape(value_dims)));
+  CAFLOW_ASSIGN_OR_RETURN(out.values, tensor::allocate(alloc, type_, tensor_shape(value_dims)));
   const size_t row_bytes = static_cast<size_t>(row_elems_) * dtype_size(type_);
   int64_t* idx = out.indices.data<int64_t>();
   auto* dst = static_cast<unsigned char*>(out.values.raw_data());

@@ -40,8 +40,8 @@ class sparse_gradient_sum {
   int64_t row_elems_ = 0;
   std::map<int64_t, size_t> slot_of_;  // index -> row slot in rows_
   std::vector<unsigned char> rows_;
-  std::vector<int64_t> counts_;  // per slot
-  int64_t gradients_ = 0;        // added so far, to count a repeated index once per gradient
+  std::vector<int64_t> counts_;         // per slot
+  int64_t gradients_ = 0;               // added so far, to count a repeated index once per gradient
   std::vector<int64_t> last_gradient_;  // per slot: the gradient that named it last
 };
 

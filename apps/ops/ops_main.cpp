@@ -49,7 +49,8 @@ std::string dtypes_of(const std::vector<const kernel_def*>& defs) {
   for (const auto& [attr, types] : by_attr) {
     if (!out.empty()) out += "; ";
     out += attr + ":";
-    for (dtype t : types) out += std::string(" ") + dtype_name(t) + (t == *types.rbegin() ? "" : ",");
+    for (dtype t : types)
+      out += std::string(" ") + dtype_name(t) + (t == *types.rbegin() ? "" : ",");
   }
   return out;
 }
@@ -150,9 +151,8 @@ int main(int argc, char** argv) {
     const std::string want = gpu ? text : without_gpu_column(text);
     const std::string have = gpu ? file.str() : without_gpu_column(file.str());
     if (want == have) return 0;
-    std::fprintf(stderr,
-                 "caflow-ops: %s is stale: regenerate it with `caflow-ops > %s`%s\n", argv[2],
-                 argv[2], gpu ? "" : " (in a build with CUDA, for the GPU column)");
+    std::fprintf(stderr, "caflow-ops: %s is stale: regenerate it with `caflow-ops > %s`%s\n",
+                 argv[2], argv[2], gpu ? "" : " (in a build with CUDA, for the GPU column)");
     return 1;
   }
   std::fprintf(stderr, "usage: caflow-ops [--check FILE]\n");

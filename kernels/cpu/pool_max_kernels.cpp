@@ -1,5 +1,5 @@
-// MaxPool, MaxPoolGrad and MaxPoolGradGrad over NHWC: loops over a window's input pixels with the depth
-// innermost, so each step is a contiguous, vectorisable run of in_depth elements.
+// MaxPool, MaxPoolGrad and MaxPoolGradGrad over NHWC: loops over a window's input pixels with the
+// depth innermost, so each step is a contiguous, vectorisable run of in_depth elements.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -82,8 +82,12 @@ bool window_argmax(const conv2d_geometry& g, const T* __restrict image, int64_t 
   return true;
 }
 
-template <class T>
-class max_pool_grad_op final : public pool::pool_kernel_base {
+// MaxPoolGrad (GradGrad false): each window's gradient is added at the window's maxima in
+// orig_input; grad is shaped like orig_output, the result like orig_input.
+// MaxPoolGradGrad (GradGrad true, TF's): grad is shaped like orig_input, and each window of the
+// result takes grad at the window's maxima; it is MaxPoolGrad's adjoint in its gradient.
+template <class T, bool GradGrad>
+class max_pool_backprop_op final : public pool::pool_kernel_base {
  public:
   using pool_kernel_base::pool_kernel_base;
 
@@ -91,90 +95,58 @@ class max_pool_grad_op final : public pool::pool_kernel_base {
     const tensor& orig_input = ctx.input(0);
     const tensor& orig_output = ctx.input(1);
     const tensor& grad = ctx.input(2);
-    auto resolved =
-        max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(), grad.shape());
+    if (GradGrad)
+      CAFLOW_OP_REQUIRES(ctx, grad.shape() == orig_input.shape(),
+                         errors::invalid_argument("grad of shape ", grad.shape().to_string(),
+                                                  " must have orig_input's shape ",
+                                                  orig_input.shape().to_string()));
+    auto resolved = max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(),
+                                           GradGrad ? orig_output.shape() : grad.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
     const conv2d_geometry& g = *resolved;
-    tensor* out = ctx.allocate_output(0, orig_input.shape());
+    tensor* out = ctx.allocate_output(0, GradGrad ? orig_output.shape() : orig_input.shape());
     if (out == nullptr || out->num_elements() == 0) return;
     const T* x = orig_input.data<T>();
     const T* dy = grad.data<T>();
-    T* dx = out->data<T>();
+    T* result = out->data<T>();
     // One item per image: windows overlap within an image, never across images, so workers
     // never add into the same element.
-    const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
     pool::for_items<T>(ctx, g.batch,
                        g.out_rows * g.out_cols * g.filter_rows * g.filter_cols * g.in_depth, 2.0,
                        [&](int64_t begin, int64_t end) {
-                         std::fill(dx + begin * image_size, dx + end * image_size, T{0});
                          std::vector<T> best(static_cast<size_t>(g.in_depth));
                          std::vector<int64_t> best_at(static_cast<size_t>(g.in_depth));
                          for (int64_t n = begin; n < end; ++n)
-                           backprop_image(g, x, dy, n, best.data(), best_at.data(), dx);
+                           image(g, x, dy, n, best.data(), best_at.data(), result);
                        });
   }
 
  private:
-  // Adds each window's gradient at its maxima.
-  static void backprop_image(const conv2d_geometry& g, const T* x, const T* dy, int64_t n,
-                             T* best, int64_t* best_at, T* dx) {
+  static void image(const conv2d_geometry& g, const T* x, const T* grad, int64_t n, T* best,
+                    int64_t* best_at, T* result) {
     const int64_t depth = g.in_depth, image_size = g.in_rows * g.in_cols * depth;
-    const T* image = x + n * image_size;
-    T* image_grad = dx + n * image_size;
+    const T* in = x + n * image_size;
+    if (!GradGrad) std::fill_n(result + n * image_size, image_size, T{0});
     for (int64_t oh = 0; oh < g.out_rows; ++oh) {
       for (int64_t ow = 0; ow < g.out_cols; ++ow) {
-        if (!window_argmax(g, image, oh, ow, best, best_at)) continue;
-        const T* g_out = dy + ((n * g.out_rows + oh) * g.out_cols + ow) * depth;
-        for (int64_t c = 0; c < depth; ++c) image_grad[best_at[c]] += g_out[c];
+        const int64_t window = ((n * g.out_rows + oh) * g.out_cols + ow) * depth;
+        const bool found = window_argmax(g, in, oh, ow, best, best_at);
+        if (GradGrad) {
+          for (int64_t c = 0; c < depth; ++c)
+            result[window + c] = found ? grad[n * image_size + best_at[c]] : T{0};
+        } else if (found) {
+          for (int64_t c = 0; c < depth; ++c)
+            result[n * image_size + best_at[c]] += grad[window + c];
+        }
       }
     }
   }
 };
 
-// MaxPoolGradGrad (TF's): grad is shaped like orig_input; each window of the output takes grad
-// at the window's maxima, where MaxPoolGrad would have put the window's gradient. It is
-// MaxPoolGrad's adjoint in its gradient argument.
 template <class T>
-class max_pool_grad_grad_op final : public pool::pool_kernel_base {
- public:
-  using pool_kernel_base::pool_kernel_base;
-  void compute(kernel_context& ctx) override {
-    const tensor& orig_input = ctx.input(0);
-    const tensor& orig_output = ctx.input(1);
-    const tensor& grad = ctx.input(2);
-    CAFLOW_OP_REQUIRES(ctx, grad.shape() == orig_input.shape(),
-                       errors::invalid_argument("grad of shape ", grad.shape().to_string(),
-                                                " must have orig_input's shape ",
-                                                orig_input.shape().to_string()));
-    auto resolved = max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(),
-                                           orig_output.shape());
-    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
-    const conv2d_geometry& g = *resolved;
-    tensor* out = ctx.allocate_output(0, orig_output.shape());
-    if (out == nullptr || out->num_elements() == 0) return;
-    const T* x = orig_input.data<T>();
-    const T* dx = grad.data<T>();
-    T* y = out->data<T>();
-    const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
-    pool::for_items<T>(
-        ctx, g.batch, g.out_rows * g.out_cols * g.filter_rows * g.filter_cols * g.in_depth, 2.0,
-        [&](int64_t begin, int64_t end) {
-          std::vector<T> best(static_cast<size_t>(g.in_depth));
-          std::vector<int64_t> best_at(static_cast<size_t>(g.in_depth));
-          for (int64_t n = begin; n < end; ++n)
-            for (int64_t oh = 0; oh < g.out_rows; ++oh)
-              for (int64_t ow = 0; ow < g.out_cols; ++ow) {
-                T* o = y + ((n * g.out_rows + oh) * g.out_cols + ow) * g.in_depth;
-                if (!window_argmax(g, x + n * image_size, oh, ow, best.data(), best_at.data())) {
-                  std::fill_n(o, g.in_depth, T{0});
-                  continue;
-                }
-                for (int64_t c = 0; c < g.in_depth; ++c)
-                  o[c] = dx[n * image_size + best_at[c]];
-              }
-        });
-  }
-};
+using max_pool_grad_op = max_pool_backprop_op<T, false>;
+template <class T>
+using max_pool_grad_grad_op = max_pool_backprop_op<T, true>;
 
 }  // namespace
 

@@ -1,6 +1,7 @@
-// Gradients of the ops that move elements without computing on them (graph/client/ops/array_ops.hpp,
-// graph/client/ops/shape_ops.hpp; GatherV2 in gather_grad.cpp): each routes the incoming gradient back to
-// where the elements came from. Index, shape and axis inputs get no gradient.
+// Gradients of the ops that move elements without computing on them
+// (graph/client/ops/array_ops.hpp, graph/client/ops/shape_ops.hpp; GatherV2 in gather_grad.cpp):
+// each routes the incoming gradient back to where the elements came from. Index, shape and axis
+// inputs get no gradient.
 #include <array>
 #include <numeric>
 

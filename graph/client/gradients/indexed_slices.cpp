@@ -31,10 +31,10 @@ indexed_slices as_slices(const scope& s, const gradient_value& g, dtype index_ty
   if (g.is_sparse()) return g.slices();
   const output shape = shape_of(s, g.dense(), index_type);
   const output rows = rows_of(s, shape);
-  const output zero = index_type == dtype::int64 ? ops::constant(s, int64_t{0})
-                                                 : ops::constant(s, int32_t{0});
-  const output one = index_type == dtype::int64 ? ops::constant(s, int64_t{1})
-                                                : ops::constant(s, int32_t{1});
+  const output zero =
+      index_type == dtype::int64 ? ops::constant(s, int64_t{0}) : ops::constant(s, int32_t{0});
+  const output one =
+      index_type == dtype::int64 ? ops::constant(s, int64_t{1}) : ops::constant(s, int32_t{1});
   return {g.dense(), ops::range(s, zero, rows, one), shape};
 }
 

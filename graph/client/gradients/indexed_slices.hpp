@@ -30,7 +30,7 @@ struct indexed_slices {
 class gradient_value {
  public:
   gradient_value() = default;
-  gradient_value(output dense) : dense_(std::move(dense)) {}  // NOLINT: a dense gradient
+  gradient_value(output dense) : dense_(std::move(dense)) {}             // NOLINT: a dense gradient
   gradient_value(indexed_slices slices) : slices_(std::move(slices)) {}  // NOLINT
 
   // Invalid: no gradient.

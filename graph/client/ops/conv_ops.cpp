@@ -9,8 +9,6 @@
 namespace caflow {
 namespace {
 
-
-
 int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
 
 // Errors from the shared helpers, prefixed with the node as shape functions report them.
@@ -44,12 +42,14 @@ status_or<partial_shape> conv_output_shape(const shape_context& c, const conv2d_
                    " (input ", input.to_string(), ", filter ", filter.to_string(), ")");
   auto rows = output_dim(dim_of(input, l.h), dim_of(filter, 0), p.dilation_rows, p.stride_rows,
                          p.padding, p.explicit_pads[0], p.explicit_pads[1]);
-  if (!rows.ok()) return c.error(rows.get_status().message(), " (rows of input ",
-                                 input.to_string(), ", filter ", filter.to_string(), ")");
+  if (!rows.ok())
+    return c.error(rows.get_status().message(), " (rows of input ", input.to_string(), ", filter ",
+                   filter.to_string(), ")");
   auto cols = output_dim(dim_of(input, l.w), dim_of(filter, 1), p.dilation_cols, p.stride_cols,
                          p.padding, p.explicit_pads[2], p.explicit_pads[3]);
-  if (!cols.ok()) return c.error(cols.get_status().message(), " (columns of input ",
-                                 input.to_string(), ", filter ", filter.to_string(), ")");
+  if (!cols.ok())
+    return c.error(cols.get_status().message(), " (columns of input ", input.to_string(),
+                   ", filter ", filter.to_string(), ")");
   std::vector<int64_t> out(4);
   out[l.n] = dim_of(input, l.n);
   out[l.h] = *rows;
@@ -62,11 +62,11 @@ status_or<partial_shape> pool_output_shape(const shape_context& c, const pool_pa
                                            const partial_shape& input) {
   const image_layout l = image_layout_of(p.nchw);
   auto rows = output_dim(dim_of(input, l.h), p.window_rows, 1, p.stride_rows, p.padding, 0, 0);
-  if (!rows.ok()) return c.error(rows.get_status().message(), " (rows of input ",
-                                 input.to_string(), ")");
+  if (!rows.ok())
+    return c.error(rows.get_status().message(), " (rows of input ", input.to_string(), ")");
   auto cols = output_dim(dim_of(input, l.w), p.window_cols, 1, p.stride_cols, p.padding, 0, 0);
-  if (!cols.ok()) return c.error(cols.get_status().message(), " (columns of input ",
-                                 input.to_string(), ")");
+  if (!cols.ok())
+    return c.error(cols.get_status().message(), " (columns of input ", input.to_string(), ")");
   std::vector<int64_t> out(4);
   out[l.n] = dim_of(input, l.n);
   out[l.h] = *rows;
@@ -163,7 +163,9 @@ shape_fn pool_shape(const char* input_name) {
   };
 }
 
-status max_pool_grad_shape(shape_context& c) {
+// MaxPoolGrad and MaxPoolGradGrad: orig_output must be what pooling orig_input gives; returns
+// that shape, merged with orig_output's.
+status_or<partial_shape> max_pool_grad_inputs(shape_context& c) {
   auto p = parse_pool_params(c.node());
   if (!p.ok()) return in_node(c, p.get_status());
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, "orig_input"));
@@ -172,24 +174,23 @@ status max_pool_grad_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, pool_output_shape(c, *p, c.input(0)));
   CAFLOW_RETURN_IF_ERROR(
       require_compatible(c, c.input(1), expected, "orig_output", "orig_input and the window"));
-  CAFLOW_RETURN_IF_ERROR(require_compatible(c, c.input(2), merged(expected, c.input(1)), "grad",
-                                            "orig_input and orig_output"));
+  return merged(expected, c.input(1));
+}
+
+// MaxPoolGrad: grad is shaped like orig_output, the output like orig_input.
+status max_pool_grad_shape(shape_context& c) {
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape pooled, max_pool_grad_inputs(c));
+  CAFLOW_RETURN_IF_ERROR(
+      require_compatible(c, c.input(2), pooled, "grad", "orig_input and orig_output"));
   c.set_output(0, c.input(0).rank_known() ? c.input(0) : partial_shape::unknown_of_rank(4));
   return {};
 }
 
 // MaxPoolGradGrad: grad is shaped like orig_input, the output like orig_output.
 status max_pool_grad_grad_shape(shape_context& c) {
-  auto p = parse_pool_params(c.node());
-  if (!p.ok()) return in_node(c, p.get_status());
-  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, "orig_input"));
-  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 1, "orig_output"));
-  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 2, "grad"));
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, pool_output_shape(c, *p, c.input(0)));
-  CAFLOW_RETURN_IF_ERROR(
-      require_compatible(c, c.input(1), expected, "orig_output", "orig_input and the window"));
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape pooled, max_pool_grad_inputs(c));
   CAFLOW_RETURN_IF_ERROR(require_compatible(c, c.input(2), c.input(0), "grad", "orig_input"));
-  c.set_output(0, merged(expected, c.input(1)));
+  c.set_output(0, pooled);
   return {};
 }
 
@@ -199,7 +200,8 @@ status avg_pool_grad_shape(shape_context& c) {
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 1, "grad"));
   CAFLOW_ASSIGN_OR_RETURN(partial_shape input, sizes_input(c, 0, "orig_input_shape"));
   const image_layout l = image_layout_of(p->nchw);
-  input = merged(input, with_dims({{l.n, dim_of(c.input(1), l.n)}, {l.c, dim_of(c.input(1), l.c)}}));
+  input =
+      merged(input, with_dims({{l.n, dim_of(c.input(1), l.n)}, {l.c, dim_of(c.input(1), l.c)}}));
   CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, pool_output_shape(c, *p, input));
   CAFLOW_RETURN_IF_ERROR(
       require_compatible(c, c.input(1), expected, "grad", "orig_input_shape and the window"));
@@ -209,15 +211,14 @@ status avg_pool_grad_shape(shape_context& c) {
 
 }  // namespace
 
-
 // TensorFlow 1.x's signatures; "EXPLICIT" padding came with TF 1.14.
-#define CAFLOW_CONV2D_ATTRS                                                               \
-  attr("T: {float32, float64}")                                                           \
-      .attr("strides: list(int)")                                                         \
-      .attr("use_cudnn_on_gpu: bool = true")                                              \
-      .attr("padding: string")                                                            \
-      .attr("explicit_paddings: list(int) = []")                                          \
-      .attr("data_format: string = 'NHWC'")                                               \
+#define CAFLOW_CONV2D_ATTRS                      \
+  attr("T: {float32, float64}")                  \
+      .attr("strides: list(int)")                \
+      .attr("use_cudnn_on_gpu: bool = true")     \
+      .attr("padding: string")                   \
+      .attr("explicit_paddings: list(int) = []") \
+      .attr("data_format: string = 'NHWC'")      \
       .attr("dilations: list(int) = [1, 1, 1, 1]")
 
 CAFLOW_REGISTER_OP("Conv2D")
@@ -242,10 +243,10 @@ CAFLOW_REGISTER_OP("Conv2DBackpropFilter")
 
 #undef CAFLOW_CONV2D_ATTRS
 
-#define CAFLOW_POOL_ATTRS                                                                 \
-  attr("ksize: list(int)")                                                                \
-      .attr("strides: list(int)")                                                         \
-      .attr("padding: string")                                                            \
+#define CAFLOW_POOL_ATTRS         \
+  attr("ksize: list(int)")        \
+      .attr("strides: list(int)") \
+      .attr("padding: string")    \
       .attr("data_format: string = 'NHWC'")
 
 CAFLOW_REGISTER_OP("MaxPool")

@@ -12,8 +12,10 @@ adagrad_optimizer::adagrad_optimizer(hyperparameter learning_rate, const adagrad
 void adagrad_optimizer::create_slots(const scope& s, const std::vector<variable>& vars) {
   // A zero accumulator would divide the first update by zero.
   if (!(initial_accumulator_value_ > 0)) {
-    s.update_status(errors::invalid_argument(name(), ": initial_accumulator_value must be "
-                                             "positive, got ", initial_accumulator_value_));
+    s.update_status(errors::invalid_argument(name(),
+                                             ": initial_accumulator_value must be "
+                                             "positive, got ",
+                                             initial_accumulator_value_));
     return;
   }
   for (const variable& v : vars) create_slot(s, v, "accumulator", initial_accumulator_value_);

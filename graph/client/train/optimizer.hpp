@@ -99,7 +99,8 @@ class optimizer {
   virtual std::vector<std::string> get_slot_names() const { return {}; }
 
  protected:
-  optimizer(std::string name, bool use_locking) : name_(std::move(name)), use_locking_(use_locking) {}
+  optimizer(std::string name, bool use_locking)
+      : name_(std::move(name)), use_locking_(use_locking) {}
 
   // What one apply_gradients call shares between the updates of its variables.
   class apply_context {
