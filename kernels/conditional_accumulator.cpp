@@ -5,8 +5,9 @@
 namespace caflow {
 
 conditional_accumulator::conditional_accumulator(std::string name, dtype type, partial_shape shape,
-                                                 reduction r)
-    : name_(std::move(name)), type_(type), shape_(std::move(shape)), reduction_(r) {}
+                                                 reduction r, bool sparse)
+    : name_(std::move(name)), type_(type), shape_(std::move(shape)), reduction_(r),
+      sparse_(sparse) {}
 
 status_or<conditional_accumulator::reduction> conditional_accumulator::parse_reduction(
     const std::string& s) {
@@ -17,12 +18,17 @@ status_or<conditional_accumulator::reduction> conditional_accumulator::parse_red
 
 std::string conditional_accumulator::debug_string() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return "ConditionalAccumulator '" + name_ + "' " + dtype_name(type_) + shape_.to_string() +
+  return std::string(sparse_ ? "SparseConditionalAccumulator '" : "ConditionalAccumulator '") + name_ + "' " + dtype_name(type_) + shape_.to_string() +
          " accumulated " + std::to_string(count_) + " global_step " +
          std::to_string(global_step_) + " dropped " + std::to_string(dropped_);
 }
 
-status conditional_accumulator::matches(dtype type, const partial_shape& shape, reduction r) const {
+status conditional_accumulator::matches(dtype type, const partial_shape& shape, reduction r,
+                                        bool sparse) const {
+  if (sparse != sparse_)
+    return errors::invalid_argument("shared accumulator '", name_, "' is ",
+                                    sparse_ ? "sparse" : "dense", ", but this node asks for a ",
+                                    sparse ? "sparse" : "dense", " one");
   if (type != type_ || !(shape == shape_) || r != reduction_)
     return errors::invalid_argument(
         "shared accumulator '", name_, "' holds ", dtype_name(type_), shape_.to_string(),
@@ -60,6 +66,57 @@ status conditional_accumulator::apply_gradient(int64_t local_step, const tensor&
     } else {
       add(sum_, gradient);
     }
+    ++count_;
+    flush_locked(out);
+  }
+  run(out);
+  return {};
+}
+
+status conditional_accumulator::apply_sparse_gradient(int64_t local_step, const tensor& indices,
+                                                      const tensor& values,
+                                                      const tensor& dense_shape,
+                                                      sparse_gradient_sum::add_fn add) {
+  if (values.type() != type_)
+    return errors::invalid_argument("accumulator '", name_, "' takes ", dtype_name(type_),
+                                    " gradients, got ", dtype_name(values.type()));
+  const bool shape_given = dense_shape.type() != dtype::invalid;
+  if (shape_given) {
+    if (dense_shape.type() != dtype::int64 || dense_shape.rank() != 1)
+      return errors::invalid_argument("gradient_shape must be an int64 vector, got ",
+                                      dtype_name(dense_shape.type()),
+                                      dense_shape.shape().to_string());
+    const int64_t* dims = dense_shape.data<int64_t>();
+    bool fits = dense_shape.num_elements() > 0 &&
+                (!shape_.rank_known() || shape_.rank() == dense_shape.num_elements());
+    for (int d = 0; fits && shape_.rank_known() && d < shape_.rank(); ++d)
+      fits = shape_.dim(d) < 0 || shape_.dim(d) == dims[d];
+    if (!fits)
+      return errors::invalid_argument("gradient_shape ",
+                                      format_dims({dims, size_t(dense_shape.num_elements())}),
+                                      " does not match accumulator '", name_, "' of shape ",
+                                      shape_.to_string());
+  }
+  // Rows beyond the dense tensor would be silently kept and handed to the update.
+  int64_t rows = shape_.rank_known() && shape_.rank() > 0 ? shape_.dim(0) : -1;
+  if (shape_given) rows = dense_shape.data<int64_t>()[0];
+  if (rows >= 0 && indices.type() == dtype::int64) {
+    const int64_t* idx = indices.data<int64_t>();
+    for (int64_t k = 0; k < indices.num_elements(); ++k)
+      if (idx[k] >= rows)
+        return errors::invalid_argument("gradient indices[", k, "] = ", idx[k],
+                                        " is not below the ", rows, " rows of accumulator '",
+                                        name_, "'");
+  }
+  completions out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (local_step < global_step_) {
+      ++dropped_;
+      return {};
+    }
+    CAFLOW_RETURN_IF_ERROR(rows_.add(indices, values, add).with_context("accumulator '" + name_ + "'"));
+    if (shape_given) dense_shape_ = dense_shape;
     ++count_;
     flush_locked(out);
   }
@@ -124,8 +181,10 @@ int64_t conditional_accumulator::num_dropped() const {
 void conditional_accumulator::flush_locked(completions& out) {
   // One take per round: the next taker waits for gradients applied after this one's.
   if (takers_.empty() || count_ < takers_.front()->required) return;
-  taken t{std::move(sum_), count_};
+  taken t{std::move(sum_), std::move(rows_), std::move(dense_shape_), count_};
   sum_ = tensor();
+  rows_ = sparse_gradient_sum();
+  dense_shape_ = tensor();
   count_ = 0;
   finish_locked(*takers_.front(), {}, std::move(t), out);
   takers_.pop_front();

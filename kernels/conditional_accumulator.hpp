@@ -10,6 +10,10 @@
 // accumulator; it does not move the global step (the chief sets it with set_global_step).
 // Takes are served in arrival order.
 //
+// A sparse accumulator (SparseConditionalAccumulator) sums IndexedSlices instead: the rows of
+// each gradient are added per index (kernels/sparse_gradient_sum.hpp), and a take returns the
+// rows named so far.
+//
 // Completions run outside the lock: a take that completes at once runs its callback on the
 // calling thread; one completed later (by an apply, or by its step's cancellation) is
 // scheduled on its device.
@@ -23,6 +27,7 @@
 #include "devices/device.hpp"
 #include "graph/core/tensor.hpp"
 #include "kernels/cancellation.hpp"
+#include "kernels/sparse_gradient_sum.hpp"
 
 namespace caflow {
 
@@ -34,7 +39,9 @@ class conditional_accumulator final : public resource,
   using add_fn = void (*)(tensor& sum, const tensor& gradient);
   // The gradients summed since the last take, and how many there were.
   struct taken {
-    tensor sum;
+    tensor sum;                 // dense accumulators
+    sparse_gradient_sum rows;   // sparse ones
+    tensor dense_shape;         // sparse ones: the last gradient_shape given, if any
     int64_t count = 0;
   };
   using take_done = std::function<void(status, taken)>;
@@ -44,7 +51,8 @@ class conditional_accumulator final : public resource,
   };
 
   // REQUIRES: type is an element type.
-  conditional_accumulator(std::string name, dtype type, partial_shape shape, reduction r);
+  conditional_accumulator(std::string name, dtype type, partial_shape shape, reduction r,
+                          bool sparse = false);
   // "MEAN" or "SUM"; anything else is an error.
   static status_or<reduction> parse_reduction(const std::string& s);
 
@@ -52,16 +60,22 @@ class conditional_accumulator final : public resource,
   dtype type() const { return type_; }
   const partial_shape& shape() const { return shape_; }
   reduction reduction_type() const { return reduction_; }
+  bool is_sparse() const { return sparse_; }
   std::string debug_string() const override;
 
   // An error unless this accumulator was made with exactly these attrs.
-  status matches(dtype type, const partial_shape& shape, reduction r) const;
+  status matches(dtype type, const partial_shape& shape, reduction r, bool sparse = false) const;
 
   // Checks dtype and shape (against the declared shape and against the gradients summed so
   // far), then adds the gradient unless local_step is below the global step. `add` runs under
   // the lock; the first gradient of a round is copied into a buffer from `alloc`.
   status apply_gradient(int64_t local_step, const tensor& gradient,
                         const std::shared_ptr<allocator>& alloc, add_fn add);
+  // A sparse gradient: rows `values` at `indices` (int64), each index below the declared
+  // dim 0 and below dense_shape[0] when `dense_shape` (an int64 vector) is given (a
+  // default-constructed tensor when not).
+  status apply_sparse_gradient(int64_t local_step, const tensor& indices, const tensor& values,
+                               const tensor& dense_shape, sparse_gradient_sum::add_fn add);
   // Completes with the sum once at least num_required (>= 1) gradients are in.
   void take_gradient(int64_t num_required, const caller& from, take_done done);
   void set_global_step(int64_t step);
@@ -96,9 +110,12 @@ class conditional_accumulator final : public resource,
   const dtype type_;
   const partial_shape shape_;
   const reduction reduction_;
+  const bool sparse_;
 
   mutable std::mutex mu_;
   tensor sum_;  // owned alone while accumulating, so it is added to in place
+  sparse_gradient_sum rows_;
+  tensor dense_shape_;
   int64_t count_ = 0;
   int64_t global_step_ = 0;
   int64_t dropped_ = 0;

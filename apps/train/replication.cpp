@@ -50,9 +50,10 @@ std::vector<train::gradient_and_variable> average_towers(
   for (size_t v = 0; v < per_tower[0].size(); ++v) {
     const auto& var = per_tower[0][v].var;
     const scope on_var = s.new_sub_scope("average").colocate_with(var.ref);
-    std::vector<output> grads;
+    std::vector<gradient_value> grads;
     for (const auto& tower : per_tower) grads.push_back(tower[v].gradient);
-    out.push_back({ops::mul(on_var, ops::add_n(on_var, grads), ops::constant(on_var, inv)), var});
+    out.push_back({grad::scale(on_var, grad::aggregate(on_var, grads), ops::constant(on_var, inv)),
+                   var});
   }
   return out;
 }

@@ -1,4 +1,5 @@
-// SparseApplyMomentum, SparseApplyAdagrad and SparseApplyFtrl on the CPU: the dense
+// SparseApplyGradientDescent, SparseApplyMomentum, SparseApplyAdagrad, SparseApplyRMSProp and
+// SparseApplyFtrl on the CPU: the dense
 // optimizers' per-element formulas applied to the rows of var (and its slots) that `indices`
 // names, one row after another in index order, so a repeated index applies each of its
 // gradient rows in turn (as TensorFlow's CPU kernels do). The variables are locked and
@@ -81,6 +82,45 @@ T scalar_arg(kernel_context& ctx, int i, const char* name) {
   }
   return t.scalar_value<T>();
 }
+
+template <class T, class Index>
+class sparse_apply_gradient_descent_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    const T alpha = scalar_arg<T>(ctx, 1, "alpha");
+    if (!ctx.ok()) return;
+    sparse_update<T, Index, 1>(
+        ctx, {"var"}, 2, {true},
+        [=](const training::update_buffers<T, 1>& b, int64_t at, const T* g, int64_t row) {
+          T* var = b.out[0] + at;
+          for (int64_t j = 0; j < row; ++j) var[j] -= alpha * g[j];
+        });
+  }
+};
+
+template <class T, class Index>
+class sparse_apply_rms_prop_op final : public op_kernel {
+ public:
+  using op_kernel::op_kernel;
+  void compute(kernel_context& ctx) override {
+    const T lr = scalar_arg<T>(ctx, 3, "lr");
+    const T rho = scalar_arg<T>(ctx, 4, "rho");
+    const T momentum = scalar_arg<T>(ctx, 5, "momentum");
+    const T epsilon = scalar_arg<T>(ctx, 6, "epsilon");
+    if (!ctx.ok()) return;
+    sparse_update<T, Index, 3>(
+        ctx, {"var", "ms", "mom"}, 7, {true, true, true},
+        [=](const training::update_buffers<T, 3>& b, int64_t at, const T* g, int64_t row) {
+          T *var = b.out[0] + at, *ms = b.out[1] + at, *mom = b.out[2] + at;
+          for (int64_t j = 0; j < row; ++j) {
+            ms[j] += (g[j] * g[j] - ms[j]) * (T(1) - rho);
+            mom[j] = mom[j] * momentum + lr * g[j] / std::sqrt(ms[j] + epsilon);
+            var[j] -= mom[j];
+          }
+        });
+  }
+};
 
 template <class T, class Index>
 class sparse_apply_momentum_op final : public op_kernel {
@@ -187,6 +227,12 @@ class sparse_apply_ftrl_op final : public op_kernel {
                              .type_constraint<Index>("Tindices"), \
                          kernel<T, Index>)
 #define CAFLOW_REGISTER_SPARSE_APPLY_ALL(T)                                                  \
+  CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyGradientDescent", sparse_apply_gradient_descent_op, T, \
+                               int32_t);                                                     \
+  CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyGradientDescent", sparse_apply_gradient_descent_op, T, \
+                               int64_t);                                                     \
+  CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyRMSProp", sparse_apply_rms_prop_op, T, int32_t);  \
+  CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyRMSProp", sparse_apply_rms_prop_op, T, int64_t);  \
   CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyMomentum", sparse_apply_momentum_op, T, int32_t); \
   CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyMomentum", sparse_apply_momentum_op, T, int64_t); \
   CAFLOW_REGISTER_SPARSE_APPLY("SparseApplyAdagrad", sparse_apply_adagrad_op, T, int32_t);   \

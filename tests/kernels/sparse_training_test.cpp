@@ -5,6 +5,8 @@
 // beside an update, the read may run before or after it.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "actors/session.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
@@ -231,4 +233,42 @@ TEST_CASE("sparse update shapes are checked when the graph is built") {
                             ops::constant(root3, mat<float>({1, 1}, {1, 2})),
                             ops::constant(root3, testing::vec32({0})));
   check_error(root3.get_status(), "accum of shape [1,3] does not match var of shape [1,2]");
+}
+
+TEST_CASE("SparseApplyGradientDescent: var[i] -= alpha * g row by row; a repeated index adds up") {
+  auto root = scope::new_root();
+  auto var = make_var(root, "var", mat<float>({1, 2, 3, 4, 5, 6}, {3, 2}));
+  auto step = ops::sparse_apply_gradient_descent(
+      root, var.ref, c(root, 0.5f), ops::constant(root, mat<float>({2, 4, 1, 1, 2, 2}, {3, 2})),
+      ops::constant(root, tensor::from_vector<int64_t>({2, 0, 2})));
+  auto bad = ops::sparse_apply_gradient_descent(
+      root, var.ref, c(root, 0.5f), ops::constant(root, mat<float>({1, 1}, {1, 2})),
+      ops::constant(root, testing::vec32({3})));
+  session sess(root);
+  run_ok(sess, {}, {var.init});
+  // Row 2: 5 - 0.5 * (2 + 2), 6 - 0.5 * (4 + 2); row 0: 1 - 0.5, 2 - 0.5; row 1 untouched.
+  check_tensor<float>(run_ok(sess, {}, {step})[0], {3, 2}, {0.5f, 1.5f, 3, 4, 3, 3});
+  check_error(sess.run({}, {bad}), "indices[0] = 3 is not in [0, 3), the first dimension of var 'var'");
+  check_tensor<float>(run_ok(sess, {}, {var.read})[0], {3, 2}, {0.5f, 1.5f, 3, 4, 3, 3});
+}
+
+TEST_CASE("SparseApplyRMSProp: the dense formula on the named rows only") {
+  auto root = scope::new_root();
+  auto var = make_var(root, "var", mat<double>({1, 2}, {2, 1}));
+  auto ms = make_var(root, "ms", mat<double>({1, 1}, {2, 1}));
+  auto mom = make_var(root, "mom", mat<double>({0, 0}, {2, 1}));
+  auto step = ops::sparse_apply_rms_prop(
+      root, var.ref, ms.ref, mom.ref, ops::constant(root, 0.1), ops::constant(root, 0.9),
+      ops::constant(root, 0.5), ops::constant(root, 0.0),
+      ops::constant(root, mat<double>({2}, {1, 1})), ops::constant(root, testing::vec32({1})));
+  session sess(root);
+  run_ok(sess, {}, {var.init, ms.init, mom.init});
+  // Row 1: ms = 1 + (4 - 1) * 0.1 = 1.3; mom = 0.1 * 2 / sqrt(1.3); var = 2 - mom.
+  const double mom1 = 0.2 / std::sqrt(1.3);
+  check_tensor<double>(run_ok(sess, {}, {step})[0], {2, 1}, {1, 2 - mom1});
+  check_tensor<double>(run_ok(sess, {}, {ms.read})[0], {2, 1}, {1, 1.3});
+  // Again: ms = 1.3 + (4 - 1.3) * 0.1 = 1.57; mom = 0.5 * mom1 + 0.2 / sqrt(1.57).
+  const double mom2 = 0.5 * mom1 + 0.2 / std::sqrt(1.57);
+  check_tensor<double>(run_ok(sess, {}, {step})[0], {2, 1}, {1, 2 - mom1 - mom2});
+  check_tensor<double>(run_ok(sess, {}, {mom.read})[0], {2, 1}, {0, mom2});
 }

@@ -17,7 +17,10 @@ namespace {
 
 using grad_list = std::vector<output>;
 
-status identity_grad(const scope&, const grad_op_info&, const grad_list& dy, grad_list* dx) {
+// Passes sparse gradients on as they are (TF's _IdGrad): a variable read through an Identity
+// still gets IndexedSlices from a gather.
+status identity_grad(const scope&, const grad_op_info&, const std::vector<gradient_value>& dy,
+                     std::vector<gradient_value>* dx) {
   *dx = {dy[0]};
   return {};
 }
@@ -190,8 +193,8 @@ status fill_grad(const scope& s, const grad_op_info& op, const grad_list& dy, gr
 
 }  // namespace
 
-CAFLOW_REGISTER_GRADIENT("Identity", identity_grad);
-CAFLOW_REGISTER_GRADIENT("PlaceholderWithDefault", identity_grad);
+CAFLOW_REGISTER_SPARSE_GRADIENT("Identity", identity_grad);
+CAFLOW_REGISTER_SPARSE_GRADIENT("PlaceholderWithDefault", identity_grad);
 CAFLOW_REGISTER_GRADIENT("Reshape", reshape_like_grad);
 CAFLOW_REGISTER_GRADIENT("ExpandDims", reshape_like_grad);
 CAFLOW_REGISTER_GRADIENT("Squeeze", reshape_like_grad);

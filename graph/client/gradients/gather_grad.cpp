@@ -136,6 +136,44 @@ status gather_grad(const scope& s, const grad_op_info& op, const std::vector<out
   return {};
 }
 
+// TF's _GatherV2Grad: along axis 0 without batch dims, params' gradient is IndexedSlices,
+// the gradient's rows at the gathered indices, so a lookup in a large table sends back only
+// the rows it read. The dense shape is a Const when params' shape is known, else a Shape
+// colocated with params (never a transfer of the table to the gradient's device). Other axes
+// take the dense path above.
+status gather_sparse_grad(const scope& s, const grad_op_info& op,
+                          const std::vector<gradient_value>& dy, std::vector<gradient_value>* dx) {
+  const output &params = op.inputs[0], &indices = op.inputs[1], &axis_in = op.inputs[2];
+  int64_t batch_dims = 0;
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("batch_dims", &batch_dims));
+  const std::optional<tensor> axis = s.constant_value(axis_in);
+  const bool along_rows = batch_dims == 0 && axis && index_values(*axis).at(0) == 0;
+  const output g = grad::to_dense(s, dy[0], "the gradient of a gather of a gather is dense",
+                                  op.log_dense_fallback);
+  if (!along_rows) {
+    std::vector<output> dense;
+    CAFLOW_RETURN_IF_ERROR(gather_grad(s, op, {g}, &dense));
+    dx->assign(dense.begin(), dense.end());
+    return {};
+  }
+  const partial_shape ps = s.shape_of(params);
+  output dense_shape, row_shape;
+  if (ps.fully_defined()) {
+    std::vector<int64_t> dims;
+    for (int d = 0; d < ps.rank(); ++d) dims.push_back(ps.dim(d));
+    dense_shape = grad::index_vector(s, dims, dtype::int32);
+    dims[0] = -1;
+    row_shape = grad::index_vector(s, dims, dtype::int32);
+  } else {
+    dense_shape = ops::shape(s.colocate_with(params), params);
+    row_shape = ops::concat(
+        s, {grad::index_vector(s, {-1}, dtype::int32), ops::slice(s, dense_shape, {1}, {-1})}, 0);
+  }
+  *dx = {indexed_slices{ops::reshape(s, g, row_shape), ops::reshape(s, indices, {-1}), dense_shape},
+         gradient_value{}, gradient_value{}};
+  return {};
+}
+
 // data row j went to output row segment_ids[j]; rows with a negative id went nowhere and get
 // zeros.
 status unsorted_segment_sum_grad(const scope& s, const grad_op_info& op,
@@ -156,7 +194,7 @@ status unsorted_segment_sum_grad(const scope& s, const grad_op_info& op,
 
 }  // namespace
 
-CAFLOW_REGISTER_GRADIENT("GatherV2", gather_grad);
+CAFLOW_REGISTER_SPARSE_GRADIENT("GatherV2", gather_sparse_grad);
 CAFLOW_REGISTER_GRADIENT("UnsortedSegmentSum", unsorted_segment_sum_grad);
 
 }  // namespace caflow

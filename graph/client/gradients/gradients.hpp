@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graph/client/gradients/indexed_slices.hpp"
 #include "graph/client/scope.hpp"
 #include "graph/ir/node_signature.hpp"
 
@@ -26,6 +27,8 @@ struct grad_op_info {
   node_def def;                 // the node as built (attrs include defaults)
   std::vector<output> inputs;   // its data inputs, in order, typed
   std::vector<output> outputs;  // its outputs, in order, typed
+  // Where a sparse gradient function reports making a gradient dense.
+  dense_fallback_log log_dense_fallback = log_to_clog;
 
   template <class T>
   status get_attr(std::string_view name, T* out) const {
@@ -41,20 +44,32 @@ using gradient_fn = std::function<status(const scope& s, const grad_op_info& op,
                                          const std::vector<output>& grad_outputs,
                                          std::vector<output>* grad_inputs)>;
 
+// For ops whose gradient may be sparse (GatherV2: IndexedSlices naming the gathered rows) or
+// that pass sparse gradients through (Identity): the function sees the gradients of its outputs
+// as they are, dense or sparse, and may return either kind. Ops registered only with a
+// gradient_fn get their output gradients made dense first (logged, see gradient_options).
+using sparse_gradient_fn = std::function<status(
+    const scope& s, const grad_op_info& op, const std::vector<gradient_value>& grad_outputs,
+    std::vector<gradient_value>* grad_inputs)>;
+
 class gradient_registry {
  public:
   // Filled during static initialization, read-only afterwards.
   static gradient_registry& global();
   void add(std::string op, gradient_fn fn);
+  void add_sparse(std::string op, sparse_gradient_fn fn);
   // Ops through which no gradient flows (shape queries, comparisons, random numbers...):
   // their inputs get no gradient, silently.
   void add_no_gradient(std::string op);
   // nullptr when the op has no gradient function (or is registered as having none).
   const gradient_fn* lookup(std::string_view op) const;
   bool is_no_gradient(std::string_view op) const;
+  // nullptr when the op has no sparse-aware gradient function.
+  const sparse_gradient_fn* lookup_sparse(std::string_view op) const;
 
  private:
   std::map<std::string, gradient_fn, std::less<>> fns_;
+  std::map<std::string, sparse_gradient_fn, std::less<>> sparse_fns_;
   std::map<std::string, bool, std::less<>> no_gradient_;
 };
 
@@ -65,6 +80,11 @@ struct gradient_registrar {
   }
   explicit gradient_registrar(const char* op) { gradient_registry::global().add_no_gradient(op); }
 };
+struct sparse_gradient_registrar {
+  sparse_gradient_registrar(const char* op, sparse_gradient_fn fn) {
+    gradient_registry::global().add_sparse(op, std::move(fn));
+  }
+};
 }  // namespace detail
 
 #define CAFLOW_GRAD_CONCAT_INNER(a, b) a##b
@@ -72,6 +92,9 @@ struct gradient_registrar {
 #define CAFLOW_REGISTER_GRADIENT(op, fn)                                               \
   static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_grad_, __LINE__)( \
       op, fn)
+#define CAFLOW_REGISTER_SPARSE_GRADIENT(op, fn)                                       \
+  static ::caflow::detail::sparse_gradient_registrar CAFLOW_GRAD_CONCAT(caflow_sgrad_,      \
+                                                                        __LINE__)(op, fn)
 #define CAFLOW_REGISTER_NO_GRADIENT(op)                                                \
   static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_nograd_, __LINE__)( \
       op)
@@ -96,9 +119,22 @@ struct gradient_registrar {
 // without a gradient) are returned without being recorded in `s`, so the scope stays usable;
 // an op that fails to build inside a gradient function records its error in `s`, as every op
 // does. Nodes added before an error remain, unused.
+//
+// Sparse gradients: the gradient of a gather from a variable (GatherV2 along axis 0, as
+// nn::embedding_lookup builds) is IndexedSlices naming the gathered rows, and stays sparse
+// through Identity and through aggregation (slices are concatenated, as TF's). The overload
+// taking gradient_values returns them as they are (the optimizers apply them with sparse
+// kernels); the one taking outputs makes them dense. An op on the way whose gradient function
+// takes only dense gradients gets them dense, and that fallback is logged.
 struct gradient_options {
   std::vector<output> stop_gradients;
+  dense_fallback_log log_dense_fallback = log_to_clog;
 };
+status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                              const std::vector<output>& inputs,
+                              const std::vector<output>& grad_outputs,
+                              const gradient_options& options,
+                              std::vector<gradient_value>* grad_inputs);
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
                               const std::vector<output>& grad_outputs,

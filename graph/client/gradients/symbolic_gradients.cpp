@@ -8,7 +8,8 @@
 //
 // The nodes of that subgraph are visited in reverse topological order, so by the time a node
 // is visited every consumer of its outputs has already handed back its share of the gradient;
-// the shares of one tensor are summed with AddN.
+// the shares of one tensor are summed with AddN (or, when one is sparse, concatenated as
+// IndexedSlices: graph/client/gradients/indexed_slices.hpp).
 #include <deque>
 #include <set>
 #include <map>
@@ -42,16 +43,18 @@ class gradient_builder {
  public:
   gradient_builder(const scope& s, const std::vector<output>& outputs,
                    const std::vector<output>& inputs, const std::vector<output>& grad_outputs,
-                   const std::vector<output>& stop_gradients, std::string frame = {})
+                   const std::vector<output>& stop_gradients, dense_fallback_log log,
+                   std::string frame = {})
       : scope_(s),
         outputs_(outputs),
         inputs_(inputs),
         grad_outputs_(grad_outputs),
         stop_gradients_(stop_gradients),
+        log_(std::move(log)),
         frame_(std::move(frame)),
         grad_scope_(s.new_sub_scope("gradients")) {}
 
-  status build(std::vector<output>* grad_inputs);
+  status build(std::vector<gradient_value>* grad_inputs);
 
  private:
   status load_graph();
@@ -59,13 +62,17 @@ class gradient_builder {
   // each made one node (its inputs: the loop's Enter inputs; its outputs: its Exits).
   status load_control_flow();
   bool keeps_edge(int src, int dst) const;
-  status backprop_loop(int id, size_t loop, const std::vector<output>& dys);
+  status backprop_loop(int id, size_t loop, const std::vector<gradient_value>& dys);
   status_or<tensor_id> locate(const output& o, const char* what, size_t i) const;
   status check_arguments();
   void find_paths();
   status_or<std::vector<int>> reverse_topological_order() const;
   status backprop(int node);
-  output sum(const scope& s, const std::vector<output>& grads) const;
+  gradient_value sum(const scope& s, const std::vector<gradient_value>& grads) const;
+  // The gradients of node `id`'s outputs (zeros for those none reached), as they are for a
+  // sparse-aware gradient function, made dense (and logged) for the others.
+  std::vector<gradient_value> output_grads(const scope& s, int id, bool dense,
+                                           const std::string& why);
   output as_output(tensor_id t) const {
     // A loop's outputs are its Exits'.
     if (t.first >= static_cast<int>(def_.nodes.size()))
@@ -77,7 +84,7 @@ class gradient_builder {
   bool stopped(tensor_id t) const { return stops_.count(t) != 0; }
   // Hands `grad` to tensor `t`: kept for the caller if `t` is a requested input, queued for
   // its node if that node is on a path, dropped otherwise.
-  void send(tensor_id t, const output& grad);
+  void send(tensor_id t, const gradient_value& grad);
 
   const scope& scope_;
   const std::vector<output>& outputs_;
@@ -85,6 +92,7 @@ class gradient_builder {
   const std::vector<output>& grad_outputs_;
   const std::vector<output>& stop_gradients_;
   std::set<tensor_id> stops_;
+  dense_fallback_log log_;
   std::string frame_;  // the while-loop frame differentiated; "" for the root
 
   graph_def def_;
@@ -98,8 +106,8 @@ class gradient_builder {
   std::map<std::string, int, std::less<>> index_of_;
   std::vector<tensor_id> output_ids_, input_ids_;
   std::vector<bool> on_path_;
-  std::map<tensor_id, std::vector<output>> pending_;     // gradients of non-leaf tensors
-  std::map<tensor_id, std::vector<output>> leaf_grads_;  // gradients of requested inputs
+  std::map<tensor_id, std::vector<gradient_value>> pending_;     // gradients of non-leaf tensors
+  std::map<tensor_id, std::vector<gradient_value>> leaf_grads_;  // gradients of requested inputs
   scope grad_scope_;
 };
 
@@ -312,11 +320,28 @@ status_or<std::vector<int>> gradient_builder::reverse_topological_order() const 
   return std::vector<int>(order.rbegin(), order.rend());
 }
 
-output gradient_builder::sum(const scope& s, const std::vector<output>& grads) const {
-  return grads.size() == 1 ? grads.front() : ops::add_n(s, grads);
+gradient_value gradient_builder::sum(const scope& s,
+                                    const std::vector<gradient_value>& grads) const {
+  return grad::aggregate(s, grads);
 }
 
-void gradient_builder::send(tensor_id t, const output& grad) {
+std::vector<gradient_value> gradient_builder::output_grads(const scope& s, int id, bool dense,
+                                                           const std::string& why) {
+  std::vector<gradient_value> dys;
+  for (int p = 0; p < static_cast<int>(nodes_[id].output_types.size()); ++p) {
+    auto it = pending_.find({id, p});
+    // A stopped tensor's gradient goes no further: the node sees zeros for it.
+    if (stopped({id, p}) || it == pending_.end()) {
+      dys.push_back(ops::zeros_like(s, as_output({id, p})));
+      continue;
+    }
+    const gradient_value g = sum(s, it->second);
+    dys.push_back(dense ? gradient_value(grad::to_dense(s, g, why, log_)) : g);
+  }
+  return dys;
+}
+
+void gradient_builder::send(tensor_id t, const gradient_value& grad) {
   if (auto leaf = leaf_grads_.find(t); leaf != leaf_grads_.end()) leaf->second.push_back(grad);
   if (!stopped(t) && on_path_[t.first]) pending_[t].push_back(grad);
 }
@@ -331,19 +356,22 @@ status gradient_builder::backprop(int id) {
   // an op without a gradient): its inputs would only get zeros.
   if (!any_gradient) return {};
   if (id >= static_cast<int>(def_.nodes.size())) {
-    std::vector<output> dys;
+    const size_t l = static_cast<size_t>(id) - def_.nodes.size();
+    const scope s = grad_scope_.new_sub_scope(loops_[l].frame + "_grad");
+    std::vector<gradient_value> dys;
     for (int p = 0; p < num_outputs; ++p) {
       auto it = pending_.find({id, p});
-      dys.push_back(stopped({id, p}) || it == pending_.end() ? output{}
+      dys.push_back(stopped({id, p}) || it == pending_.end() ? gradient_value{}
                                                               : sum(grad_scope_, it->second));
     }
-    return backprop_loop(id, static_cast<size_t>(id) - def_.nodes.size(), dys);
+    return backprop_loop(id, l, dys);
   }
 
   const gradient_registry& registry = gradient_registry::global();
   if (registry.is_no_gradient(n.def->op)) return {};
+  const sparse_gradient_fn* sparse_fn = registry.lookup_sparse(n.def->op);
   const gradient_fn* fn = registry.lookup(n.def->op);
-  if (fn == nullptr)
+  if (fn == nullptr && sparse_fn == nullptr)
     return errors::not_found("add_symbolic_gradients: no gradient function is registered for ",
                              describe_node(*n.def),
                              ", which lies on a path from an input to an output; register one "
@@ -353,20 +381,23 @@ status gradient_builder::backprop(int id) {
   const scope s = grad_scope_.new_sub_scope(n.def->name + "_grad");
   grad_op_info info;
   info.def = *n.def;
+  info.log_dense_fallback = log_;
   for (tensor_id src : n.inputs) info.inputs.push_back(as_output(src));
-  std::vector<output> dys;
-  for (int p = 0; p < num_outputs; ++p) {
-    info.outputs.push_back(as_output({id, p}));
-    auto it = pending_.find({id, p});
-    // A stopped tensor's gradient goes no further: the node sees zeros for it.
-    if (stopped({id, p}) || it == pending_.end())
-      dys.push_back(ops::zeros_like(s, info.outputs.back()));
-    else
-      dys.push_back(sum(s, it->second));
-  }
-  std::vector<output> dxs;
+  for (int p = 0; p < num_outputs; ++p) info.outputs.push_back(as_output({id, p}));
   const std::string context = "gradient of " + describe_node(*n.def);
-  CAFLOW_RETURN_IF_ERROR((*fn)(s, info, dys, &dxs).with_context(context));
+  std::vector<gradient_value> dxs;
+  if (sparse_fn != nullptr) {
+    const std::vector<gradient_value> dys = output_grads(s, id, false, {});
+    CAFLOW_RETURN_IF_ERROR((*sparse_fn)(s, info, dys, &dxs).with_context(context));
+  } else {
+    const std::vector<gradient_value> dys =
+        output_grads(s, id, true, "the gradient function of " + describe_node(*n.def) +
+                                      " takes dense gradients");
+    std::vector<output> dense_dys, dense_dxs;
+    for (const gradient_value& g : dys) dense_dys.push_back(g.dense());
+    CAFLOW_RETURN_IF_ERROR((*fn)(s, info, dense_dys, &dense_dxs).with_context(context));
+    dxs.assign(dense_dxs.begin(), dense_dxs.end());
+  }
   CAFLOW_RETURN_IF_ERROR(s.get_status().with_context(context));
   if (dxs.size() != n.inputs.size())
     return errors::internal(context, ": the gradient function returned ", dxs.size(),
@@ -375,17 +406,22 @@ status gradient_builder::backprop(int id) {
     if (!dxs[i].valid()) continue;
     const output& x = info.inputs[i];
     if (!is_differentiable(x.type)) continue;
-    if (dxs[i].type != x.type)
+    if (dxs[i].type() != x.type)
       return errors::internal(context, ": the gradient of input ", i, " ('", x.name(), "') is ",
-                              dtype_name(dxs[i].type), ", expected ", dtype_name(x.type));
+                              dtype_name(dxs[i].type()), ", expected ", dtype_name(x.type));
     send(n.inputs[i], dxs[i]);
   }
   return {};
 }
 
-status gradient_builder::backprop_loop(int id, size_t l, const std::vector<output>& dys) {
+status gradient_builder::backprop_loop(int id, size_t l,
+                                       const std::vector<gradient_value>& sparse_dys) {
   const grad::while_loop_nodes& loop = loops_[l];
   const scope s = grad_scope_.new_sub_scope(loop.frame + "_grad");
+  std::vector<output> dys;
+  for (const gradient_value& g : sparse_dys)
+    dys.push_back(g.valid() ? grad::to_dense(s, g, "while loops take dense gradients", log_)
+                            : output{});
   std::vector<output> dxs;
   CAFLOW_RETURN_IF_ERROR(grad::while_loop_gradient(s, *graph_, cf_, loop, dys, &dxs)
                              .with_context("gradient of while loop '" + loop.frame + "'"));
@@ -395,7 +431,7 @@ status gradient_builder::backprop_loop(int id, size_t l, const std::vector<outpu
   return {};
 }
 
-status gradient_builder::build(std::vector<output>* grad_inputs) {
+status gradient_builder::build(std::vector<gradient_value>* grad_inputs) {
   CAFLOW_RETURN_IF_ERROR(scope_.get_status());
   if (grad_inputs == nullptr)
     return errors::invalid_argument("add_symbolic_gradients: grad_inputs is null");
@@ -411,12 +447,12 @@ status gradient_builder::build(std::vector<output>* grad_inputs) {
   }
   for (int id : order) CAFLOW_RETURN_IF_ERROR(backprop(id));
 
-  std::vector<output> result;
-  std::map<tensor_id, output> summed;  // an input requested twice is summed once
+  std::vector<gradient_value> result;
+  std::map<tensor_id, gradient_value> summed;  // an input requested twice is summed once
   for (size_t i = 0; i < inputs_.size(); ++i) {
     auto [it, fresh] = summed.try_emplace(input_ids_[i]);
     if (fresh) {
-      const std::vector<output>& grads = leaf_grads_[input_ids_[i]];
+      const std::vector<gradient_value>& grads = leaf_grads_[input_ids_[i]];
       it->second =
           grads.empty() ? ops::zeros_like(grad_scope_, inputs_[i]) : sum(grad_scope_, grads);
     }
@@ -427,14 +463,38 @@ status gradient_builder::build(std::vector<output>* grad_inputs) {
   return {};
 }
 
+// Dense results: sparse ones are made dense without a log entry, the caller asked for tensors.
+std::vector<output> dense_results(const scope& s, const std::vector<gradient_value>& grads) {
+  std::vector<output> out;
+  for (const gradient_value& g : grads)
+    out.push_back(g.is_sparse() ? grad::to_dense(s.new_sub_scope("gradients_dense"), g)
+                                : g.dense());
+  return out;
+}
+
 }  // namespace
 
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
                               const std::vector<output>& grad_outputs,
-                              const gradient_options& options, std::vector<output>* grad_inputs) {
-  return gradient_builder(s, outputs, inputs, grad_outputs, options.stop_gradients)
+                              const gradient_options& options,
+                              std::vector<gradient_value>* grad_inputs) {
+  return gradient_builder(s, outputs, inputs, grad_outputs, options.stop_gradients,
+                          options.log_dense_fallback)
       .build(grad_inputs);
+}
+
+status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
+                              const std::vector<output>& inputs,
+                              const std::vector<output>& grad_outputs,
+                              const gradient_options& options, std::vector<output>* grad_inputs) {
+  if (grad_inputs == nullptr)
+    return errors::invalid_argument("add_symbolic_gradients: grad_inputs is null");
+  std::vector<gradient_value> grads;
+  CAFLOW_RETURN_IF_ERROR(
+      add_symbolic_gradients(s, outputs, inputs, grad_outputs, options, &grads));
+  *grad_inputs = dense_results(s, grads);
+  return s.get_status();
 }
 
 namespace detail {
@@ -443,7 +503,12 @@ status add_symbolic_gradients_in_frame(const scope& s, const std::vector<output>
                                        const std::vector<output>& grad_outputs,
                                        const std::string& frame, std::vector<output>* grad_inputs) {
   // A loop body's inputs are where its gradient ends: held fixed, as each is one iteration's.
-  return gradient_builder(s, outputs, inputs, grad_outputs, inputs, frame).build(grad_inputs);
+  std::vector<gradient_value> grads;
+  CAFLOW_RETURN_IF_ERROR(
+      gradient_builder(s, outputs, inputs, grad_outputs, inputs, log_to_clog, frame)
+          .build(&grads));
+  *grad_inputs = dense_results(s, grads);
+  return s.get_status();
 }
 }  // namespace detail
 

@@ -1,6 +1,8 @@
 #include "graph/client/ops/data_flow_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
+#include "graph/client/ops/base_ops.hpp"
+#include "graph/client/ops/math_ops.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
@@ -74,6 +76,27 @@ status take_gradient_shape(shape_context& c) {
   return {};
 }
 
+status sparse_apply_gradient_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(handle_op_shape<1>(c));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(2, 1));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(3, 1));
+  CAFLOW_RETURN_IF_ERROR(c.require_rank(4, 1));
+  const partial_shape &indices = c.input(2), &values = c.input(3);
+  if (indices.rank_known() && values.rank_known() && indices.dim(0) >= 0 && values.dim(0) >= 0 &&
+      indices.dim(0) != values.dim(0))
+    return c.error("gradient_values of shape ", values.to_string(),
+                   " must have one row per index, but gradient_indices has shape ",
+                   indices.to_string());
+  return {};
+}
+
+status sparse_take_gradient_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(take_gradient_shape(c));
+  c.set_output(0, partial_shape({-1}));
+  c.set_output(2, partial_shape({-1}));
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_OP("FIFOQueueV2").output("handle: resource")
@@ -109,6 +132,20 @@ CAFLOW_REGISTER_OP("AccumulatorApplyGradient").input("handle: resource").input("
 CAFLOW_REGISTER_OP("AccumulatorTakeGradient").input("handle: resource").input("num_required: int32")
     .output("average: dtype").attr("dtype: {float32, float64}").stateful()
     .set_shape_fn(take_gradient_shape);
+// IndexedSlices accumulated per row: a MEAN take divides each row by the number of gradients
+// that named it (TF's sparse accumulator), not by all gradients taken.
+CAFLOW_REGISTER_OP("SparseConditionalAccumulator").output("handle: resource")
+    .attr("dtype: {float32, float64}").attr("shape: shape").attr("container: string = ''")
+    .attr("shared_name: string = ''").attr("reduction_type: string = 'MEAN'").stateful().cheap()
+    .set_shape_fn(accumulator_shape);
+CAFLOW_REGISTER_OP("SparseAccumulatorApplyGradient").input("handle: resource")
+    .input("local_step: int64").input("gradient_indices: int64").input("gradient_values: dtype")
+    .input("gradient_shape: int64").attr("dtype: {float32, float64}")
+    .attr("has_known_shape: bool").stateful().set_shape_fn(sparse_apply_gradient_shape);
+CAFLOW_REGISTER_OP("SparseAccumulatorTakeGradient").input("handle: resource")
+    .input("num_required: int32").output("indices: int64").output("values: dtype")
+    .output("shape: int64").attr("dtype: {float32, float64}").stateful()
+    .set_shape_fn(sparse_take_gradient_shape);
 CAFLOW_REGISTER_OP("AccumulatorNumAccumulated").input("handle: resource")
     .output("num_accumulated: int32").stateful().cheap().set_shape_fn(scalar_of_handle_shape);
 CAFLOW_REGISTER_OP("AccumulatorSetGlobalStep").input("handle: resource")
@@ -181,6 +218,34 @@ output accumulator_take_gradient(const scope& s, const output& handle, const out
                                  dtype type) {
   return node_builder(s, "AccumulatorTakeGradient").input(handle).input(num_required)
       .attr("dtype", type).finalize().out();
+}
+
+output sparse_conditional_accumulator(const scope& s, dtype type, const partial_shape& shape,
+                                      const conditional_accumulator_attrs& attrs) {
+  return node_builder(s, "SparseConditionalAccumulator", "sparse_conditional_accumulator")
+      .attr("dtype", type).attr("shape", shape).attr("container", attrs.container)
+      .attr("shared_name", attrs.shared_name).attr("reduction_type", attrs.reduction_type)
+      .finalize().out();
+}
+
+operation sparse_accumulator_apply_gradient(const scope& s, const output& handle,
+                                            const output& local_step, const output& indices,
+                                            const output& values, const output& shape) {
+  const bool known = shape.valid();
+  const output indices64 =
+      indices.type == dtype::int64 ? indices : cast(s, indices, dtype::int64);
+  output shape64 = known ? shape : constant(s, std::vector<int64_t>{}, tensor_shape{0});
+  if (shape64.type != dtype::int64) shape64 = cast(s, shape64, dtype::int64);
+  return node_builder(s, "SparseAccumulatorApplyGradient").input(handle).input(local_step)
+      .input(indices64).input(values).input(shape64).attr("dtype", values.type)
+      .attr("has_known_shape", known).finalize();
+}
+
+std::vector<output> sparse_accumulator_take_gradient(const scope& s, const output& handle,
+                                                     const output& num_required, dtype type) {
+  const operation op = node_builder(s, "SparseAccumulatorTakeGradient").input(handle)
+      .input(num_required).attr("dtype", type).finalize();
+  return {op.out(0), op.out(1), op.out(2)};
 }
 
 output accumulator_num_accumulated(const scope& s, const output& handle) {

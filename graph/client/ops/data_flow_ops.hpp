@@ -65,6 +65,17 @@ operation accumulator_apply_gradient(const scope& s, const output& handle,
 // mean (or sum) and empties the accumulator.
 output accumulator_take_gradient(const scope& s, const output& handle, const output& num_required,
                                  dtype type);
+// SparseConditionalAccumulator: sums IndexedSlices row by row (see the op's comment).
+output sparse_conditional_accumulator(const scope& s, dtype type, const partial_shape& shape,
+                                      const conditional_accumulator_attrs& attrs = {});
+// SparseAccumulatorApplyGradient: rows `values` at `indices` (int32 or int64, cast to int64);
+// `shape` (the dense shape, int32 or int64) may be invalid when unknown.
+operation sparse_accumulator_apply_gradient(const scope& s, const output& handle,
+                                            const output& local_step, const output& indices,
+                                            const output& values, const output& shape);
+// SparseAccumulatorTakeGradient: {indices (int64, ascending), values, shape (int64)}.
+std::vector<output> sparse_accumulator_take_gradient(const scope& s, const output& handle,
+                                                     const output& num_required, dtype type);
 // AccumulatorNumAccumulated: an int32 scalar.
 output accumulator_num_accumulated(const scope& s, const output& handle);
 // AccumulatorSetGlobalStep: new_global_step an int64 scalar.

@@ -99,6 +99,23 @@ CAFLOW_REGISTER_OP("ApplyRMSProp")
 
 // The sparse updates touch only the rows `indices` names, in index order, so a repeated index
 // updates its row twice, as TF's CPU kernels do.
+// TF 1.x's GradientDescentOptimizer updates rows with ScatterSub of lr * grad; one kernel does
+// both here: var[indices[k]] -= alpha * grad[k].
+CAFLOW_REGISTER_OP("SparseApplyGradientDescent")
+    .input("var: Ref(T)").input("alpha: T").input("grad: T").input("indices: Tindices")
+    .output("out: Ref(T)")
+    .attr("T: {float32, float64}").attr("Tindices: {int32, int64}")
+    .attr("use_locking: bool = false").stateful()
+    .set_shape_fn([](shape_context& c) { return sparse_apply_shape(c, {}, 2, {1}); });
+
+CAFLOW_REGISTER_OP("SparseApplyRMSProp")
+    .input("var: Ref(T)").input("ms: Ref(T)").input("mom: Ref(T)").input("lr: T")
+    .input("rho: T").input("momentum: T").input("epsilon: T").input("grad: T")
+    .input("indices: Tindices").output("out: Ref(T)")
+    .attr("T: {float32, float64}").attr("Tindices: {int32, int64}")
+    .attr("use_locking: bool = false").stateful()
+    .set_shape_fn([](shape_context& c) { return sparse_apply_shape(c, {1, 2}, 7, {3, 4, 5, 6}); });
+
 CAFLOW_REGISTER_OP("SparseApplyMomentum")
     .input("var: Ref(T)").input("accum: Ref(T)").input("lr: T").input("grad: T")
     .input("indices: Tindices").input("momentum: T").output("out: Ref(T)")
@@ -161,6 +178,22 @@ output apply_rms_prop(const scope& s, const output& var, const output& ms, const
   return node_builder(s, "ApplyRMSProp").input(var).input(ms).input(mom).input(lr).input(rho)
       .input(momentum).input(epsilon).input(grad).attr("use_locking", attrs.use_locking)
       .finalize().out();
+}
+
+output sparse_apply_gradient_descent(const scope& s, const output& var, const output& alpha,
+                                     const output& grad, const output& indices,
+                                     const apply_gradient_descent_attrs& attrs) {
+  return node_builder(s, "SparseApplyGradientDescent").input(var).input(alpha).input(grad)
+      .input(indices).attr("use_locking", attrs.use_locking).finalize().out();
+}
+
+output sparse_apply_rms_prop(const scope& s, const output& var, const output& ms,
+                             const output& mom, const output& lr, const output& rho,
+                             const output& momentum, const output& epsilon, const output& grad,
+                             const output& indices, const apply_rms_prop_attrs& attrs) {
+  return node_builder(s, "SparseApplyRMSProp").input(var).input(ms).input(mom).input(lr)
+      .input(rho).input(momentum).input(epsilon).input(grad).input(indices)
+      .attr("use_locking", attrs.use_locking).finalize().out();
 }
 
 output sparse_apply_momentum(const scope& s, const output& var, const output& accum,

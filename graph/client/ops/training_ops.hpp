@@ -66,9 +66,16 @@ output apply_rms_prop(const scope& s, const output& var, const output& ms, const
 // index: grad.shape = [len(indices)] + var.shape[1:]. Rows are updated in index order, so a
 // repeated index applies its gradients one after the other. An index outside
 // [0, var.shape[0]) fails the step before anything is written.
+output sparse_apply_gradient_descent(const scope& s, const output& var, const output& alpha,
+                                     const output& grad, const output& indices,
+                                     const apply_gradient_descent_attrs& attrs = {});
 output sparse_apply_momentum(const scope& s, const output& var, const output& accum,
                              const output& lr, const output& grad, const output& indices,
                              const output& momentum, const apply_momentum_attrs& attrs = {});
+output sparse_apply_rms_prop(const scope& s, const output& var, const output& ms,
+                             const output& mom, const output& lr, const output& rho,
+                             const output& momentum, const output& epsilon, const output& grad,
+                             const output& indices, const apply_rms_prop_attrs& attrs = {});
 output sparse_apply_adagrad(const scope& s, const output& var, const output& accum,
                             const output& lr, const output& grad, const output& indices,
                             const apply_adagrad_attrs& attrs = {});

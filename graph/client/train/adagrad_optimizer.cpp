@@ -26,4 +26,11 @@ output adagrad_optimizer::apply_dense(const scope& s, apply_context& ctx, const 
                             {.use_locking = use_locking()});
 }
 
+output adagrad_optimizer::apply_sparse(const scope& s, apply_context& ctx,
+                                       const indexed_slices& grad, const variable& var) {
+  return ops::sparse_apply_adagrad(s, var.ref, get_slot(var, "accumulator").ref,
+                                   ctx.param(learning_rate_, "learning_rate", var.type()),
+                                   grad.values, grad.indices, {.use_locking = use_locking()});
+}
+
 }  // namespace caflow::train

@@ -20,6 +20,8 @@ class adagrad_optimizer final : public optimizer {
   void create_slots(const scope& s, const std::vector<variable>& vars) override;
   output apply_dense(const scope& s, apply_context& ctx, const output& grad,
                      const variable& var) override;
+  output apply_sparse(const scope& s, apply_context& ctx, const indexed_slices& grad,
+                      const variable& var) override;
 
   hyperparameter learning_rate_;
   double initial_accumulator_value_;

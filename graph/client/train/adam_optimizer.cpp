@@ -5,6 +5,7 @@
 #include "graph/client/ops/math_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
 #include "graph/client/ops/training_ops.hpp"
+#include "graph/client/train/initializers.hpp"
 
 namespace caflow::train {
 namespace {
@@ -63,6 +64,38 @@ std::vector<operation> adam_optimizer::finish(const scope& s, apply_context& ctx
     out.push_back(operation{assigned.node, {assigned.type}});
   }
   return out;
+}
+
+// TF 1.x's AdamOptimizer._apply_sparse: both moments decay everywhere (dense, but on the
+// variable's device: nothing crosses the network), the gradient's rows are added into them,
+// and the whole variable moves by the corrected moments, as the dense update would.
+output adam_optimizer::apply_sparse(const scope& s, apply_context& ctx, const indexed_slices& grad,
+                                    const variable& var) {
+  const dtype t = var.type();
+  const output one = scalar_constant(s.with_op_name("one"), 1, t);
+  const output beta1 = ctx.param(beta1_, "beta1", t), beta2 = ctx.param(beta2_, "beta2", t);
+  const output b1p = power_as(s, beta1_power(), t), b2p = power_as(s, beta2_power(), t);
+  const output lr = ops::real_div(
+      s, ops::mul(s, ctx.param(learning_rate_, "learning_rate", t),
+                  ops::sqrt(s, ops::sub(s, one, b2p))),
+      ops::sub(s, one, b1p));
+  const ops::assign_attrs locking{.use_locking = use_locking()};
+  const ops::scatter_attrs scatter_locking{.use_locking = use_locking()};
+  const variable m = get_slot(var, "m"), v = get_slot(var, "v");
+  const output m_decayed = ops::assign(s, m.ref, ops::mul(s, m.ref, beta1), locking);
+  const output m_t = ops::scatter_add(s.with_control_dependencies({operation{m_decayed.node, {m_decayed.type}}}),
+                                      m.ref, grad.indices,
+                                      ops::mul(s, grad.values, ops::sub(s, one, beta1)),
+                                      scatter_locking);
+  const output v_decayed = ops::assign(s, v.ref, ops::mul(s, v.ref, beta2), locking);
+  const output v_t = ops::scatter_add(
+      s.with_control_dependencies({operation{v_decayed.node, {v_decayed.type}}}), v.ref,
+      grad.indices, ops::mul(s, ops::square(s, grad.values), ops::sub(s, one, beta2)),
+      scatter_locking);
+  const output step = ops::real_div(
+      s, ops::mul(s, lr, m_t),
+      ops::add(s, ops::sqrt(s, v_t), ctx.param(epsilon_, "epsilon", t)));
+  return ops::assign_sub(s, var.ref, step);
 }
 
 }  // namespace caflow::train

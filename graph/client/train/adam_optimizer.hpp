@@ -32,6 +32,8 @@ class adam_optimizer final : public optimizer {
   void create_slots(const scope& s, const std::vector<variable>& vars) override;
   output apply_dense(const scope& s, apply_context& ctx, const output& grad,
                      const variable& var) override;
+  output apply_sparse(const scope& s, apply_context& ctx, const indexed_slices& grad,
+                      const variable& var) override;
   std::vector<operation> finish(const scope& s, apply_context& ctx) override;
 
   hyperparameter learning_rate_, beta1_, beta2_, epsilon_;

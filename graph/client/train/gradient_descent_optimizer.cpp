@@ -15,4 +15,12 @@ output gradient_descent_optimizer::apply_dense(const scope& s, apply_context& ct
                                      {.use_locking = use_locking()});
 }
 
+// Repeated indices subtract each of their rows, which is the update of their sum.
+output gradient_descent_optimizer::apply_sparse(const scope& s, apply_context& ctx,
+                                                const indexed_slices& grad, const variable& var) {
+  return ops::sparse_apply_gradient_descent(
+      s, var.ref, ctx.param(learning_rate_, "learning_rate", var.type()), grad.values,
+      grad.indices, {.use_locking = use_locking()});
+}
+
 }  // namespace caflow::train

@@ -17,6 +17,9 @@ class gradient_descent_optimizer final : public optimizer {
  private:
   output apply_dense(const scope& s, apply_context& ctx, const output& grad,
                      const variable& var) override;
+  output apply_sparse(const scope& s, apply_context& ctx, const indexed_slices& grad,
+                      const variable& var) override;
+  bool sums_duplicate_indices() const override { return true; }
 
   hyperparameter learning_rate_;
 };

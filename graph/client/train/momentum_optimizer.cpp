@@ -24,4 +24,13 @@ output momentum_optimizer::apply_dense(const scope& s, apply_context& ctx, const
                              {.use_locking = use_locking(), .use_nesterov = use_nesterov_});
 }
 
+output momentum_optimizer::apply_sparse(const scope& s, apply_context& ctx,
+                                        const indexed_slices& grad, const variable& var) {
+  const dtype t = var.type();
+  return ops::sparse_apply_momentum(s, var.ref, get_slot(var, "momentum").ref,
+                                    ctx.param(learning_rate_, "learning_rate", t), grad.values,
+                                    grad.indices, ctx.param(momentum_, "momentum", t),
+                                    {.use_locking = use_locking(), .use_nesterov = use_nesterov_});
+}
+
 }  // namespace caflow::train

@@ -55,8 +55,8 @@ status_or<std::vector<gradient_and_variable>> optimizer::compute_gradients(
     CAFLOW_RETURN_IF_ERROR(check_trainable(where, var_list[i], i));
     refs.push_back(var_list[i].ref);
   }
-  std::vector<output> grads;
-  CAFLOW_RETURN_IF_ERROR(add_symbolic_gradients(s, {loss}, refs, &grads));
+  std::vector<gradient_value> grads;
+  CAFLOW_RETURN_IF_ERROR(add_symbolic_gradients(s, {loss}, refs, {}, {}, &grads));
   std::vector<gradient_and_variable> out;
   for (size_t i = 0; i < var_list.size(); ++i) out.push_back({grads[i], var_list[i]});
   return out;
@@ -80,9 +80,9 @@ status_or<operation> optimizer::apply_gradients(
                                       "' appears more than once");
     names += (names.empty() ? "'" : ", '") + var.name() + "'";
     if (!grad.valid()) continue;
-    if (grad.type != var.type())
+    if (grad.type() != var.type())
       return errors::invalid_argument(where, ": the gradient '", grad.name(), "' of variable '",
-                                      var.name(), "' is ", dtype_name(grad.type), ", expected ",
+                                      var.name(), "' is ", dtype_name(grad.type()), ", expected ",
                                       dtype_name(var.type()));
     todo.push_back(grads_and_vars[i]);
   }
@@ -103,7 +103,7 @@ status_or<operation> optimizer::apply_gradients(
   std::vector<operation> updates;
   for (const auto& [grad, var] : todo) {
     const scope us = shared.new_sub_scope("update_" + var.name()).colocate_with(var.ref);
-    const output update = apply_dense(us, ctx, grad, var);
+    const output update = apply_one(us, ctx, grad, var);
     CAFLOW_RETURN_IF_ERROR(s.get_status());
     updates.push_back(op_of(update));
   }
@@ -120,6 +120,14 @@ status_or<operation> optimizer::apply_gradients(
                                      scalar_constant(gs.with_op_name("one"), 1, global_step.type()));
   CAFLOW_RETURN_IF_ERROR(s.get_status());
   return op_of(inc);
+}
+
+output optimizer::apply_one(const scope& s, apply_context& ctx, const gradient_value& grad,
+                            const variable& var) {
+  if (!grad.is_sparse()) return apply_dense(s, ctx, grad.dense(), var);
+  if (sums_duplicate_indices()) return apply_sparse(s, ctx, grad.slices(), var);
+  return apply_sparse(s, ctx, grad::deduplicate(s.new_sub_scope("unique_rows"), grad.slices()),
+                      var);
 }
 
 status_or<operation> optimizer::minimize(const scope& s, const output& loss,

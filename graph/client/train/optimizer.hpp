@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "graph/client/gradients/indexed_slices.hpp"
 #include "graph/client/train/variables.hpp"
 
 namespace caflow::train {
@@ -47,8 +48,11 @@ class hyperparameter {
   output tensor_;
 };
 
+// A gradient is dense, or IndexedSlices for a variable read through a gather (an embedding
+// table): apply_gradients then updates only the rows it names, with the optimizer's sparse
+// kernel (SparseApply*, TF's _apply_sparse), on the variable's device.
 struct gradient_and_variable {
-  output gradient;  // invalid: no gradient; apply_gradients leaves the variable alone
+  gradient_value gradient;  // invalid: no gradient; apply_gradients leaves the variable alone
   variable var;
 };
 
@@ -63,7 +67,8 @@ class optimizer {
 
   // The gradient of `loss` (a float tensor; non-scalar losses are summed) with respect to each
   // variable of `var_list` (float32 or float64), built in `s` under "gradients/". A variable
-  // the loss does not depend on gets zeros.
+  // the loss does not depend on gets zeros; one the loss reads only through gathers gets
+  // IndexedSlices.
   status_or<std::vector<gradient_and_variable>> compute_gradients(
       const scope& s, const output& loss, const std::vector<variable>& var_list) const;
 
@@ -114,6 +119,13 @@ class optimizer {
   // The update of one variable; `s` is colocated with it. Errors go to the scope.
   virtual output apply_dense(const scope& s, apply_context& ctx, const output& grad,
                              const variable& var) = 0;
+  // The update of the rows `grad` names. apply_gradients has summed the values of repeated
+  // indices (TF's _apply_sparse_duplicate_indices) unless sums_duplicate_indices() says the
+  // update adds them up itself.
+  virtual output apply_sparse(const scope& s, apply_context& ctx, const indexed_slices& grad,
+                              const variable& var) = 0;
+  // Whether apply_sparse of repeated indices equals that of their sum (plain gradient descent).
+  virtual bool sums_duplicate_indices() const { return false; }
   // Nodes that must run after every update (they are given as `s`'s control dependencies),
   // e.g. Adam's beta power decay. Errors go to the scope.
   virtual std::vector<operation> finish(const scope& s, apply_context& ctx);
@@ -131,6 +143,9 @@ class optimizer {
   bool use_locking() const { return use_locking_; }
 
  private:
+  output apply_one(const scope& s, apply_context& ctx, const gradient_value& grad,
+                   const variable& var);
+
   std::string name_;
   bool use_locking_;
   std::map<std::string, std::map<std::string, variable, std::less<>>, std::less<>> slots_;

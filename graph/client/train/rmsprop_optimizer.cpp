@@ -28,4 +28,14 @@ output rmsprop_optimizer::apply_dense(const scope& s, apply_context& ctx, const 
                              {.use_locking = use_locking()});
 }
 
+output rmsprop_optimizer::apply_sparse(const scope& s, apply_context& ctx,
+                                       const indexed_slices& grad, const variable& var) {
+  const dtype t = var.type();
+  return ops::sparse_apply_rms_prop(
+      s, var.ref, get_slot(var, "rms").ref, get_slot(var, "momentum").ref,
+      ctx.param(learning_rate_, "learning_rate", t), ctx.param(decay_, "decay", t),
+      ctx.param(momentum_, "momentum", t), ctx.param(epsilon_, "epsilon", t), grad.values,
+      grad.indices, {.use_locking = use_locking()});
+}
+
 }  // namespace caflow::train

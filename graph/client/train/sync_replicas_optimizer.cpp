@@ -29,11 +29,25 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
   for (const auto& gv : grads_and_vars) {
     if (!gv.gradient.valid()) continue;
     const scope on_var = s.colocate_with(gv.var.ref);
-    auto acc = ops::conditional_accumulator(
-        on_var.with_op_name(gv.var.name() + "/grad_accum"), gv.var.type(),
-        on_var.shape_of(gv.var.ref),
-        {.container = {}, .shared_name = opts_.shared_prefix + "/" + gv.var.name() + "/grad_accum"});
-    applied.push_back(ops::accumulator_apply_gradient(on_var, acc, local_step_, gv.gradient));
+    const ops::conditional_accumulator_attrs attrs{
+        .container = {}, .shared_name = opts_.shared_prefix + "/" + gv.var.name() + "/grad_accum"};
+    const scope named = on_var.with_op_name(gv.var.name() + "/grad_accum");
+    // Sparse gradients (embedding rows) are summed row by row: only the rows a worker read
+    // cross the network, and only they are updated.
+    if (gv.gradient.is_sparse()) {
+      const indexed_slices& g = gv.gradient.slices();
+      auto acc = ops::sparse_conditional_accumulator(named, gv.var.type(),
+                                                     on_var.shape_of(gv.var.ref), attrs);
+      applied.push_back(ops::sparse_accumulator_apply_gradient(on_var, acc, local_step_,
+                                                               g.indices, g.values,
+                                                               g.dense_shape));
+      accumulators.push_back({acc, gv});
+      continue;
+    }
+    auto acc = ops::conditional_accumulator(named, gv.var.type(), on_var.shape_of(gv.var.ref),
+                                            attrs);
+    applied.push_back(
+        ops::accumulator_apply_gradient(on_var, acc, local_step_, gv.gradient.dense()));
     accumulators.push_back({acc, gv});
   }
   if (applied.empty())
@@ -61,10 +75,17 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
   const scope after_apply = s.with_control_dependencies(applied);
   auto num_required = ops::constant(s, static_cast<int32_t>(opts_.replicas_to_aggregate));
   std::vector<gradient_and_variable> averaged;
-  for (const auto& [acc, gv] : accumulators)
-    averaged.push_back({ops::accumulator_take_gradient(after_apply.colocate_with(gv.var.ref), acc,
-                                                       num_required, gv.var.type()),
-                        gv.var});
+  for (const auto& [acc, gv] : accumulators) {
+    const scope on_var = after_apply.colocate_with(gv.var.ref);
+    if (gv.gradient.is_sparse()) {
+      const std::vector<output> taken =
+          ops::sparse_accumulator_take_gradient(on_var, acc, num_required, gv.var.type());
+      averaged.push_back({indexed_slices{taken[1], taken[0], taken[2]}, gv.var});
+      continue;
+    }
+    averaged.push_back(
+        {ops::accumulator_take_gradient(on_var, acc, num_required, gv.var.type()), gv.var});
+  }
   std::vector<operation> resets;
   for (const auto& [acc, gv] : accumulators) {
     auto current = ops::identity(s.colocate_with(gv.var.ref), global_step);
