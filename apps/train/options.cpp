@@ -68,6 +68,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--adagrad-initial-accumulator", o->adagrad_initial_accumulator,
                  "adagrad: the accumulators' start (TF's 0.1; wide-deep's default 0.001)")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--dense-gradients", o->dense_gradients,
+               "make every sparse gradient (an embedding table's rows) dense before applying "
+               "it, as without IndexedSlices: for comparison");
   app.add_option("--data-dir", o->data_dir, "directory of the gzip IDX files");
   app.add_option("--train-limit", o->train_limit, "train on the first N examples only")
       ->check(CLI::NonNegativeNumber);

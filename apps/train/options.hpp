@@ -40,6 +40,9 @@ struct train_options {
   double learning_rate = 0.001;
   std::string optimizer = "adam";  // adam | sgd | momentum | adagrad | rmsprop
   double adagrad_initial_accumulator = 0.1;  // TF's default
+  // Every sparse gradient (an embedding table's IndexedSlices) made dense before it is
+  // applied: for comparing what sparse updates buy.
+  bool dense_gradients = false;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   int64_t train_limit = 0;  // 0: the whole training set, else its first N examples
   int64_t test_limit = 0;   // 0: the whole test set

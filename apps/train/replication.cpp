@@ -58,6 +58,20 @@ std::vector<train::gradient_and_variable> average_towers(
   return out;
 }
 
+// The loss's gradients. With --dense-gradients every sparse one (IndexedSlices of a table) is
+// made dense here, on the worker, before it is applied: the comparison that shows what
+// sparse updates buy (a whole table's gradient crossing to its ps and updating every row).
+status_or<std::vector<train::gradient_and_variable>> loss_gradients(
+    const train_options& o, const train::optimizer& opt, const scope& s, const output& loss,
+    const std::vector<train::variable>& vars) {
+  CAFLOW_ASSIGN_OR_RETURN(auto grads, opt.compute_gradients(s, loss, vars));
+  if (!o.dense_gradients) return grads;
+  const scope ds = s.new_sub_scope("dense_gradients");
+  for (auto& gv : grads)
+    if (gv.gradient.is_sparse()) gv.gradient = grad::to_dense(ds, gv.gradient);
+  return grads;
+}
+
 }  // namespace
 
 std::vector<std::string> required_tasks(const train_options& o, const client_plan& plan) {
@@ -98,8 +112,8 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
       const scope ts = g->root.new_sub_scope("tower_" + std::to_string(w))
                            .with_device(worker_device(o, w));
       g->towers.push_back(family.build_tower(ts, params, o.seed + w, {}));
-      CAFLOW_ASSIGN_OR_RETURN(auto grads, g->optimizer->compute_gradients(
-                                              ts, g->towers.back().loss, trained));
+      CAFLOW_ASSIGN_OR_RETURN(
+          auto grads, loss_gradients(o, *g->optimizer, ts, g->towers.back().loss, trained));
       per_tower.push_back(std::move(grads));
     }
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
@@ -110,12 +124,16 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     std::vector<std::string> devices;
     for (int layer = 0; layer < 4; ++layer) devices.push_back(worker_device(o, layer * plan.workers / 4));
     g->towers.push_back(family.build_tower(g->root.new_sub_scope("tower"), params, o.seed, devices));
-    CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->minimize(g->root, g->towers.back().loss,
-                                                             g->global_step, trained));
+    CAFLOW_ASSIGN_OR_RETURN(
+        auto grads, loss_gradients(o, *g->optimizer, g->root, g->towers.back().loss, trained));
+    CAFLOW_ASSIGN_OR_RETURN(train_op,
+                            g->optimizer->apply_gradients(g->root, grads, g->global_step));
   } else {
     g->towers.push_back(family.build_tower(model_scope.new_sub_scope("tower"), params,
                                            o.seed + plan.worker_index, {}));
     const output& loss = g->towers.back().loss;
+    CAFLOW_ASSIGN_OR_RETURN(auto grads,
+                            loss_gradients(o, *g->optimizer, model_scope, loss, trained));
     if (plan.mode == replication::sync) {
       const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
       g->sync = std::make_unique<train::sync_replicas_optimizer>(
@@ -126,11 +144,11 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
               .is_chief = plan.is_chief(),
               .local_device = worker_device(o, plan.worker_index)});
       CAFLOW_ASSIGN_OR_RETURN(train_op,
-                              g->sync->minimize(model_scope, loss, g->global_step, trained));
+                              g->sync->apply_gradients(model_scope, grads, g->global_step));
       g->local_init.push_back(g->sync->local_initializer());
     } else {
       CAFLOW_ASSIGN_OR_RETURN(
-          train_op, g->optimizer->minimize(model_scope, loss, g->global_step, trained));
+          train_op, g->optimizer->apply_gradients(model_scope, grads, g->global_step));
     }
   }
   g->train_op = train_op;

@@ -148,3 +148,30 @@ TEST_CASE("one local session learns the planted model's ranking") {
   CHECK(*auc > 0.7);
   CHECK(*auc > data->reference_auc - 0.06);
 }
+
+TEST_CASE("no node on a worker reads a whole shard: only its rows cross the network") {
+  const train_options o = small_wide_deep(replication::async);
+  auto g = build_client_graph(o, {.mode = replication::async, .ps_tasks = 2, .workers = 2});
+  REQUIRE(g.ok());
+  const graph_def def = (*g)->root.to_graph_def();
+  int readers = 0;
+  for (const auto& n : def.nodes)
+    for (const auto& in : n.inputs) {
+      const auto ref = parse_input(in);
+      REQUIRE(ref.ok());
+      const std::string shard(ref->node);
+      if (shard.rfind("wide_deep/", 0) != 0 || shard.find("/part_") == std::string::npos ||
+          shard.find('/', shard.find("/part_") + 1) != std::string::npos)
+        continue;
+      ++readers;
+      // Ops taking the variable by reference run where it is; anything else must be
+      // colocated with it (the gathers, the sparse updates).
+      if (n.op == "Assign" || n.op == "IsVariableInitialized") continue;
+      auto cls = n.attrs.find("_class");
+      const bool colocated =
+          cls != n.attrs.end() &&
+          cls->second.get<std::vector<std::string>>() == std::vector<std::string>{"loc:@" + shard};
+      CHECK_MESSAGE(colocated, n.name, " (", n.op, ") reads ", shard, " on ", n.device);
+    }
+  CHECK(readers > 0);
+}
