@@ -6,12 +6,20 @@
 // tasks.
 //
 //   bench_wide_deep_samples_per_s [--rows N] [--dim D] [--columns C] [--batch B] [--steps N]
-//                                 [--warmup N] [--threads T] [--baseline S]
-//       prints RESULT wide_deep_samples_per_s: both workers' samples over the slower
-//       worker's time for --steps steps each after --warmup; with --baseline (PyTorch's
-//       samples/s, bench/pytorch_wide_deep.py on the same data, batch, threads and steps in the
-//       same bench/run) also the ratio. Defaults: 1M rows x 32 per column, 4 columns, batch 256,
-//       1 intra-op thread per task.
+//                                 [--dense-steps N] [--warmup N] [--threads T] [--baseline S]
+//       trains twice, each on a fresh cluster: with sparse gradients (IndexedSlices, only the
+//       rows looked up cross to the ps and are updated) for --steps steps per worker, then
+//       with every gradient made dense (caflow-train --dense-gradients: whole tables cross and
+//       are updated) for --dense-steps (0: skipped). Rates are both workers' samples over the
+//       slower worker's time, after --warmup steps. Prints
+//         RESULT wide_deep_samples_per_s                    sparse; with --baseline (PyTorch's
+//             samples/s, bench/pytorch_wide_deep.py on the same data, batch, threads and steps
+//             in the same bench/run) also the ratio. Target: >= 1.5.
+//         RESULT wide_deep_dense_gradients_samples_per_s     dense
+//         RESULT wide_deep_sparse_over_dense_gradients       value sparse, baseline dense:
+//             what sparse updates buy
+//       Defaults: 1M rows x 32 per column, 4 columns, batch 256, 200 steps (6 dense), 1
+//       intra-op thread per task.
 //   bench_wide_deep_samples_per_s [--rows ...] --write-data FILE
 //       writes the examples (below) for bench/pytorch_wide_deep.py and exits.
 //
@@ -48,6 +56,7 @@ struct args {
   int columns = 4;
   int32_t batch = 256;
   int steps = 200;
+  int dense_steps = 6;
   int warmup = 5;
   int threads = 1;
   double baseline = 0;
@@ -57,7 +66,8 @@ struct args {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: bench_wide_deep_samples_per_s [--rows N] [--dim D] [--columns C] "
-               "[--batch B] [--steps N] [--warmup N] [--threads T] [--baseline SAMPLES_PER_S]\n"
+               "[--batch B] [--steps N] [--dense-steps N] [--warmup N] [--threads T] "
+               "[--baseline SAMPLES_PER_S]\n"
                "       bench_wide_deep_samples_per_s [--rows N] [--columns C] [--batch B] "
                "--write-data FILE\n");
   std::exit(2);
@@ -74,13 +84,14 @@ args parse(int argc, char** argv) {
     else if (flag == "--columns") a.columns = std::stoi(value);
     else if (flag == "--batch") a.batch = std::stoi(value);
     else if (flag == "--steps") a.steps = std::stoi(value);
+    else if (flag == "--dense-steps") a.dense_steps = std::stoi(value);
     else if (flag == "--warmup") a.warmup = std::stoi(value);
     else if (flag == "--threads") a.threads = std::stoi(value);
     else if (flag == "--baseline") a.baseline = std::stod(value);
     else if (flag == "--write-data") a.write_path = value;
     else usage();
   }
-  if (a.rows < 2 || a.dim < 1 || a.columns < 1 || a.batch < 1 || a.steps < 1 || a.warmup < 1 ||
+  if (a.rows < 2 || a.dim < 1 || a.columns < 1 || a.batch < 1 || a.steps < 1 || a.dense_steps < 0 || a.warmup < 1 ||
       a.threads < 1)
     usage();
   return a;
@@ -110,7 +121,7 @@ void write_data(const args& a, const ctr_split& s, const std::string& path) {
   bench::check(out.good(), "cannot write the data file");
 }
 
-train_options model_options(const args& a) {
+train_options model_options(const args& a, bool dense) {
   train_options o;
   o.model = model_kind::wide_deep;
   o.mode = replication::async;
@@ -120,6 +131,7 @@ train_options model_options(const args& a) {
   o.batch_size = a.batch;
   o.threads = a.threads;
   o.device = "cpu";
+  o.dense_gradients = dense;
   o.wide_deep.rows = a.rows;
   o.wide_deep.dim = a.dim;
   o.wide_deep.columns = a.columns;
@@ -132,22 +144,13 @@ struct worker_run {
   status st;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const args a = parse(argc, argv);
-  auto generated = generate_ctr_data(data_options(a));
-  bench::check(generated.ok(), "generating the data failed");
-  const ctr_split& data = generated->train;
-  if (!a.write_path.empty()) {
-    write_data(a, data, a.write_path);
-    return 0;
-  }
-
+// Both workers' samples per second over `steps` steps each (after the warmup), on a cluster
+// of their own.
+double measure(const args& a, const ctr_split& data, bool dense, int steps) {
   cpu_device_options cpu{.intra_op_threads = a.threads, .inter_op_threads = 1};
   auto cluster = embedded_cluster::start({.ps_tasks = ps_tasks, .worker_tasks = workers, .cpu = cpu});
   bench::check(cluster.ok(), "starting the embedded cluster failed");
-  const train_options o = model_options(a);
+  const train_options o = model_options(a, dense);
 
   std::vector<std::unique_ptr<client_graph>> graphs;
   std::vector<std::unique_ptr<session>> sessions;
@@ -193,7 +196,7 @@ int main(int argc, char** argv) {
       for (int i = 0; i < a.warmup && r.st.ok(); ++i) step(i);
       timed_start.arrive_and_wait();
       const auto start = std::chrono::steady_clock::now();
-      for (int i = a.warmup; i < a.warmup + a.steps && r.st.ok(); ++i) step(i);
+      for (int i = a.warmup; i < a.warmup + steps && r.st.ok(); ++i) step(i);
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     });
   for (auto& t : threads) t.join();
@@ -203,15 +206,35 @@ int main(int argc, char** argv) {
     bench::check(r.st.ok(), "a training step failed");
     seconds = std::max(seconds, r.seconds);
   }
-  const double rate = static_cast<double>(workers) * a.steps * a.batch / seconds;
-  std::printf("wide_deep: 2 ps + 2 workers (async), %d columns of %lld x %d, batch %d, %d "
-              "thread%s per task, %d steps per worker in %.2f s, chief's loss %.4f -> %.4f\n",
-              a.columns, static_cast<long long>(a.rows), a.dim, a.batch, a.threads,
-              a.threads == 1 ? "" : "s", a.steps, seconds, runs[0].first_loss,
+  std::printf("wide_deep: %s gradients, 2 ps + 2 workers (async), %d columns of %lld x %d, "
+              "batch %d, %d thread%s per task, %d steps per worker in %.2f s, chief's loss %.4f "
+              "-> %.4f\n",
+              dense ? "dense" : "sparse", a.columns, static_cast<long long>(a.rows), a.dim,
+              a.batch, a.threads, a.threads == 1 ? "" : "s", steps, seconds, runs[0].first_loss,
               runs[0].last_loss);
+  return static_cast<double>(workers) * steps * a.batch / seconds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const args a = parse(argc, argv);
+  auto generated = generate_ctr_data(data_options(a));
+  bench::check(generated.ok(), "generating the data failed");
+  const ctr_split& data = generated->train;
+  if (!a.write_path.empty()) {
+    write_data(a, data, a.write_path);
+    return 0;
+  }
+
+  const double sparse = measure(a, data, false, a.steps);
   if (a.baseline > 0)
-    bench::result("wide_deep_samples_per_s", rate, "samples/s", a.baseline);
+    bench::result("wide_deep_samples_per_s", sparse, "samples/s", a.baseline);
   else
-    bench::result("wide_deep_samples_per_s", rate, "samples/s");
+    bench::result("wide_deep_samples_per_s", sparse, "samples/s");
+  if (a.dense_steps == 0) return 0;
+  const double dense = measure(a, data, true, a.dense_steps);
+  bench::result("wide_deep_dense_gradients_samples_per_s", dense, "samples/s");
+  bench::result("wide_deep_sparse_over_dense_gradients", sparse, "samples/s", dense);
   return 0;
 }
