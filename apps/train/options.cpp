@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <map>
 
 #include "apps/train/model_family.hpp"
@@ -29,6 +30,21 @@ const char* to_string(replication r) {
   return "?";
 }
 
+namespace {
+
+// A model's flag defaults as the flags that would set them.
+std::string defaults_text(const model_defaults& d) {
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "--epochs %d --batch-size %d --optimizer %s --learning-rate %g "
+                "--adagrad-initial-accumulator %g --ps-tasks %d",
+                d.epochs, d.batch_size, d.optimizer.c_str(), d.learning_rate,
+                d.adagrad_initial_accumulator, d.ps_tasks);
+  return text;
+}
+
+}  // namespace
+
 status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                           std::string* help_text) {
   CLI::App app{
@@ -50,8 +66,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                  "mlp (256-128-100), cnn (TF's convnet.py), rnn (an LSTM of 128 units over the "
                  "28 rows of an image, built with while_loop) or wide-deep (click-through "
                  "model: hashed embedding tables partitioned over the ps tasks, a dense tower "
-                 "and a linear part, on generated data; its defaults: --epochs 2 --batch-size "
-                 "256 --optimizer adagrad --learning-rate 0.05 --ps-tasks 2)")
+                 "and a linear part, on generated data; its defaults: " +
+                     defaults_text(model_family_for(model_kind::wide_deep).defaults()) + ")")
       ->transform(CLI::CheckedTransformer(models, CLI::ignore_case).description(""))
       ->type_name("mlp|cnn|rnn|wide-deep")
       ->default_str(to_string(o->model));
