@@ -89,6 +89,7 @@ class forked_server {
     ::_exit(0);
   }
   ~forked_server() { stop_child(pid_); }
+  pid_t pid() const { return pid_; }
   forked_server(const forked_server&) = delete;
   forked_server& operator=(const forked_server&) = delete;
 

@@ -1,159 +1,151 @@
-// Rows updated per second on a partitioned table by 2 workers through 2 ps tasks: a [1M, 64]
-// float32 table split in two shards (one per ps, train::create_partitioned_variable), each
-// worker its own client on an embedded cluster (every task its own server on a loopback
-// port), asynchronous. A worker's step looks up `--ids` distinct rows (nn::embedding_lookup,
-// "mod") and applies the gradient of their sum with plain SGD: the IndexedSlices gradient
-// reaches each shard's ps as only its rows, applied there by SparseApplyGradientDescent.
+// Rows of a partitioned embedding table updated per second by 2 workers through 2 ps tasks
+// (four caflow-server processes on loopback, between-graph, async): each worker looks up a
+// batch of ids in a [rows, dim] table split over both ps tasks and applies gradient descent to
+// the rows it read. With sparse gradients (IndexedSlices, SparseApplyGradientDescent on each
+// shard's ps) only those rows travel; the baseline is the same training with every gradient
+// made dense first, as it was before sparse gradients (a full shard crosses per step).
 //
-//   bench_sparse_update_rows_per_s [--rows N] [--dim D] [--ids N] [--steps N] [--warmup N]
-//                                  [--threads T]
-//       prints RESULT sparse_update_rows_per_s: both workers' updated rows over the slower
-//       worker's time, --steps steps each after --warmup. Defaults: 1M x 64, 4096 ids per step,
-//       300 steps, 1 intra-op thread per task.
-#include <barrier>
-#include <chrono>
+//   bench_sparse_update_rows_per_s [--rows N] [--dim N] [--batch N] [--seconds S]
+//
+// Value: ids applied per second by both workers together (uniform ids: repeats are rare).
+#include <atomic>
+#include <cstring>
+#include <fstream>
+#include <random>
 #include <string>
 #include <thread>
 
 #include "actors/session.hpp"
-#include "apps/train/embedded_cluster.hpp"
 #include "bench_util.hpp"
+#include "forked_servers.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/embedding_lookup.hpp"
 #include "graph/client/train/gradient_descent_optimizer.hpp"
 #include "graph/client/train/initializers.hpp"
+#include "graph/client/train/partitioned_variable.hpp"
 #include "graph/client/train/replica_device_setter.hpp"
 
 using namespace caflow;
 
 namespace {
 
-constexpr int workers = 2;
-constexpr int ps_tasks = 2;
-constexpr int id_sets = 16;  // distinct batches of ids, cycled
-
-struct args {
-  int64_t rows = 1000000;
-  int dim = 64;
-  int64_t ids = 4096;
-  int steps = 300;
-  int warmup = 5;
-  int threads = 1;
+struct config {
+  int64_t rows = 1'000'000, dim = 32, batch = 4096;
+  double seconds = 5;
 };
 
-[[noreturn]] void usage() {
-  std::fprintf(stderr,
-               "usage: bench_sparse_update_rows_per_s [--rows N] [--dim D] [--ids N] "
-               "[--steps N] [--warmup N] [--threads T]\n");
-  std::exit(2);
-}
-
-args parse(int argc, char** argv) {
-  args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (i + 1 >= argc) usage();
-    const std::string value = argv[++i];
-    if (flag == "--rows") a.rows = std::stoll(value);
-    else if (flag == "--dim") a.dim = std::stoi(value);
-    else if (flag == "--ids") a.ids = std::stoll(value);
-    else if (flag == "--steps") a.steps = std::stoi(value);
-    else if (flag == "--warmup") a.warmup = std::stoi(value);
-    else if (flag == "--threads") a.threads = std::stoi(value);
-    else usage();
-  }
-  if (a.rows < ps_tasks || a.dim < 1 || a.ids < 1 || a.ids > a.rows || a.steps < 1 ||
-      a.warmup < 1 || a.threads < 1)
-    usage();
-  return a;
-}
-
-// `count` distinct ids in [0, rows): a stride through the table from a per-set start, so
-// that both shards get about half.
-tensor id_set(const args& a, int set, int worker) {
-  tensor ids(dtype::int64, tensor_shape{a.ids});
-  const int64_t stride = a.rows / a.ids;
-  for (int64_t i = 0; i < a.ids; ++i)
-    ids.data<int64_t>()[i] = (i * stride + set * 7919 + worker * 104729) % a.rows;
-  return ids;
-}
-
 struct worker_graph {
-  scope root = scope::new_root();
+  scope root;
   output ids;
   operation train_op, init;
 };
 
-std::unique_ptr<worker_graph> build(const args& a, int worker) {
-  auto g = std::make_unique<worker_graph>();
-  const scope s = g->root.with_device_function(train::replica_device_setter(
-      {.ps_tasks = ps_tasks, .worker_device = "/job:worker/task:" + std::to_string(worker)}));
-  auto table = train::create_partitioned_variable(s, "table", tensor_shape{a.rows, a.dim},
-                                                  dtype::float32, train::zeros_initializer(),
-                                                  train::fixed_size_partitioner(ps_tasks));
-  g->ids = ops::placeholder(s.with_op_name("ids"), dtype::int64, {.shape = partial_shape({-1})});
-  const output loss = ops::sum(s, nn::embedding_lookup(s, table, g->ids), {0, 1});
-  train::gradient_descent_optimizer sgd(0.01);
-  auto op = sgd.minimize(s, loss, table.shards);
-  bench::check(op.ok(), "building the update failed");
-  g->train_op = *op;
-  g->init = train::global_variables_initializer(g->root.with_op_name("init"), table.shards);
-  bench::check(g->root.ok(), "building the graph failed");
+worker_graph build(const config& c, int task, bool dense) {
+  worker_graph g{scope::new_root().with_device_function(train::replica_device_setter(
+      {.ps_tasks = 2, .worker_device = "/job:worker/task:" + std::to_string(task)}))};
+  const scope& root = g.root;
+  auto emb = train::create_partitioned_variable(root, "emb", tensor_shape{c.rows, c.dim},
+                                                dtype::float32, train::zeros_initializer(),
+                                                train::fixed_size_partitioner(2));
+  g.ids = ops::placeholder(root.with_op_name("ids"), dtype::int64,
+                           {.shape = partial_shape{c.batch}});
+  auto rows = nn::embedding_lookup(root, emb, g.ids);
+  auto loss = ops::sum(root, ops::mul(root, rows, ops::constant(root, 1e-3f)), {0, 1});
+  train::gradient_descent_optimizer sgd(0.1);
+  auto grads = sgd.compute_gradients(root, loss, emb.shards);
+  bench::check(grads.ok(), "compute_gradients");
+  if (dense)
+    for (auto& gv : *grads) gv.gradient = grad::to_dense(root, gv.gradient);
+  auto op = sgd.apply_gradients(root, *grads);
+  bench::check(op.ok(), "apply_gradients");
+  g.train_op = *op;
+  train::variable_set vars;
+  vars.add(emb.shards);
+  g.init = train::global_variables_initializer(root, vars);
+  bench::check(root.ok(), "graph");
   return g;
+}
+
+// Both workers train for c.seconds; returns ids applied per second.
+double rows_per_s(const config& c, const std::vector<std::string>& targets, bool dense) {
+  std::vector<worker_graph> graphs;
+  std::vector<std::unique_ptr<session>> sessions;
+  for (int t = 0; t < 2; ++t) {
+    graphs.push_back(build(c, t, dense));
+    session_options o;
+    o.target = targets[t];
+    o.connect_timeout = std::chrono::seconds(30);
+    sessions.push_back(std::make_unique<session>(graphs.back().root, o));
+  }
+  bench::check(sessions[0]->run_targets({graphs[0].init}).ok(), "init");
+  std::atomic<int64_t> steps{0};
+  std::atomic<bool> failed{false};
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  const auto until = start + std::chrono::duration<double>(c.seconds);
+  auto loop = [&](int t) {
+    std::mt19937_64 rng(1234 + t);
+    std::uniform_int_distribution<int64_t> pick(0, c.rows - 1);
+    tensor ids(dtype::int64, tensor_shape{c.batch});
+    do {
+      for (int64_t i = 0; i < c.batch; ++i) ids.data<int64_t>()[i] = pick(rng);
+      const status st = sessions[t]->run_targets({graphs[t].train_op}, {{graphs[t].ids, ids}});
+      if (!st.ok()) {
+        std::fprintf(stderr, "worker %d: %s\n", t, st.to_string().c_str());
+        failed = true;
+        return;
+      }
+      ++steps;
+    } while (clock::now() < until);
+  };
+  std::thread w1(loop, 1);
+  loop(0);
+  w1.join();
+  bench::check(!failed, "training steps");
+  const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
+  return static_cast<double>(steps.load() * c.batch) / elapsed;
+}
+
+// A process's resident set (VmRSS) in MiB, -1 when unreadable.
+double rss_mib(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return -1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const args a = parse(argc, argv);
-  cpu_device_options cpu{.intra_op_threads = a.threads, .inter_op_threads = 1};
-  auto cluster = train_app::embedded_cluster::start(
-      {.ps_tasks = ps_tasks, .worker_tasks = workers, .cpu = cpu});
-  bench::check(cluster.ok(), "starting the embedded cluster failed");
-  std::vector<std::unique_ptr<worker_graph>> graphs;
-  std::vector<std::unique_ptr<session>> sessions;
-  for (int w = 0; w < workers; ++w) {
-    graphs.push_back(build(a, w));
-    session_options sopts;
-    sopts.target = (*cluster)->worker_target(w);
-    sopts.cpu = cpu;
-    sopts.device_count[device_gpu] = 0;
-    sessions.push_back(std::make_unique<session>(graphs[w]->root, sopts));
+  config c;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--rows") c.rows = std::stoll(argv[i + 1]);
+    else if (flag == "--dim") c.dim = std::stoll(argv[i + 1]);
+    else if (flag == "--batch") c.batch = std::stoll(argv[i + 1]);
+    else if (flag == "--seconds") c.seconds = std::stod(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return 2;
+    }
   }
-  bench::check(sessions[0]->run_targets({graphs[0]->init}).ok(), "initializing the table failed");
-
-  std::barrier timed_start(workers);
-  std::vector<double> seconds(workers);
-  std::vector<status> errors(workers);
-  std::vector<std::thread> threads;
-  for (int w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      std::vector<tensor> sets;
-      for (int k = 0; k < id_sets; ++k) sets.push_back(id_set(a, k, w));
-      auto step = [&](int i) {
-        auto out = sessions[w]->run({{graphs[w]->ids, sets[i % id_sets]}}, {},
-                                    {graphs[w]->train_op});
-        if (!out.ok()) errors[w] = out.get_status();
-      };
-      for (int i = 0; i < a.warmup && errors[w].ok(); ++i) step(i);
-      timed_start.arrive_and_wait();
-      const auto start = std::chrono::steady_clock::now();
-      for (int i = 0; i < a.steps && errors[w].ok(); ++i) step(i);
-      seconds[w] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    });
-  for (auto& t : threads) t.join();
-  double slowest = 0;
-  for (int w = 0; w < workers; ++w) {
-    if (!errors[w].ok()) std::fprintf(stderr, "worker %d: %s\n", w, errors[w].to_string().c_str());
-    bench::check(errors[w].ok(), "an update step failed");
-    slowest = std::max(slowest, seconds[w]);
-  }
-  std::printf("sparse_update: [%lld, %d] table in 2 shards on 2 ps, 2 workers, %lld rows per "
-              "step, %d steps per worker in %.2f s\n",
-              static_cast<long long>(a.rows), a.dim, static_cast<long long>(a.ids), a.steps,
-              slowest);
-  bench::result("sparse_update_rows_per_s",
-                static_cast<double>(workers) * static_cast<double>(a.ids) * a.steps / slowest,
-                "rows/s");
+  const auto ports = bench::free_ports(4);
+  auto addr = [&](int i) { return "127.0.0.1:" + std::to_string(ports[i]); };
+  const std::string cluster = "ps=" + addr(0) + "," + addr(1) + ";worker=" + addr(2) + "," + addr(3);
+  // Forked before this process starts any thread.
+  bench::forked_server ps0(cluster, "ps", 0), ps1(cluster, "ps", 1), w0(cluster, "worker", 0),
+      w1(cluster, "worker", 1);
+  const std::vector<std::string> targets{"caflow://" + addr(2), "caflow://" + addr(3)};
+  const double sparse = rows_per_s(c, targets, false);
+  // Each ps task holds its own shard: half the table, plus its runtime.
+  std::printf("after sparse training: ps RSS task 0 %.0f MiB, task 1 %.0f MiB (table %.0f MiB)\n",
+              rss_mib(ps0.pid()), rss_mib(ps1.pid()),
+              static_cast<double>(c.rows * c.dim * 4) / (1 << 20));
+  const double dense = rows_per_s(c, targets, true);
+  std::printf("table %lldx%lld in 2 shards, batch %lld per worker, %.1f s each\n",
+              static_cast<long long>(c.rows), static_cast<long long>(c.dim),
+              static_cast<long long>(c.batch), c.seconds);
+  bench::result("sparse_update_rows_per_s", sparse, "rows/s", dense);
   return 0;
 }

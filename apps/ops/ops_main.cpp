@@ -56,6 +56,7 @@ std::string dtypes_of(const std::vector<const kernel_def*>& defs) {
 
 std::string gradient_of(const std::string& op) {
   const gradient_registry& g = gradient_registry::global();
+  if (g.lookup_sparse(op) != nullptr) return "yes (IndexedSlices)";
   if (g.lookup(op) != nullptr) return "yes";
   if (g.is_no_gradient(op)) return "not differentiable";
   return "none";
@@ -85,7 +86,7 @@ std::string render() {
       table << " | " << (it == kernels.end() ? "" : dtypes_of(it->second));
     }
     const std::string grad = gradient_of(name);
-    if (grad == "yes") ++with_gradient;
+    if (grad.starts_with("yes")) ++with_gradient;
     table << " | " << grad << " |\n";
   }
 
@@ -96,7 +97,8 @@ std::string render() {
       << "(the `apps_ops_doc_fresh` test fails when this file is stale).\n\n"
       << "The CPU and GPU columns list the dtypes of each type attr that the device's kernels\n"
       << "accept (empty: no kernel; `any`: kernels without type constraints). The GPU column\n"
-      << "is that of a build with CUDA. Gradient: `yes` (a gradient function is registered),\n"
+      << "is that of a build with CUDA. Gradient: `yes` (a gradient function is registered;\n"
+      << "`yes (IndexedSlices)`: it takes or gives sparse gradients as they are),\n"
       << "`not differentiable` (declared to have none, as in TensorFlow), `none` (no\n"
       << "gradient: the op's inputs are state, integers or resources).\n\n"
       << "**" << names.size() << " ops**, " << with_gradient << " with a gradient.\n\n"

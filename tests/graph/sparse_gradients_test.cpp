@@ -86,6 +86,20 @@ TEST_CASE("Identity passes slices on; two gathers concatenate; a dense use joins
   CHECK(f.log.empty());
 }
 
+TEST_CASE("AddN hands each input the gradient as it is: gathers summed by AddN stay sparse") {
+  table_fixture f;
+  auto a = ops::gather(f.root, f.table, ops::constant(f.root, std::vector<int32_t>{1}, {1}));
+  auto b = ops::gather(f.root, f.table, ops::constant(f.root, std::vector<int32_t>{2}, {1}));
+  auto added = ops::add_n(f.root, {a, b});
+  auto both = ops::gather(f.root, ops::identity(f.root, f.table),
+                          ops::constant(f.root, std::vector<int32_t>{0}, {1}));
+  auto g = f.grads(ops::sum(f.root, ops::add_n(f.root, {added, both}), {0, 1}));
+  REQUIRE(g[0].is_sparse());
+  check_tensor<double>(run(f.root, {{f.table, f.value}}, {grad::to_dense(f.root, g[0])})[0],
+                       {4, 2}, {1, 1, 1, 1, 1, 1, 0, 0});
+  CHECK(f.log.empty());
+}
+
 TEST_CASE("an op whose gradient function takes dense gradients gets them dense, logged") {
   table_fixture f;
   auto doubled = ops::mul(f.root.with_op_name("doubled"), f.table, ops::constant(f.root, 2.0));

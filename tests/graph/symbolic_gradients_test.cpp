@@ -2,6 +2,8 @@
 // and what it refuses. Values are worked out by hand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "actors/session.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/node_builder.hpp"
@@ -246,4 +248,51 @@ TEST_CASE("the loss of a small model differentiated with respect to its variable
   check_tensor(out->at(1), tensor_shape{2, 2}, std::vector<float>{21, 21, 30, 30});
   check_tensor(out->at(2), tensor_shape{2}, std::vector<float>{9, 9});
   check_tensor(out->at(3), tensor_shape{2, 1}, std::vector<float>{30, 30});
+}
+
+TEST_CASE("colocate_gradients_with_ops puts each gradient node with its forward node") {
+  auto root = scope::new_root().with_device("/job:worker/task:0");
+  auto x = vec_placeholder(root, "x");
+  auto sq = ops::square(root.with_device("/job:worker/task:1").with_op_name("sq"), x);
+  auto y = ops::sum(root.with_op_name("y"), sq, {0});
+  std::vector<output> plain, colocated;
+  REQUIRE(add_symbolic_gradients(root, {y}, {x}, {}, {}, &plain).ok());
+  REQUIRE(add_symbolic_gradients(root, {y}, {x}, {}, {.colocate_gradients_with_ops = true},
+                                 &colocated)
+              .ok());
+  int checked = 0;
+  for (const node_def& d : root.to_graph_def().nodes) {
+    const bool sq_grad = d.name.find("sq_grad/") != std::string::npos;
+    if (!sq_grad) continue;
+    auto cls = d.attrs.find("_class");
+    if (d.name.starts_with("gradients_1/")) {
+      // Wherever the forward node runs: no device of its own, colocated with "sq".
+      CHECK(d.device.empty());
+      REQUIRE(cls != d.attrs.end());
+      const auto& locs = std::get<std::vector<std::string>>(cls->second.value());
+      CHECK(std::find(locs.begin(), locs.end(), "loc:@sq") != locs.end());
+      ++checked;
+    } else {
+      CHECK(d.device == "/job:worker/task:0");
+      CHECK(cls == d.attrs.end());
+    }
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("aggregation_method: experimental_tree sums pairwise with Add, to the same value") {
+  auto root = scope::new_root();
+  auto x = vec_placeholder(root, "x");
+  // x reaches y along four paths: dy/dx = 1 + 2 + 3 + 4 = 10.
+  auto y = ops::add_n(root, {x, ops::mul(root, x, ops::constant(root, 2.0f)),
+                             ops::mul(root, x, ops::constant(root, 3.0f)),
+                             ops::mul(root, x, ops::constant(root, 4.0f))});
+  std::vector<output> tree;
+  REQUIRE(add_symbolic_gradients(root, {y}, {x}, {},
+                                 {.aggregation = aggregation_method::experimental_tree}, &tree)
+              .ok());
+  CHECK(count_ops(root, "AddN", "gradients/") == 0);
+  CHECK(count_ops(root, "Add", "gradients/") == 3);
+  check_tensor(run(root, {{x, fvec({1, 2, 3})}}, {tree[0]})[0], {3},
+               std::vector<float>{10, 10, 10});
 }

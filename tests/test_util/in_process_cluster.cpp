@@ -7,7 +7,8 @@
 
 namespace caflow::testing {
 
-status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(int ps, int workers) {
+status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(
+    int ps, int workers, int64_t ps_memory_limit_bytes) {
   const int tasks = ps + workers;
   const auto ports = free_ports(tasks);
   auto job_list = [&](int first, int count) {
@@ -28,7 +29,9 @@ status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(int ps,
       started[i] = server::start({.cluster = spec,
                                   .job = i < ps ? "ps" : "worker",
                                   .task = i < ps ? i : i - ps,
-                                  .cpu = {.intra_op_threads = 1, .inter_op_threads = 1}});
+                                  .cpu = {.intra_op_threads = 1,
+                                          .inter_op_threads = 1,
+                                          .memory_limit_bytes = i < ps ? ps_memory_limit_bytes : 0}});
     });
   for (auto& t : starting) t.join();
   std::vector<std::unique_ptr<server>> servers;

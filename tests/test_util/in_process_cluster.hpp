@@ -10,6 +10,8 @@
 
 namespace caflow::testing {
 
-status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(int ps, int workers);
+// `ps_memory_limit_bytes` (0: none) caps each ps task's CPU memory.
+status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(
+    int ps, int workers, int64_t ps_memory_limit_bytes = 0);
 
 }  // namespace caflow::testing

@@ -13,6 +13,7 @@
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/embedding_lookup.hpp"
+#include "graph/client/train/gradient_descent_optimizer.hpp"
 #include "graph/client/train/replica_device_setter.hpp"
 #include "graph/core/device_name.hpp"
 #include "test_util/in_process_cluster.hpp"
@@ -92,4 +93,57 @@ TEST_CASE("each shard's gather runs on its shard's ps task; the rows come back r
   // Partitioning the ids and stitching the rows happen on the worker.
   CHECK(placed.at("embedding_lookup/DynamicPartition") == worker);
   CHECK(placed.at("embedding_lookup/DynamicStitch") == worker);
+}
+
+TEST_CASE("training the partitioned table updates each shard on its ps with only its rows") {
+  auto cluster = caflow::testing::start_in_process_cluster(2, 1);
+  REQUIRE_MESSAGE(cluster.ok(), cluster.get_status().to_string());
+  const auto& servers = *cluster;
+
+  auto root = scope::new_root().with_device_function(
+      train::replica_device_setter({.ps_tasks = 2, .worker_device = "/job:worker/task:0"}));
+  auto emb = train::create_partitioned_variable(
+      root, "emb", ops::constant(root, std::vector<float>(14, 1.0f), {7, 2}),
+      train::fixed_size_partitioner(2));
+  // Rows 6, 1 and 6 again: the gradient of a row is the sum of its weights.
+  auto rows = nn::embedding_lookup(root, emb, ops::constant(root, tensor::from_vector<int64_t>({6, 1, 6})),
+                                   {.partition_strategy = "div"});
+  auto loss = ops::sum(
+      root, ops::mul(root, rows, ops::constant(root, std::vector<float>{1, 2, 3, 4, 5, 6}, {3, 2})),
+      {0, 1});
+  train::gradient_descent_optimizer sgd(0.5);
+  auto grads = sgd.compute_gradients(root, loss, emb.shards);
+  REQUIRE(grads.ok());
+  for (const auto& gv : *grads) CHECK(gv.gradient.is_sparse());
+  auto train_op = sgd.apply_gradients(root, *grads);
+  REQUIRE(train_op.ok());
+  train::variable_set vars;
+  vars.add(emb.shards);
+  auto init = train::global_variables_initializer(root, vars);
+  auto whole = emb.as_tensor(root);
+
+  stderr_capture err;
+  session sess(root, {.target = servers[2]->target(), .log_device_placement = true});
+  REQUIRE(sess.run_targets({init}).ok());
+  REQUIRE(sess.run_targets({*train_op}).ok());
+  auto out = sess.run({whole});
+  REQUIRE(out.ok());
+  // Row 1 -= 0.5 [3, 4]; row 6 -= 0.5 ([1, 2] + [5, 6]).
+  check_tensor(out->at(0), {7, 2},
+               std::vector<float>{1, 1, -0.5f, -1, 1, 1, 1, 1, 1, 1, 1, 1, -2, -3});
+
+  const auto placed = placement_of(err.text.str());
+  const std::string ps0 = full_device_name("ps", 0, "CPU", 0);
+  const std::string ps1 = full_device_name("ps", 1, "CPU", 0);
+  int updates = 0, dense_rows = 0;
+  for (const auto& [node, device] : placed) {
+    if (node.find("SparseApplyGradientDescent") != std::string::npos) {
+      ++updates;
+      CHECK(device == (node.find("emb/part_0") != std::string::npos ? ps0 : ps1));
+    }
+    // A dense gradient would be an UnsortedSegmentSum of the table's rows.
+    if (node.find("UnsortedSegmentSum") != std::string::npos) ++dense_rows;
+  }
+  CHECK(updates == 2);
+  CHECK(dense_rows == 0);
 }

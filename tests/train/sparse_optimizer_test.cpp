@@ -119,3 +119,29 @@ TEST_CASE("momentum and RMSProp: sparse kernels; after one step equal to dense")
   auto [m3, unused] = run_training(momentum, false, 3);
   CHECK(m3.data<float>()[2] == 3);  // row 1 never moves
 }
+
+TEST_CASE("a step whose ids leave the table fails naming the gather and updates nothing") {
+  auto root = scope::new_root();
+  auto table = train::create_variable(
+      root, "table", ops::constant(root, std::vector<float>{1, 2, 3, 4}, {2, 2}));
+  auto ids = ops::placeholder(root.with_op_name("ids"), dtype::int32);
+  auto loss = ops::sum(root, ops::gather(root.with_op_name("lookup"), table, ids), {0, 1});
+  train::adagrad_optimizer opt(0.1);
+  auto train_op = opt.minimize(root, loss, {table});
+  REQUIRE(train_op.ok());
+  train::variable_set vars{table};
+  vars.add(opt.variables());
+  auto init = train::global_variables_initializer(root, vars);
+  auto read = ops::identity(root.with_op_name("read"), table);
+  session sess(root);
+  REQUIRE(sess.run_targets({init}).ok());
+  for (int32_t bad : {2, -1}) {
+    const status st =
+        sess.run_targets({*train_op}, {{ids, tensor::from_vector<int32_t>({0, bad})}});
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.message().find("node 'lookup'") != std::string::npos);
+    CHECK(st.message().find("indices[1] = " + std::to_string(bad) + " is not in [0, 2)") !=
+          std::string::npos);
+  }
+  check_tensor<float>(sess.run({}, {read})->at(0), {2, 2}, {1, 2, 3, 4});
+}

@@ -103,7 +103,7 @@ struct sparse_gradient_registrar {
 // respect to each of `inputs` and stores them in `grad_inputs` (one per input, in order).
 // `grad_outputs` empty means ones shaped like each output (d outputs / d inputs). Gradients
 // reaching one tensor along several paths are summed with AddN. An input that the outputs do
-// not depend on gets zeros shaped like it. Fails, naming the node and op, when a path from an
+// not depend on gets zeros shaped like it, or none (see gradient_options). Fails, naming the node and op, when a path from an
 // input to an output runs through an op without a gradient function.
 //
 // Only float32 and float64 tensors carry gradients: paths through integer tensors (shapes,
@@ -126,9 +126,24 @@ struct sparse_gradient_registrar {
 // taking gradient_values returns them as they are (the optimizers apply them with sparse
 // kernels); the one taking outputs makes them dense. An op on the way whose gradient function
 // takes only dense gradients gets them dense, and that fallback is logged.
+//
+// Further options, as tf.gradients' arguments:
+// - colocate_gradients_with_ops: every gradient node runs where its forward node does (on a
+//   cluster, a layer's backward pass stays on the layer's device instead of the default one).
+// - aggregation: how the gradients reaching one tensor along several paths are summed: one AddN
+//   (TF's ADD_N, the default) or a tree of pairwise Adds (EXPERIMENTAL_TREE: each sum can start
+//   as soon as its two inputs exist). Sparse ones are concatenated either way.
+// - unconnected: what an input the outputs do not depend on gets: no gradient (TF's NONE, the
+//   default) or zeros shaped like it (ZERO). The overloads without options give zeros, as TF's
+//   C++ AddSymbolicGradients does.
+enum class aggregation_method { add_n, experimental_tree };
+enum class unconnected_gradients { none, zero };
 struct gradient_options {
   std::vector<output> stop_gradients;
   dense_fallback_log log_dense_fallback = log_to_clog;
+  bool colocate_gradients_with_ops = false;
+  aggregation_method aggregation = aggregation_method::add_n;
+  unconnected_gradients unconnected = unconnected_gradients::none;
 };
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                               const std::vector<output>& inputs,
@@ -143,7 +158,8 @@ inline status add_symbolic_gradients(const scope& s, const std::vector<output>& 
                                      const std::vector<output>& inputs,
                                      const std::vector<output>& grad_outputs,
                                      std::vector<output>* grad_inputs) {
-  return add_symbolic_gradients(s, outputs, inputs, grad_outputs, {}, grad_inputs);
+  return add_symbolic_gradients(s, outputs, inputs, grad_outputs,
+                                {.unconnected = unconnected_gradients::zero}, grad_inputs);
 }
 inline status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
                                      const std::vector<output>& inputs,

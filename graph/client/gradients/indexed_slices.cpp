@@ -60,7 +60,7 @@ output to_dense(const scope& s, const gradient_value& g, std::string_view why,
   return to_dense(s, g);
 }
 
-gradient_value aggregate(const scope& s, const std::vector<gradient_value>& grads) {
+gradient_value aggregate(const scope& s, const std::vector<gradient_value>& grads, bool tree) {
   if (grads.size() == 1) return grads.front();
   bool any_sparse = false;
   // Indices of mixed widths are summed as int64, as TF concatenates them.
@@ -74,7 +74,15 @@ gradient_value aggregate(const scope& s, const std::vector<gradient_value>& grad
   if (!any_sparse) {
     std::vector<output> dense;
     for (const gradient_value& g : grads) dense.push_back(g.dense());
-    return ops::add_n(s, dense);
+    if (!tree) return ops::add_n(s, dense);
+    while (dense.size() > 1) {
+      std::vector<output> next;
+      for (size_t i = 0; i + 1 < dense.size(); i += 2)
+        next.push_back(ops::add(s, dense[i], dense[i + 1]));
+      if (dense.size() % 2 == 1) next.push_back(dense.back());
+      dense = std::move(next);
+    }
+    return dense.front();
   }
   std::vector<output> values, indices;
   output dense_shape;

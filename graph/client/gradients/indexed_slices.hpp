@@ -67,7 +67,9 @@ output to_dense(const scope& s, const gradient_value& g, std::string_view why,
 // The sum of gradients of one tensor, TF's aggregation: dense ones with AddN; when any is
 // sparse, all become slices (a dense one as every row, indices 0..n-1) and their indices and
 // values are concatenated, so the sum stays sparse. REQUIRES !grads.empty().
-gradient_value aggregate(const scope& s, const std::vector<gradient_value>& grads);
+// With `tree`, dense gradients are summed by a balanced tree of pairwise Adds instead.
+gradient_value aggregate(const scope& s, const std::vector<gradient_value>& grads,
+                         bool tree = false);
 
 // `g` times the scalar `factor` (of g's dtype); slices keep their indices.
 gradient_value scale(const scope& s, const gradient_value& g, const output& factor);

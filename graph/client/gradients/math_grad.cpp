@@ -71,7 +71,9 @@ status pow_grad(const scope& s, const grad_op_info& op, const grad_list& dz, gra
   return {};
 }
 
-status add_n_grad(const scope&, const grad_op_info& op, const grad_list& dz, grad_list* dx) {
+// Every input gets the sum's gradient as it is: sparse stays sparse (TF's _AddNGrad).
+status add_n_grad(const scope&, const grad_op_info& op, const std::vector<gradient_value>& dz,
+                  std::vector<gradient_value>* dx) {
   dx->assign(op.inputs.size(), dz[0]);
   return {};
 }
@@ -157,7 +159,7 @@ CAFLOW_REGISTER_GRADIENT("RealDiv", real_div_grad);
 CAFLOW_REGISTER_GRADIENT("Maximum", maximum_grad);
 CAFLOW_REGISTER_GRADIENT("Minimum", minimum_grad);
 CAFLOW_REGISTER_GRADIENT("Pow", pow_grad);
-CAFLOW_REGISTER_GRADIENT("AddN", add_n_grad);
+CAFLOW_REGISTER_SPARSE_GRADIENT("AddN", add_n_grad);
 CAFLOW_REGISTER_GRADIENT("Neg", neg_grad);
 CAFLOW_REGISTER_GRADIENT("Square", square_grad);
 CAFLOW_REGISTER_GRADIENT("Sqrt", sqrt_grad);

@@ -43,14 +43,14 @@ class gradient_builder {
  public:
   gradient_builder(const scope& s, const std::vector<output>& outputs,
                    const std::vector<output>& inputs, const std::vector<output>& grad_outputs,
-                   const std::vector<output>& stop_gradients, dense_fallback_log log,
-                   std::string frame = {})
+                   const gradient_options& options, std::string frame = {})
       : scope_(s),
         outputs_(outputs),
         inputs_(inputs),
         grad_outputs_(grad_outputs),
-        stop_gradients_(stop_gradients),
-        log_(std::move(log)),
+        stop_gradients_(options.stop_gradients),
+        options_(options),
+        log_(options.log_dense_fallback),
         frame_(std::move(frame)),
         grad_scope_(s.new_sub_scope("gradients")) {}
 
@@ -92,6 +92,7 @@ class gradient_builder {
   const std::vector<output>& grad_outputs_;
   const std::vector<output>& stop_gradients_;
   std::set<tensor_id> stops_;
+  gradient_options options_;
   dense_fallback_log log_;
   std::string frame_;  // the while-loop frame differentiated; "" for the root
 
@@ -322,7 +323,8 @@ status_or<std::vector<int>> gradient_builder::reverse_topological_order() const 
 
 gradient_value gradient_builder::sum(const scope& s,
                                     const std::vector<gradient_value>& grads) const {
-  return grad::aggregate(s, grads);
+  return grad::aggregate(s, grads,
+                         options_.aggregation == aggregation_method::experimental_tree);
 }
 
 std::vector<gradient_value> gradient_builder::output_grads(const scope& s, int id, bool dense,
@@ -378,7 +380,10 @@ status gradient_builder::backprop(int id) {
                              "with CAFLOW_REGISTER_GRADIENT(\"",
                              n.def->op, "\", ...)");
 
-  const scope s = grad_scope_.new_sub_scope(n.def->name + "_grad");
+  scope s = grad_scope_.new_sub_scope(n.def->name + "_grad");
+  // TF's colocate_gradients_with_ops: with the forward node, whatever device the scope asks.
+  if (options_.colocate_gradients_with_ops && num_outputs > 0)
+    s = s.with_device("").colocate_with(as_output({id, 0}));
   grad_op_info info;
   info.def = *n.def;
   info.log_dense_fallback = log_;
@@ -453,8 +458,10 @@ status gradient_builder::build(std::vector<gradient_value>* grad_inputs) {
     auto [it, fresh] = summed.try_emplace(input_ids_[i]);
     if (fresh) {
       const std::vector<gradient_value>& grads = leaf_grads_[input_ids_[i]];
-      it->second =
-          grads.empty() ? ops::zeros_like(grad_scope_, inputs_[i]) : sum(grad_scope_, grads);
+      if (!grads.empty())
+        it->second = sum(grad_scope_, grads);
+      else if (options_.unconnected == unconnected_gradients::zero)
+        it->second = ops::zeros_like(grad_scope_, inputs_[i]);
     }
     result.push_back(it->second);
   }
@@ -468,7 +475,7 @@ std::vector<output> dense_results(const scope& s, const std::vector<gradient_val
   std::vector<output> out;
   for (const gradient_value& g : grads)
     out.push_back(g.is_sparse() ? grad::to_dense(s.new_sub_scope("gradients_dense"), g)
-                                : g.dense());
+                                : g.dense());  // invalid for an unconnected input
   return out;
 }
 
@@ -479,9 +486,7 @@ status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs
                               const std::vector<output>& grad_outputs,
                               const gradient_options& options,
                               std::vector<gradient_value>* grad_inputs) {
-  return gradient_builder(s, outputs, inputs, grad_outputs, options.stop_gradients,
-                          options.log_dense_fallback)
-      .build(grad_inputs);
+  return gradient_builder(s, outputs, inputs, grad_outputs, options).build(grad_inputs);
 }
 
 status add_symbolic_gradients(const scope& s, const std::vector<output>& outputs,
@@ -505,7 +510,9 @@ status add_symbolic_gradients_in_frame(const scope& s, const std::vector<output>
   // A loop body's inputs are where its gradient ends: held fixed, as each is one iteration's.
   std::vector<gradient_value> grads;
   CAFLOW_RETURN_IF_ERROR(
-      gradient_builder(s, outputs, inputs, grad_outputs, inputs, log_to_clog, frame)
+      gradient_builder(s, outputs, inputs, grad_outputs,
+                       {.stop_gradients = inputs, .unconnected = unconnected_gradients::zero},
+                       frame)
           .build(&grads));
   *grad_inputs = dense_results(s, grads);
   return s.get_status();

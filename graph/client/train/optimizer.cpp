@@ -42,7 +42,8 @@ output optimizer::apply_context::param(const hyperparameter& h, std::string_view
 }
 
 status_or<std::vector<gradient_and_variable>> optimizer::compute_gradients(
-    const scope& s, const output& loss, const std::vector<variable>& var_list) const {
+    const scope& s, const output& loss, const std::vector<variable>& var_list,
+    const gradient_options& options) const {
   CAFLOW_RETURN_IF_ERROR(s.get_status());
   const std::string where = name_ + ".compute_gradients";
   if (!loss.valid())
@@ -56,7 +57,7 @@ status_or<std::vector<gradient_and_variable>> optimizer::compute_gradients(
     refs.push_back(var_list[i].ref);
   }
   std::vector<gradient_value> grads;
-  CAFLOW_RETURN_IF_ERROR(add_symbolic_gradients(s, {loss}, refs, {}, {}, &grads));
+  CAFLOW_RETURN_IF_ERROR(add_symbolic_gradients(s, {loss}, refs, {}, options, &grads));
   std::vector<gradient_and_variable> out;
   for (size_t i = 0; i < var_list.size(); ++i) out.push_back({grads[i], var_list[i]});
   return out;

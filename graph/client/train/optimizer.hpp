@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/client/gradients/indexed_slices.hpp"
+#include "graph/client/gradients/gradients.hpp"
 #include "graph/client/train/variables.hpp"
 
 namespace caflow::train {
@@ -67,10 +67,12 @@ class optimizer {
 
   // The gradient of `loss` (a float tensor; non-scalar losses are summed) with respect to each
   // variable of `var_list` (float32 or float64), built in `s` under "gradients/". A variable
-  // the loss does not depend on gets zeros; one the loss reads only through gathers gets
-  // IndexedSlices.
+  // the loss does not depend on gets no gradient (TF's None: apply_gradients leaves it alone);
+  // one the loss reads only through gathers gets IndexedSlices. `options` are
+  // add_symbolic_gradients' (colocate_gradients_with_ops, aggregation, unconnected...).
   status_or<std::vector<gradient_and_variable>> compute_gradients(
-      const scope& s, const output& loss, const std::vector<variable>& var_list) const;
+      const scope& s, const output& loss, const std::vector<variable>& var_list,
+      const gradient_options& options = {}) const;
 
   // Builds one update per (gradient, variable) pair, named "<name>/update_<var>/Apply...",
   // colocated with the variable, after creating the slots it needs. Pairs without a gradient

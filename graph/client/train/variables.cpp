@@ -61,7 +61,11 @@ variable create_variable(const scope& s, std::string_view name, const tensor_sha
                         {.container = attrs.container, .shared_name = attrs.shared_name});
   if (!v.ref.valid()) return {};
   const std::string local = detail::local_name(v.ref.node, name);
-  v.initial_value = init(s.new_sub_scope(local + "/Initializer"), shape, type);
+  // Colocated with the variable, as TF's initializers from a function are: a large table is
+  // filled on its ps task instead of being made on the worker and sent over.
+  v.initial_value =
+      init(s.new_sub_scope(local + "/Initializer").with_device("").colocate_with(v.ref), shape,
+           type);
   if (!s.ok()) return {};
   if (!v.initial_value.valid() || v.initial_value.type != type) {
     s.update_status(errors::invalid_argument(
