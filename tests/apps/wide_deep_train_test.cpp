@@ -102,3 +102,16 @@ TEST_CASE("wide-deep between-graph asynchronous: 2 ps and 2 workers as processes
   cluster c;
   check_auc(c.run("async"));
 }
+
+TEST_CASE("wide-deep's bad flags are reported by name before anything runs") {
+  child_process parallel({CAFLOW_TRAIN_BINARY, "--model", "wide-deep", "--mode", "model-parallel"});
+  CHECK(exit_code(parallel, 30s) == 1);
+  CHECK(parallel.output().find("--model wide-deep has no layers to spread over workers") !=
+        std::string::npos);
+  child_process zipf({CAFLOW_TRAIN_BINARY, "--model", "wide-deep", "--wd-zipf", "0"});
+  CHECK(exit_code(zipf, 30s) == 1);
+  CHECK(zipf.output().find("--wd-zipf") != std::string::npos);
+  child_process rows({CAFLOW_TRAIN_BINARY, "--model", "wide-deep", "--wd-rows", "0"});
+  CHECK(exit_code(rows, 30s) == 1);
+  CHECK(rows.output().find("--wd-rows") != std::string::npos);
+}
