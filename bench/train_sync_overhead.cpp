@@ -14,10 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "apps/train/embedded_cluster.hpp"
-#include "apps/train/trainer.hpp"
-#include "bench_util.hpp"
-#include "graph/client/data/fashion_mnist.hpp"
+#include "train_cluster_util.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;
@@ -28,34 +25,6 @@ constexpr int global_batch = 100;
 constexpr int workers = 2;
 constexpr int64_t train_size = 2000;  // 20 global steps per epoch
 constexpr int64_t test_size = 100;    // the chief's evaluation after the timed steps
-
-data::dataset synthetic_images(int64_t n, uint64_t seed) {
-  tensor images(dtype::float32, tensor_shape{n, 28, 28, 1});
-  tensor labels(dtype::int32, tensor_shape{n});
-  uint64_t state = seed;
-  auto next = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return state >> 33;
-  };
-  float* img = images.data<float>();
-  for (int64_t i = 0; i < images.num_elements(); ++i)
-    img[i] = static_cast<float>(next() & 255) / 255.0f;
-  int32_t* lab = labels.data<int32_t>();
-  for (int64_t i = 0; i < n; ++i) lab[i] = static_cast<int32_t>(next() % 10);
-  return *data::dataset::make(std::move(images), std::move(labels));
-}
-
-// The first n examples of a Fashion-MNIST split, or synthetic ones; `source` says which.
-data::dataset first_examples(data::fashion_mnist_split split, int64_t n, const char** source) {
-  if (auto all = data::load_fashion_mnist(split); all.ok()) {
-    if (auto first = all->take(n); first.ok() && first->size() == n) {
-      *source = "fashion-mnist";
-      return *first;
-    }
-  }
-  *source = "synthetic";
-  return synthetic_images(n, split == data::fashion_mnist_split::train ? 1 : 2);
-}
 
 train_options options(replication mode, int epochs, int threads) {
   train_options o;
@@ -80,36 +49,8 @@ double local_samples_per_s(int epochs, const data::dataset& train, const data::d
 
 double sync_samples_per_s(int epochs, int threads, const data::dataset& train,
                           const data::dataset& test) {
-  const train_options o = options(replication::sync, epochs, threads);
-  auto cluster = embedded_cluster::start(
-      {.ps_tasks = 1,
-       .worker_tasks = workers,
-       .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
-  if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
-  bench::check(cluster.ok(), "starting the embedded cluster failed");
-  std::vector<status_or<client_result>> results;
-  for (int w = 0; w < workers; ++w) results.emplace_back(errors::internal("not run"));
-  std::vector<std::thread> clients;
-  for (int w = 0; w < workers; ++w)
-    clients.emplace_back([&, w] {
-      const client_plan plan{.mode = replication::sync, .ps_tasks = 1, .workers = workers,
-                             .worker_index = w};
-      auto graph = build_client_graph(o, plan);
-      if (!graph.ok()) {
-        results[w] = graph.get_status();
-        return;
-      }
-      results[w] = run_client(o, plan, **graph, (*cluster)->worker_target(w),
-                              {*train.shard(w, workers)}, test, false);
-    });
-  for (auto& c : clients) c.join();
-  double total = 0;
-  for (auto& r : results) {
-    if (!r.ok()) std::fprintf(stderr, "%s\n", r.get_status().to_string().c_str());
-    bench::check(r.ok(), "sync training failed");
-    total += r->samples_per_second;
-  }
-  return total;
+  return bench::cluster_samples_per_s(options(replication::sync, epochs, threads), workers,
+                                      threads, train, test);
 }
 
 }  // namespace
@@ -130,8 +71,8 @@ int main(int argc, char** argv) {
   const int64_t steps_per_epoch = train_size / global_batch;
   const int epochs = static_cast<int>(std::max<int64_t>(1, steps / steps_per_epoch));
   const char* source = nullptr;
-  const data::dataset train = first_examples(data::fashion_mnist_split::train, train_size, &source);
-  const data::dataset test = first_examples(data::fashion_mnist_split::test, test_size, &source);
+  const data::dataset train = bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
+  const data::dataset test = bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
 
   const double local = local_samples_per_s(epochs, train, test);
   const double sync = sync_samples_per_s(epochs, threads, train, test);

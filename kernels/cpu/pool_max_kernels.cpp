@@ -1,4 +1,4 @@
-// MaxPool and MaxPoolGrad over NHWC: loops over a window's input pixels with the depth
+// MaxPool, MaxPoolGrad and MaxPoolGradGrad over NHWC: loops over a window's input pixels with the depth
 // innermost, so each step is a contiguous, vectorisable run of in_depth elements.
 #include <algorithm>
 #include <limits>
@@ -52,6 +52,36 @@ class max_pool_op final : public pool::pool_kernel_base {
   }
 };
 
+// The first maximum of each channel in the window (oh, ow) of `image` (row-major order within
+// the window, as TensorFlow's CPU kernel), as offsets into the image in `best_at`. The scan
+// updates the scratch rows without branches, so the depth loop vectorizes. False for an empty
+// window.
+template <class T>
+bool window_argmax(const conv2d_geometry& g, const T* __restrict image, int64_t oh, int64_t ow,
+                   T* __restrict best, int64_t* __restrict best_at) {
+  const int64_t depth = g.in_depth;
+  const pool::span_1d rows = pool::window_rows(g, oh);
+  const pool::span_1d cols = pool::window_cols(g, ow);
+  if (rows.begin >= rows.end || cols.begin >= cols.end) return false;
+  const int64_t first = (rows.begin * g.in_cols + cols.begin) * depth;
+  for (int64_t c = 0; c < depth; ++c) {
+    best[c] = image[first + c];
+    best_at[c] = first + c;
+  }
+  for (int64_t h = rows.begin; h < rows.end; ++h) {
+    for (int64_t w = cols.begin; w < cols.end; ++w) {
+      const int64_t at = (h * g.in_cols + w) * depth;
+      for (int64_t c = 0; c < depth; ++c) {
+        const T v = image[at + c];
+        const bool better = v > best[c];
+        best[c] = better ? v : best[c];
+        best_at[c] = better ? at + c : best_at[c];
+      }
+    }
+  }
+  return true;
+}
+
 template <class T>
 class max_pool_grad_op final : public pool::pool_kernel_base {
  public:
@@ -85,41 +115,64 @@ class max_pool_grad_op final : public pool::pool_kernel_base {
   }
 
  private:
-  // Finds the first maximum of each window and channel (row-major order within the window,
-  // as TensorFlow's CPU kernel), and adds the window's gradient there.
-  // The scratch rows `best` and `best_at` overlap nothing else (restrict), and the window scan
-  // updates them without branches, so the depth loop vectorizes.
-  static void backprop_image(const conv2d_geometry& g, const T* __restrict x,
-                             const T* __restrict dy, int64_t n, T* __restrict best,
-                             int64_t* __restrict best_at, T* __restrict dx) {
+  // Adds each window's gradient at its maxima.
+  static void backprop_image(const conv2d_geometry& g, const T* x, const T* dy, int64_t n,
+                             T* best, int64_t* best_at, T* dx) {
     const int64_t depth = g.in_depth, image_size = g.in_rows * g.in_cols * depth;
     const T* image = x + n * image_size;
     T* image_grad = dx + n * image_size;
     for (int64_t oh = 0; oh < g.out_rows; ++oh) {
-      const pool::span_1d rows = pool::window_rows(g, oh);
       for (int64_t ow = 0; ow < g.out_cols; ++ow) {
-        const pool::span_1d cols = pool::window_cols(g, ow);
-        if (rows.begin >= rows.end || cols.begin >= cols.end) continue;
-        const int64_t first = (rows.begin * g.in_cols + cols.begin) * depth;
-        for (int64_t c = 0; c < depth; ++c) {
-          best[c] = image[first + c];
-          best_at[c] = first + c;
-        }
-        for (int64_t h = rows.begin; h < rows.end; ++h) {
-          for (int64_t w = cols.begin; w < cols.end; ++w) {
-            const int64_t at = (h * g.in_cols + w) * depth;
-            for (int64_t c = 0; c < depth; ++c) {
-              const T v = image[at + c];
-              const bool better = v > best[c];
-              best[c] = better ? v : best[c];
-              best_at[c] = better ? at + c : best_at[c];
-            }
-          }
-        }
+        if (!window_argmax(g, image, oh, ow, best, best_at)) continue;
         const T* g_out = dy + ((n * g.out_rows + oh) * g.out_cols + ow) * depth;
         for (int64_t c = 0; c < depth; ++c) image_grad[best_at[c]] += g_out[c];
       }
     }
+  }
+};
+
+// MaxPoolGradGrad (TF's): grad is shaped like orig_input; each window of the output takes grad
+// at the window's maxima, where MaxPoolGrad would have put the window's gradient. It is
+// MaxPoolGrad's adjoint in its gradient argument.
+template <class T>
+class max_pool_grad_grad_op final : public pool::pool_kernel_base {
+ public:
+  using pool_kernel_base::pool_kernel_base;
+  void compute(kernel_context& ctx) override {
+    const tensor& orig_input = ctx.input(0);
+    const tensor& orig_output = ctx.input(1);
+    const tensor& grad = ctx.input(2);
+    CAFLOW_OP_REQUIRES(ctx, grad.shape() == orig_input.shape(),
+                       errors::invalid_argument("grad of shape ", grad.shape().to_string(),
+                                                " must have orig_input's shape ",
+                                                orig_input.shape().to_string()));
+    auto resolved = max_pool_grad_geometry(params_, orig_input.shape(), orig_output.shape(),
+                                           orig_output.shape());
+    CAFLOW_OP_REQUIRES_OK(ctx, resolved.get_status());
+    const conv2d_geometry& g = *resolved;
+    tensor* out = ctx.allocate_output(0, orig_output.shape());
+    if (out == nullptr || out->num_elements() == 0) return;
+    const T* x = orig_input.data<T>();
+    const T* dx = grad.data<T>();
+    T* y = out->data<T>();
+    const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
+    pool::for_items<T>(
+        ctx, g.batch, g.out_rows * g.out_cols * g.filter_rows * g.filter_cols * g.in_depth, 2.0,
+        [&](int64_t begin, int64_t end) {
+          std::vector<T> best(static_cast<size_t>(g.in_depth));
+          std::vector<int64_t> best_at(static_cast<size_t>(g.in_depth));
+          for (int64_t n = begin; n < end; ++n)
+            for (int64_t oh = 0; oh < g.out_rows; ++oh)
+              for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+                T* o = y + ((n * g.out_rows + oh) * g.out_cols + ow) * g.in_depth;
+                if (!window_argmax(g, x + n * image_size, oh, ow, best.data(), best_at.data())) {
+                  std::fill_n(o, g.in_depth, T{0});
+                  continue;
+                }
+                for (int64_t c = 0; c < g.in_depth; ++c)
+                  o[c] = dx[n * image_size + best_at[c]];
+              }
+        });
   }
 };
 
@@ -129,5 +182,7 @@ CAFLOW_REGISTER_TYPED_KERNELS("MaxPool", device_cpu, "T", max_pool_op, float, do
                               int64_t, uint8_t);
 CAFLOW_REGISTER_TYPED_KERNELS("MaxPoolGrad", device_cpu, "T", max_pool_grad_op, float, double,
                               int32_t, int64_t, uint8_t);
+CAFLOW_REGISTER_TYPED_KERNELS("MaxPoolGradGrad", device_cpu, "T", max_pool_grad_grad_op, float,
+                              double, int32_t, int64_t, uint8_t);
 
 }  // namespace caflow

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/session.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/conv_ops.hpp"
@@ -12,6 +13,7 @@
 using namespace caflow;
 using caflow::testing::check_gradient;
 using caflow::testing::check_gradients;
+using caflow::testing::check_tensor;
 
 namespace {
 
@@ -142,6 +144,40 @@ TEST_CASE("MaxPool's gradient, SAME and VALID, overlapping and disjoint windows"
                             .padding = c.padding});
     check_gradient(root, x, y, distinct({2, 5, 4, 3}));
   }
+}
+
+TEST_CASE("MaxPoolGrad's and MaxPoolGradGrad's gradients in grad (second order through max pool)") {
+  for (const char* padding : {"SAME", "VALID"}) {
+    CAPTURE(padding);
+    const ops::pool_attrs attrs{.ksize = {1, 3, 2, 1}, .strides = {1, 2, 1, 1},
+                                .padding = padding};
+    auto root = scope::new_root();
+    auto x = ops::constant(root, distinct({2, 5, 4, 2}));
+    auto y = ops::max_pool(root, x, attrs);
+    const partial_shape pooled = root.shape_of(y);
+    REQUIRE(pooled.fully_defined());
+    auto g = placeholder(root, pooled);
+    check_gradient(root, g, ops::max_pool_grad(root, x, y, g, attrs),
+                   varied(pooled.to_shape(), 5));
+    auto gg = placeholder(root, {2, 5, 4, 2});
+    check_gradient(root, gg, ops::max_pool_grad_grad(root, x, y, gg, attrs),
+                   varied({2, 5, 4, 2}, 6));
+  }
+}
+
+TEST_CASE("MaxPoolGradGrad picks grad at each window's first maximum") {
+  auto root = scope::new_root();
+  // One 2x2 image, one channel, a 2x2 VALID window: the maximum 4 is at (1, 0).
+  auto x = ops::constant(root, tensor::from_vector<float>({1, 3, 4, 2}, {1, 2, 2, 1}));
+  const ops::pool_attrs attrs{.ksize = {1, 2, 2, 1}, .strides = {1, 1, 1, 1}, .padding = "VALID"};
+  auto y = ops::max_pool(root, x, attrs);
+  auto gg = ops::max_pool_grad_grad(
+      root, x, y, ops::constant(root, tensor::from_vector<float>({10, 20, 30, 40}, {1, 2, 2, 1})),
+      attrs);
+  session sess(root);
+  auto out = sess.run({gg});
+  REQUIRE(out.ok());
+  check_tensor(out->at(0), {1, 1, 1, 1}, std::vector<float>{30});
 }
 
 TEST_CASE("AvgPool's gradient, and AvgPoolGrad's") {

@@ -96,12 +96,27 @@ status avg_pool_grad_grad(const scope& s, const grad_op_info& op, const grad_lis
   return {};
 }
 
+// MaxPoolGrad and MaxPoolGradGrad are linear in grad and each other's adjoints; the original
+// input and output only pick the maxima, and get zeros, as in TF.
+template <bool GradGrad>
+status max_pool_grad_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                          grad_list* dx) {
+  ops::pool_attrs a;
+  CAFLOW_RETURN_IF_ERROR(pool_attrs_of(op, &a));
+  const output adjoint = GradGrad ? ops::max_pool_grad(s, op.inputs[0], op.inputs[1], dz[0], a)
+                                  : ops::max_pool_grad_grad(s, op.inputs[0], op.inputs[1], dz[0], a);
+  *dx = {ops::zeros_like(s, op.inputs[0]), ops::zeros_like(s, op.inputs[1]), adjoint};
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_GRADIENT("Conv2D", conv2d_grad);
 CAFLOW_REGISTER_GRADIENT("Conv2DBackpropInput", conv2d_backprop_input_grad);
 CAFLOW_REGISTER_GRADIENT("Conv2DBackpropFilter", conv2d_backprop_filter_grad);
 CAFLOW_REGISTER_GRADIENT("MaxPool", max_pool_grad);
+CAFLOW_REGISTER_GRADIENT("MaxPoolGrad", max_pool_grad_grad<false>);
+CAFLOW_REGISTER_GRADIENT("MaxPoolGradGrad", max_pool_grad_grad<true>);
 CAFLOW_REGISTER_GRADIENT("AvgPool", avg_pool_grad);
 CAFLOW_REGISTER_GRADIENT("AvgPoolGrad", avg_pool_grad_grad);
 

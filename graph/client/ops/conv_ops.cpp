@@ -178,6 +178,21 @@ status max_pool_grad_shape(shape_context& c) {
   return {};
 }
 
+// MaxPoolGradGrad: grad is shaped like orig_input, the output like orig_output.
+status max_pool_grad_grad_shape(shape_context& c) {
+  auto p = parse_pool_params(c.node());
+  if (!p.ok()) return in_node(c, p.get_status());
+  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, "orig_input"));
+  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 1, "orig_output"));
+  CAFLOW_RETURN_IF_ERROR(require_rank4(c, 2, "grad"));
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, pool_output_shape(c, *p, c.input(0)));
+  CAFLOW_RETURN_IF_ERROR(
+      require_compatible(c, c.input(1), expected, "orig_output", "orig_input and the window"));
+  CAFLOW_RETURN_IF_ERROR(require_compatible(c, c.input(2), c.input(0), "grad", "orig_input"));
+  c.set_output(0, merged(expected, c.input(1)));
+  return {};
+}
+
 status avg_pool_grad_shape(shape_context& c) {
   auto p = parse_pool_params(c.node());
   if (!p.ok()) return in_node(c, p.get_status());
@@ -247,6 +262,14 @@ CAFLOW_REGISTER_OP("MaxPoolGrad")
     .attr("T: {float32, float64, int32, int64, uint8} = float32")
     .CAFLOW_POOL_ATTRS.set_shape_fn(max_pool_grad_shape);
 
+CAFLOW_REGISTER_OP("MaxPoolGradGrad")
+    .input("orig_input: T")
+    .input("orig_output: T")
+    .input("grad: T")
+    .output("output: T")
+    .attr("T: {float32, float64, int32, int64, uint8} = float32")
+    .CAFLOW_POOL_ATTRS.set_shape_fn(max_pool_grad_grad_shape);
+
 CAFLOW_REGISTER_OP("AvgPool")
     .input("value: T")
     .output("output: T")
@@ -312,6 +335,13 @@ output max_pool(const scope& s, const output& value, const pool_attrs& attrs) {
 output max_pool_grad(const scope& s, const output& orig_input, const output& orig_output,
                      const output& grad, const pool_attrs& attrs) {
   node_builder b(s, "MaxPoolGrad");
+  b.input(orig_input).input(orig_output).input(grad);
+  return with_pool_attrs(b, attrs).finalize().out();
+}
+
+output max_pool_grad_grad(const scope& s, const output& orig_input, const output& orig_output,
+                          const output& grad, const pool_attrs& attrs) {
+  node_builder b(s, "MaxPoolGradGrad");
   b.input(orig_input).input(orig_output).input(grad);
   return with_pool_attrs(b, attrs).finalize().out();
 }

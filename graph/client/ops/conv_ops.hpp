@@ -55,6 +55,10 @@ output max_pool(const scope& s, const output& value, const pool_attrs& attrs = {
 // `orig_input` (row-major order within the window).
 output max_pool_grad(const scope& s, const output& orig_input, const output& orig_output,
                      const output& grad, const pool_attrs& attrs = {});
+// MaxPoolGrad's gradient in `grad` (shaped like orig_input): each window of the output takes
+// grad at the window's first maximum, shaped like orig_output.
+output max_pool_grad_grad(const scope& s, const output& orig_input, const output& orig_output,
+                          const output& grad, const pool_attrs& attrs = {});
 // The mean over each window (float32, float64); with SAME padding a window's mean is over its
 // elements inside the input only.
 output avg_pool(const scope& s, const output& value, const pool_attrs& attrs = {});

@@ -1,0 +1,82 @@
+#pragma once
+// Shared by the training benchmarks on embedded clusters (train_sync_overhead, train_scaling):
+// the data (the first examples of Fashion-MNIST, or synthetic images of the same shape where the
+// dataset is not installed) and a between-graph training run of caflow-train's MLP, one client
+// thread per worker, returning the global samples per second.
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apps/train/embedded_cluster.hpp"
+#include "apps/train/trainer.hpp"
+#include "bench_util.hpp"
+#include "graph/client/data/fashion_mnist.hpp"
+
+namespace caflow::bench {
+
+inline data::dataset synthetic_images(int64_t n, uint64_t seed) {
+  tensor images(dtype::float32, tensor_shape{n, 28, 28, 1});
+  tensor labels(dtype::int32, tensor_shape{n});
+  uint64_t state = seed;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  float* img = images.data<float>();
+  for (int64_t i = 0; i < images.num_elements(); ++i)
+    img[i] = static_cast<float>(next() & 255) / 255.0f;
+  int32_t* lab = labels.data<int32_t>();
+  for (int64_t i = 0; i < n; ++i) lab[i] = static_cast<int32_t>(next() % 10);
+  return *data::dataset::make(std::move(images), std::move(labels));
+}
+
+// The first n examples of a Fashion-MNIST split, or synthetic ones; `source` says which.
+inline data::dataset first_examples(data::fashion_mnist_split split, int64_t n,
+                                    const char** source) {
+  if (auto all = data::load_fashion_mnist(split); all.ok()) {
+    if (auto first = all->take(n); first.ok() && first->size() == n) {
+      *source = "fashion-mnist";
+      return *first;
+    }
+  }
+  *source = "synthetic";
+  return synthetic_images(n, split == data::fashion_mnist_split::train ? 1 : 2);
+}
+
+// `o.mode` (sync or async) on 1 ps + `workers` worker tasks, each worker training on its shard
+// of `train`; the sum of the workers' samples per second.
+inline double cluster_samples_per_s(const train_app::train_options& o, int workers, int threads,
+                                    const data::dataset& train, const data::dataset& test) {
+  using namespace train_app;
+  auto cluster = embedded_cluster::start(
+      {.ps_tasks = 1,
+       .worker_tasks = workers,
+       .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
+  if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
+  check(cluster.ok(), "starting the embedded cluster failed");
+  std::vector<status_or<client_result>> results;
+  for (int w = 0; w < workers; ++w) results.emplace_back(errors::internal("not run"));
+  std::vector<std::thread> clients;
+  for (int w = 0; w < workers; ++w)
+    clients.emplace_back([&, w] {
+      const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers, .worker_index = w};
+      auto graph = build_client_graph(o, plan);
+      if (!graph.ok()) {
+        results[w] = graph.get_status();
+        return;
+      }
+      results[w] = run_client(o, plan, **graph, (*cluster)->worker_target(w),
+                              {*train.shard(w, workers)}, test, false);
+    });
+  for (auto& c : clients) c.join();
+  double total = 0;
+  for (auto& r : results) {
+    if (!r.ok()) std::fprintf(stderr, "%s\n", r.get_status().to_string().c_str());
+    check(r.ok(), "cluster training failed");
+    total += r->samples_per_second;
+  }
+  return total;
+}
+
+}  // namespace caflow::bench
