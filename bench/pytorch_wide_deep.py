@@ -190,7 +190,7 @@ def run(rank, cfg):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", required=True)
-    p.add_argument("--steps", type=int, default=200)
+    p.add_argument("--steps", type=int, default=600)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--dim", type=int, default=32)

@@ -18,7 +18,7 @@
 //         RESULT wide_deep_dense_gradients_samples_per_s     dense
 //         RESULT wide_deep_sparse_over_dense_gradients       value sparse, baseline dense:
 //             what sparse updates buy
-//       Defaults: 1M rows x 32 per column, 4 columns, batch 256, 200 steps (6 dense), 1
+//       Defaults: 1M rows x 32 per column, 4 columns, batch 256, 600 steps (6 dense), 1
 //       intra-op thread per task.
 //   bench_wide_deep_samples_per_s [--rows ...] --write-data FILE
 //       writes the examples (below) for bench/pytorch_wide_deep.py and exits.
@@ -55,7 +55,7 @@ struct args {
   int dim = 32;
   int columns = 4;
   int32_t batch = 256;
-  int steps = 200;
+  int steps = 600;
   int dense_steps = 6;
   int warmup = 5;
   int threads = 1;
