@@ -175,3 +175,21 @@ TEST_CASE("no node on a worker reads a whole shard: only its rows cross the netw
     }
   CHECK(readers > 0);
 }
+
+TEST_CASE("tables are updated sparsely on their ps; --dense-gradients applies whole tables") {
+  for (const bool dense : {false, true}) {
+    train_options o = small_wide_deep(replication::async);
+    o.dense_gradients = dense;
+    auto g = build_client_graph(o, {.mode = replication::async, .ps_tasks = 2, .workers = 2});
+    REQUIRE(g.ok());
+    int sparse_updates = 0, dense_updates = 0;
+    for (const auto& n : (*g)->root.to_graph_def().nodes) {
+      if (n.op == "SparseApplyAdagrad") ++sparse_updates;
+      if (n.op == "ApplyAdagrad") ++dense_updates;
+    }
+    CAPTURE(dense);
+    // Two shards of each of the 3 embeddings and the linear table; 4 dense tower variables.
+    CHECK(sparse_updates == (dense ? 0 : 8));
+    CHECK(dense_updates == (dense ? 12 : 4));
+  }
+}
