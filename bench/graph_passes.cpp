@@ -38,7 +38,7 @@ class trainer {
     for (int64_t i = 0; i < images.num_elements(); ++i)
       images.data<float>()[i] = static_cast<float>((i * 7919) % 256) / 255.0f;
     for (int64_t i = 0; i < batch; ++i) labels.data<int32_t>()[i] = static_cast<int32_t>(i % 10);
-    feeds_ = {{t.images, images}, {t.labels, labels}, {t.training, tensor::scalar(true)}};
+    feeds_ = {{t.inputs, images}, {t.labels, labels}, {t.training, tensor::scalar(true)}};
     for (int i = 0; i < 2; ++i) step();  // warm-up: kernels created, buffers allocated
   }
 

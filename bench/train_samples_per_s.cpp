@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
 
   std::vector<session::feed_list> feeds;
   for (int64_t b = 0; b < batch_count; ++b)
-    feeds.push_back({{t.images, data.images.slice_dim0(b * batch_size, (b + 1) * batch_size)},
+    feeds.push_back({{t.inputs, data.images.slice_dim0(b * batch_size, (b + 1) * batch_size)},
                      {t.labels, data.labels.slice_dim0(b * batch_size, (b + 1) * batch_size)},
                      {t.training, tensor::scalar(true)}});
   float first_loss = 0, last_loss = 0;

@@ -14,14 +14,16 @@ status_or<data::dataset> load_split(data::fashion_mnist_split split, const std::
 
 }  // namespace
 
-status_or<fashion_mnist> fashion_mnist::load(const std::string& dir, int64_t train_limit,
-                                             int64_t test_limit) {
+status_or<train_data> load_fashion_mnist(const std::string& dir, int64_t train_limit,
+                                         int64_t test_limit) {
   CAFLOW_ASSIGN_OR_RETURN(auto train, load_split(data::fashion_mnist_split::train, dir, train_limit));
   CAFLOW_ASSIGN_OR_RETURN(auto test, load_split(data::fashion_mnist_split::test, dir, test_limit));
-  return fashion_mnist{std::move(train), std::move(test)};
+  std::string description = std::to_string(train.size()) + " training and " +
+                            std::to_string(test.size()) + " test images from " + dir;
+  return train_data{std::move(train), std::move(test), std::move(description)};
 }
 
-data::dataset fashion_mnist::train_shard(int index, int count) const {
+data::dataset train_data::train_shard(int index, int count) const {
   // REQUIRES 0 <= index < count, which every caller guarantees: take and shard cannot fail.
   const int64_t even = train.size() - train.size() % count;
   return *train.take(even)->shard(index, count);

@@ -107,6 +107,12 @@ output forward(const layer_scopes& layer, const model_params& p, const output& i
 
 }  // namespace
 
+std::vector<train::variable> model_params::trainable() const {
+  std::vector<train::variable> all = weights;
+  for (const auto& t : tables) all.insert(all.end(), t.shards.begin(), t.shards.end());
+  return all;
+}
+
 model_params create_params(const scope& s, model_kind kind, uint64_t seed) {
   model_params p;
   p.kind = kind;
@@ -125,13 +131,13 @@ model_params create_params(const scope& s, model_kind kind, uint64_t seed) {
 tower build_tower(const scope& s, const model_params& params, uint64_t seed,
                   const std::vector<std::string>& layer_devices) {
   tower t;
-  t.images = ops::placeholder(s.with_op_name("images"), dtype::float32,
+  t.inputs = ops::placeholder(s.with_op_name("images"), dtype::float32,
                               {.shape = partial_shape({-1, image_size, image_size, 1})});
   t.labels = ops::placeholder(s.with_op_name("labels"), dtype::int32,
                               {.shape = partial_shape({-1})});
   t.training = ops::placeholder_with_default(s.with_op_name("training"),
                                              ops::constant(s, false), partial_shape({}));
-  t.logits = forward(layer_scopes{s, layer_devices}, params, t.images, t.training, seed);
+  t.logits = forward(layer_scopes{s, layer_devices}, params, t.inputs, t.training, seed);
   const scope ls = s.new_sub_scope("loss");
   auto xent = ops::sparse_softmax_cross_entropy_with_logits(ls, t.logits, t.labels);
   t.loss = ops::mean(ls, xent.loss, {0});

@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <map>
+
+#include "apps/train/model_family.hpp"
 
 namespace caflow::train_app {
 
@@ -11,6 +14,7 @@ const char* to_string(model_kind m) {
     case model_kind::mlp: return "mlp";
     case model_kind::cnn: return "cnn";
     case model_kind::rnn: return "rnn";
+    case model_kind::wide_deep: return "wide-deep";
   }
   return "?";
 }
@@ -26,13 +30,31 @@ const char* to_string(replication r) {
   return "?";
 }
 
+namespace {
+
+// A model's flag defaults as the flags that would set them.
+std::string defaults_text(const model_defaults& d) {
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "--epochs %d --batch-size %d --optimizer %s --learning-rate %g "
+                "--adagrad-initial-accumulator %g --ps-tasks %d",
+                d.epochs, d.batch_size, d.optimizer.c_str(), d.learning_rate,
+                d.adagrad_initial_accumulator, d.ps_tasks);
+  return text;
+}
+
+}  // namespace
+
 status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                           std::string* help_text) {
   CLI::App app{
-      "caflow-train: trains a model on Fashion-MNIST with parameter servers and workers.\n"
-      "Without --cluster it starts an embedded cluster (1 ps, 2 workers) in this process."};
-  const std::map<std::string, model_kind> models{
-      {"mlp", model_kind::mlp}, {"cnn", model_kind::cnn}, {"rnn", model_kind::rnn}};
+      "caflow-train: trains a model on Fashion-MNIST (or wide-deep on generated click data) with\n"
+      "parameter servers and workers. Without --cluster it starts an embedded cluster (1 ps, or\n"
+      "2 for wide-deep, and 2 workers) in this process."};
+  const std::map<std::string, model_kind> models{{"mlp", model_kind::mlp},
+                                                 {"cnn", model_kind::cnn},
+                                                 {"rnn", model_kind::rnn},
+                                                 {"wide-deep", model_kind::wide_deep}};
   const std::map<std::string, replication> modes{{"local", replication::local},
                                                  {"in-graph", replication::in_graph},
                                                  {"async", replication::async},
@@ -41,10 +63,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   // Every option's help shows its default; the enums show their names, not CLI11's mapping.
   app.option_defaults()->always_capture_default();
   app.add_option("--model", o->model,
-                 "mlp (256-128-100), cnn (TF's convnet.py) or rnn (an LSTM of 128 units over the "
-                 "28 rows of an image, built with while_loop)")
+                 "mlp (256-128-100), cnn (TF's convnet.py), rnn (an LSTM of 128 units over the "
+                 "28 rows of an image, built with while_loop) or wide-deep (click-through "
+                 "model: hashed embedding tables partitioned over the ps tasks, a dense tower "
+                 "and a linear part, on generated data; its defaults: " +
+                     defaults_text(model_family_for(model_kind::wide_deep).defaults()) + ")")
       ->transform(CLI::CheckedTransformer(models, CLI::ignore_case).description(""))
-      ->type_name("mlp|cnn|rnn")
+      ->type_name("mlp|cnn|rnn|wide-deep")
       ->default_str(to_string(o->model));
   app.add_option("--mode", o->mode, "local, in-graph, async, sync (between-graph) or model-parallel")
       ->transform(CLI::CheckedTransformer(modes, CLI::ignore_case).description(""))
@@ -56,6 +81,12 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--learning-rate", o->learning_rate)->check(CLI::PositiveNumber);
   app.add_option("--optimizer", o->optimizer)
       ->check(CLI::IsMember({"adam", "sgd", "momentum", "adagrad", "rmsprop"}));
+  app.add_option("--adagrad-initial-accumulator", o->adagrad_initial_accumulator,
+                 "adagrad: the accumulators' start (TF's 0.1; wide-deep's default 0.001)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--dense-gradients", o->dense_gradients,
+               "make every sparse gradient (an embedding table's rows) dense before applying "
+               "it, as without IndexedSlices: for comparison");
   app.add_option("--data-dir", o->data_dir, "directory of the gzip IDX files");
   app.add_option("--train-limit", o->train_limit, "train on the first N examples only")
       ->check(CLI::NonNegativeNumber);
@@ -97,6 +128,24 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--task", o->task, "with --cluster: its index")->check(CLI::NonNegativeNumber);
   app.add_option("--workers", o->workers, "embedded cluster: number of workers")
       ->check(CLI::Range(1, 16));
+  app.add_option("--ps-tasks", o->ps_tasks, "embedded cluster: number of ps tasks")
+      ->check(CLI::Range(1, 16));
+  auto& wd = o->wide_deep;
+  app.add_option("--wd-columns", wd.columns, "wide-deep: categorical feature columns")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--wd-rows", wd.rows, "wide-deep: hash buckets (embedding rows) per column")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  app.add_option("--wd-dim", wd.dim, "wide-deep: embedding width")->check(CLI::Range(1, 4096));
+  app.add_option("--wd-hidden", wd.hidden, "wide-deep: units of the deep tower's hidden layer")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--wd-vocab", wd.vocab, "wide-deep data: distinct values per column")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
+  app.add_option("--wd-zipf", wd.zipf, "wide-deep data: Zipf exponent of the values' popularity")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--wd-train-examples", wd.train_examples, "wide-deep data: training examples")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 34));
+  app.add_option("--wd-test-examples", wd.test_examples, "wide-deep data: test examples")
+      ->check(CLI::Range(int64_t{2}, int64_t{1} << 34));
   app.add_flag("--task-processes", o->task_processes,
                "embedded cluster: run its tasks as caflow-server processes, restarting lost ones");
   app.add_option("--max-task-restarts", o->max_task_restarts,
@@ -129,9 +178,17 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
     return errors::invalid_argument(e.what());
   }
   CAFLOW_RETURN_IF_ERROR(validate(o->security));
-  if (o->model == model_kind::rnn && o->mode == replication::model_parallel)
-    return errors::invalid_argument(
-        "--model rnn runs its LSTM loop on one device: use --mode local, in-graph, async or sync");
+  // The model's defaults for what the command line left out.
+  const model_family& family = model_family_for(o->model);
+  const model_defaults defaults = family.defaults();
+  if (app.count("--epochs") == 0) o->epochs = defaults.epochs;
+  if (app.count("--batch-size") == 0) o->batch_size = defaults.batch_size;
+  if (app.count("--learning-rate") == 0) o->learning_rate = defaults.learning_rate;
+  if (app.count("--optimizer") == 0) o->optimizer = defaults.optimizer;
+  if (app.count("--ps-tasks") == 0) o->ps_tasks = defaults.ps_tasks;
+  if (app.count("--adagrad-initial-accumulator") == 0)
+    o->adagrad_initial_accumulator = defaults.adagrad_initial_accumulator;
+  CAFLOW_RETURN_IF_ERROR(family.check(*o));
   if (o->checkpoint_every > 0 && o->checkpoint_dir.empty())
     return errors::invalid_argument("--checkpoint-every needs --checkpoint-dir");
   if (o->task_processes && !o->cluster.empty())

@@ -9,7 +9,7 @@
 
 namespace caflow::train_app {
 
-enum class model_kind { mlp, cnn, rnn };
+enum class model_kind { mlp, cnn, rnn, wide_deep };
 
 enum class replication {
   local,        // one process, no cluster
@@ -19,6 +19,19 @@ enum class replication {
   model_parallel,  // one client, one model whose layers are spread over the workers
 };
 
+// --model wide-deep: the click-through model and its generated data (ctr_data.hpp,
+// wide_deep_model.hpp).
+struct wide_deep_flags {
+  int columns = 4;          // categorical feature columns, one embedding table each
+  int64_t rows = 1000000;   // hash buckets (table rows) per column
+  int dim = 32;             // embedding width
+  int hidden = 64;          // units of the deep tower's hidden layer
+  int64_t vocab = 10000;    // distinct raw values per column before hashing
+  double zipf = 1.5;        // Zipf exponent of the values' popularity
+  int64_t train_examples = 400000;
+  int64_t test_examples = 50000;
+};
+
 struct train_options {
   model_kind model = model_kind::mlp;
   replication mode = replication::sync;
@@ -26,6 +39,10 @@ struct train_options {
   int batch_size = 100;  // per worker (per tower in in-graph mode)
   double learning_rate = 0.001;
   std::string optimizer = "adam";  // adam | sgd | momentum | adagrad | rmsprop
+  double adagrad_initial_accumulator = 0.1;  // TF's default
+  // Every sparse gradient (an embedding table's IndexedSlices) made dense before it is
+  // applied: for comparing what sparse updates buy.
+  bool dense_gradients = false;
   std::string data_dir = "/usr/share/datasets/fashion-mnist";
   int64_t train_limit = 0;  // 0: the whole training set, else its first N examples
   int64_t test_limit = 0;   // 0: the whole test set
@@ -53,6 +70,7 @@ struct train_options {
   std::string job;  // with --cluster: the task this process serves ("" for a client only)
   int task = 0;
   int workers = 2;  // embedded cluster size
+  int ps_tasks = 1;  // embedded cluster: its ps tasks (default: the model's, 2 for wide-deep)
   // Embedded cluster: its tasks as caflow-server processes instead of servers in this process;
   // a task process that dies is restarted at most `max_task_restarts` times.
   bool task_processes = false;
@@ -64,6 +82,7 @@ struct train_options {
   // stay on the ps tasks' CPUs, which make no GPU devices.
   std::string device = "auto";
   gpu_options gpu;
+  wide_deep_flags wide_deep;
 };
 
 // The device type the towers use: "GPU" or "CPU". Errors: --device gpu with no GPU visible.

@@ -1,5 +1,6 @@
 #include "apps/train/replication.hpp"
 
+#include "apps/train/model_family.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/adagrad_optimizer.hpp"
 #include "graph/client/train/adam_optimizer.hpp"
@@ -18,7 +19,9 @@ std::unique_ptr<train::optimizer> make_optimizer(const train_options& o) {
   const double lr = o.learning_rate;
   if (o.optimizer == "sgd") return std::make_unique<train::gradient_descent_optimizer>(lr);
   if (o.optimizer == "momentum") return std::make_unique<train::momentum_optimizer>(lr, 0.9);
-  if (o.optimizer == "adagrad") return std::make_unique<train::adagrad_optimizer>(lr);
+  if (o.optimizer == "adagrad")
+    return std::make_unique<train::adagrad_optimizer>(
+        lr, train::adagrad_options{.initial_accumulator_value = o.adagrad_initial_accumulator});
   if (o.optimizer == "rmsprop") return std::make_unique<train::rmsprop_optimizer>(lr);
   return std::make_unique<train::adam_optimizer>(train::adam_options{.learning_rate = lr});
 }
@@ -55,6 +58,20 @@ std::vector<train::gradient_and_variable> average_towers(
   return out;
 }
 
+// The loss's gradients. With --dense-gradients every sparse one (IndexedSlices of a table) is
+// made dense here, on the worker, before it is applied: the comparison that shows what
+// sparse updates buy (a whole table's gradient crossing to its ps and updating every row).
+status_or<std::vector<train::gradient_and_variable>> loss_gradients(
+    const train_options& o, const train::optimizer& opt, const scope& s, const output& loss,
+    const std::vector<train::variable>& vars) {
+  CAFLOW_ASSIGN_OR_RETURN(auto grads, opt.compute_gradients(s, loss, vars));
+  if (!o.dense_gradients) return grads;
+  const scope ds = s.new_sub_scope("dense_gradients");
+  for (auto& gv : grads)
+    if (gv.gradient.is_sparse()) gv.gradient = grad::to_dense(ds, gv.gradient);
+  return grads;
+}
+
 }  // namespace
 
 std::vector<std::string> required_tasks(const train_options& o, const client_plan& plan) {
@@ -81,10 +98,12 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     model_scope = g->root.with_device_function(train::replica_device_setter(
         {.ps_tasks = plan.ps_tasks, .worker_device = worker_device(o, my_worker)}));
 
+  const model_family& family = model_family_for(o.model);
   g->global_step = train::create_global_step(model_scope);
-  model_params params = create_params(model_scope, o.model, o.seed);
+  const model_params params = family.create_params(model_scope, o, plan.ps_tasks);
+  const std::vector<train::variable> trained = params.trainable();
   g->shared_vars.add(g->global_step);
-  g->shared_vars.add(params.weights);
+  g->shared_vars.add(trained);
 
   operation train_op;
   if (plan.mode == replication::in_graph) {
@@ -92,9 +111,9 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     for (int w = 0; w < plan.workers; ++w) {
       const scope ts = g->root.new_sub_scope("tower_" + std::to_string(w))
                            .with_device(worker_device(o, w));
-      g->towers.push_back(build_tower(ts, params, o.seed + w));
-      CAFLOW_ASSIGN_OR_RETURN(auto grads, g->optimizer->compute_gradients(
-                                              ts, g->towers.back().loss, params.weights));
+      g->towers.push_back(family.build_tower(ts, params, o.seed + w, {}));
+      CAFLOW_ASSIGN_OR_RETURN(
+          auto grads, loss_gradients(o, *g->optimizer, ts, g->towers.back().loss, trained));
       per_tower.push_back(std::move(grads));
     }
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
@@ -104,13 +123,17 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     // Layer i on worker i * workers / 4: with two workers, two layers each.
     std::vector<std::string> devices;
     for (int layer = 0; layer < 4; ++layer) devices.push_back(worker_device(o, layer * plan.workers / 4));
-    g->towers.push_back(build_tower(g->root.new_sub_scope("tower"), params, o.seed, devices));
-    CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->minimize(g->root, g->towers.back().loss,
-                                                             g->global_step, params.weights));
+    g->towers.push_back(family.build_tower(g->root.new_sub_scope("tower"), params, o.seed, devices));
+    CAFLOW_ASSIGN_OR_RETURN(
+        auto grads, loss_gradients(o, *g->optimizer, g->root, g->towers.back().loss, trained));
+    CAFLOW_ASSIGN_OR_RETURN(train_op,
+                            g->optimizer->apply_gradients(g->root, grads, g->global_step));
   } else {
-    g->towers.push_back(build_tower(model_scope.new_sub_scope("tower"), params,
-                                    o.seed + plan.worker_index));
+    g->towers.push_back(family.build_tower(model_scope.new_sub_scope("tower"), params,
+                                           o.seed + plan.worker_index, {}));
     const output& loss = g->towers.back().loss;
+    CAFLOW_ASSIGN_OR_RETURN(auto grads,
+                            loss_gradients(o, *g->optimizer, model_scope, loss, trained));
     if (plan.mode == replication::sync) {
       const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
       g->sync = std::make_unique<train::sync_replicas_optimizer>(
@@ -121,11 +144,11 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
               .is_chief = plan.is_chief(),
               .local_device = worker_device(o, plan.worker_index)});
       CAFLOW_ASSIGN_OR_RETURN(train_op,
-                              g->sync->minimize(model_scope, loss, g->global_step, params.weights));
+                              g->sync->apply_gradients(model_scope, grads, g->global_step));
       g->local_init.push_back(g->sync->local_initializer());
     } else {
       CAFLOW_ASSIGN_OR_RETURN(
-          train_op, g->optimizer->minimize(model_scope, loss, g->global_step, params.weights));
+          train_op, g->optimizer->apply_gradients(model_scope, grads, g->global_step));
     }
   }
   g->train_op = train_op;

@@ -1,4 +1,5 @@
-// caflow-train: trains the MLP or the CNN on Fashion-MNIST with parameter servers and workers.
+// caflow-train: trains the MLP, CNN or LSTM on Fashion-MNIST, or the wide-deep click-through
+// model on generated data, with parameter servers and workers.
 //
 //   caflow-train                         embedded cluster (1 ps, 2 workers in this process),
 //                                        MLP, synchronous replicas, then the test accuracy
@@ -18,6 +19,7 @@
 #include "apps/train/checkpoint_dir.hpp"
 #include "apps/train/data.hpp"
 #include "apps/train/embedded_cluster.hpp"
+#include "apps/train/model_family.hpp"
 #include "apps/train/plot.hpp"
 #include "apps/train/trainer.hpp"
 
@@ -39,7 +41,8 @@ int fail(const status& st) {
 
 // The run's rate is every worker's (from the global step); with a client per worker (between-
 // graph replication) this client's own share is printed beside it.
-void report(const train_options& o, const client_result& r, int workers) {
+void report(const train_options& o, const client_result& r, int workers,
+            double reference_auc) {
   const double global = r.global_samples_per_second > 0 ? r.global_samples_per_second
                                                         : r.samples_per_second;
   char rate[96];
@@ -49,9 +52,22 @@ void report(const train_options& o, const client_result& r, int workers) {
                   global, workers, r.samples_per_second);
   else
     std::snprintf(rate, sizeof rate, "%.0f samples/s", global);
-  std::printf("test accuracy: %.4f (model %s, mode %s, %d worker%s, %d epoch%s, batch %d, "
+  // A binary classifier's AUC beside the accuracy, and the AUC of the model that generated the
+  // data (the best reachable) where it is known.
+  std::string auc;
+  if (r.test_auc >= 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, ", test AUC: %.4f", r.test_auc);
+    auc = buf;
+    if (reference_auc >= 0) {
+      std::snprintf(buf, sizeof buf, " (planted model's AUC: %.4f, gap %.4f)", reference_auc,
+                    reference_auc - r.test_auc);
+      auc += buf;
+    }
+  }
+  std::printf("test accuracy: %.4f%s (model %s, mode %s, %d worker%s, %d epoch%s, batch %d, "
               "%.1f s, %s)\n",
-              r.test_accuracy, to_string(o.model), to_string(o.mode), workers,
+              r.test_accuracy, auc.c_str(), to_string(o.model), to_string(o.mode), workers,
               workers == 1 ? "" : "s", o.epochs, o.epochs == 1 ? "" : "s", o.batch_size,
               r.seconds, rate);
 }
@@ -59,7 +75,7 @@ void report(const train_options& o, const client_result& r, int workers) {
 // Every between-graph replica in its own thread, each with its own client and graph.
 status_or<client_result> run_replicas(const train_options& o, client_plan base,
                                       const std::vector<std::string>& targets,
-                                      const fashion_mnist& data) {
+                                      const train_data& data) {
   const int n = static_cast<int>(targets.size());
   std::vector<status_or<client_result>> results;
   for (int w = 0; w < n; ++w) results.emplace_back(errors::internal("not run"));
@@ -84,7 +100,7 @@ status_or<client_result> run_replicas(const train_options& o, client_plan base,
 }
 
 status_or<client_result> run_in_graph(const train_options& o, client_plan plan,
-                                      const std::string& target, const fashion_mnist& data) {
+                                      const std::string& target, const train_data& data) {
   CAFLOW_ASSIGN_OR_RETURN(auto graph, build_client_graph(o, plan));
   // In-graph: one shard per tower; model parallel: one tower on the whole training set.
   std::vector<data::dataset> shards;
@@ -170,11 +186,9 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto data = fashion_mnist::load(o.data_dir, o.train_limit, o.test_limit);
+  auto data = model_family_for(o.model).load_data(o);
   if (!data.ok()) return fail(data.get_status());
-  std::printf("caflow-train: %lld training and %lld test images from %s\n",
-              static_cast<long long>(data->train.size()), static_cast<long long>(data->test.size()),
-              o.data_dir.c_str());
+  std::printf("caflow-train: %s\n", data->description.c_str());
 
   {
     const std::string type = *tower_device_type(o);
@@ -190,9 +204,9 @@ int main(int argc, char** argv) {
     result = run_client(o, {}, **graph, "local", {data->train}, data->test, true);
   } else if (o.cluster.empty()) {
     workers = o.workers;
-    std::printf("caflow-train: starting an embedded cluster: 1 ps, %d workers%s\n", workers,
-                o.task_processes ? " (caflow-server processes)" : "");
-    auto cluster = embedded_cluster::start({.ps_tasks = 1,
+    std::printf("caflow-train: starting an embedded cluster: %d ps, %d workers%s\n", o.ps_tasks,
+                workers, o.task_processes ? " (caflow-server processes)" : "");
+    auto cluster = embedded_cluster::start({.ps_tasks = o.ps_tasks,
                                             .worker_tasks = workers,
                                             .cpu = cpu,
                                             .use_gpus = *tower_device_type(o) == device_gpu,
@@ -201,7 +215,7 @@ int main(int argc, char** argv) {
                                             .processes = o.task_processes,
                                             .max_restarts = o.max_task_restarts});
     if (!cluster.ok()) return fail(cluster.get_status());
-    const client_plan plan{.mode = o.mode, .ps_tasks = 1, .workers = workers};
+    const client_plan plan{.mode = o.mode, .ps_tasks = o.ps_tasks, .workers = workers};
     if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {
       result = run_in_graph(o, plan, (*cluster)->worker_target(0), *data);
     } else {
@@ -232,6 +246,6 @@ int main(int argc, char** argv) {
   }
   if (!result.ok()) return fail(result.get_status());
   if (result->test_accuracy < 0) return 0;  // not the chief
-  report(o, *result, workers);
+  report(o, *result, workers, data->reference_auc);
   return o.plot.empty() ? 0 : write_plot(o, *result, gnuplot);
 }

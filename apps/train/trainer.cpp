@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "actors/session.hpp"
+#include "apps/train/auc.hpp"
 #include "apps/train/progress.hpp"
 #include "graph/client/train/saver.hpp"
 
@@ -29,18 +30,35 @@ status wait_until_initialized(session& sess, const client_graph& g) {
   }
 }
 
-status_or<double> evaluate(session& sess, const tower& t, const data::dataset& test) {
+struct evaluation {
+  double accuracy = 0;
+  double auc = -1;  // for towers with scores (binary classifiers)
+};
+
+// The test set in batches: accuracy, and for a binary classifier the ROC AUC of its scores.
+status_or<evaluation> evaluate(session& sess, const tower& t, const data::dataset& test) {
   constexpr int64_t eval_batch = 1000;
   int64_t correct = 0;
+  const bool scored = t.scores.valid();
+  std::vector<output> fetches{t.correct};
+  if (scored) fetches.push_back(t.scores);
+  std::vector<float> scores;
   for (int64_t begin = 0; begin < test.size(); begin += eval_batch) {
     const int64_t n = std::min(eval_batch, test.size() - begin);
-    tensor images = test.images().slice_dim0(begin, begin + n);
+    tensor inputs = test.images().slice_dim0(begin, begin + n);
     tensor labels = test.labels().slice_dim0(begin, begin + n);
-    CAFLOW_ASSIGN_OR_RETURN(auto out, sess.run({{t.images, images}, {t.labels, labels}},
-                                                {t.correct}));
+    CAFLOW_ASSIGN_OR_RETURN(auto out, sess.run({{t.inputs, inputs}, {t.labels, labels}}, fetches));
     correct += out[0].data<int32_t>()[0];
+    if (scored) scores.insert(scores.end(), out[1].data<float>(), out[1].data<float>() + n);
   }
-  return static_cast<double>(correct) / static_cast<double>(std::max<int64_t>(test.size(), 1));
+  evaluation e;
+  e.accuracy =
+      static_cast<double>(correct) / static_cast<double>(std::max<int64_t>(test.size(), 1));
+  if (scored) {
+    CAFLOW_ASSIGN_OR_RETURN(
+        e.auc, roc_auc(scores, {test.labels().data<int32_t>(), static_cast<size_t>(test.size())}));
+  }
+  return e;
 }
 
 status_or<int64_t> read_global_step(session& sess, const client_graph& g) {
@@ -312,7 +330,7 @@ status_or<std::vector<tensor>> training_loop::run_step() {
   session::feed_list feeds;
   for (int64_t t = 0; t < towers_; ++t) {
     data::batch b = batchers_[static_cast<size_t>(t)].next();
-    feeds.push_back({g_.towers[t].images, std::move(b.images)});
+    feeds.push_back({g_.towers[t].inputs, std::move(b.images)});
     feeds.push_back({g_.towers[t].labels, std::move(b.labels)});
     feeds.push_back({g_.towers[t].training, training_});
   }
@@ -376,7 +394,9 @@ status training_loop::end_epoch(int epoch) {
   const auto averaged = static_cast<double>(in_epoch_);
   double test_accuracy = -1;
   if (plotting_) {
-    CAFLOW_ASSIGN_OR_RETURN(test_accuracy, evaluate(sess_, g_.towers[0], test_));
+    CAFLOW_ASSIGN_OR_RETURN(const evaluation e, evaluate(sess_, g_.towers[0], test_));
+    test_accuracy = e.accuracy;
+    result_.test_auc = e.auc;
     history_.end_epoch(done_steps_ + result_.steps, epoch + 1, loss_sum_ / averaged,
                        correct_sum_ / averaged, test_accuracy);
   }
@@ -417,7 +437,9 @@ status_or<client_result> training_loop::finish() {
   set_rates();
   // With --plot the last epoch's evaluation is the final one.
   if (plan_.is_chief() && result_.test_accuracy < 0) {
-    CAFLOW_ASSIGN_OR_RETURN(result_.test_accuracy, evaluate(sess_, g_.towers[0], test_));
+    CAFLOW_ASSIGN_OR_RETURN(const evaluation e, evaluate(sess_, g_.towers[0], test_));
+    result_.test_accuracy = e.accuracy;
+    result_.test_auc = e.auc;
   }
   return std::move(result_);
 }

@@ -21,6 +21,7 @@ struct client_result {
   double global_samples_per_second = 0;
   float last_loss = 0;
   double test_accuracy = -1;  // the chief's evaluation; -1 on other clients
+  double test_auc = -1;       // the chief's, for binary classifiers (wide-deep); -1 otherwise
   training_history history;   // the chief's, with --plot
 };
 

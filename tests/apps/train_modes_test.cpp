@@ -165,7 +165,8 @@ TEST_CASE("--help shows every option's default, and the modes by name") {
   child_process help({CAFLOW_TRAIN_BINARY, "--help"});
   CHECK(exit_code(help, 30s) == 0);
   const std::string out = help.output();
-  CHECK(out.find("--model mlp|cnn|rnn=mlp") != std::string::npos);
+  CHECK(out.find("--model mlp|cnn|rnn|wide-deep=mlp") != std::string::npos);
+  CHECK(out.find("its defaults: --epochs 2 --batch-size 256 --optimizer adagrad") != std::string::npos);
   CHECK(out.find("--mode local|in-graph|async|sync|model-parallel=sync") != std::string::npos);
   CHECK(out.find("--batch-size INT:INT in [1 - 60000]=100") != std::string::npos);
   CHECK(out.find("->") == std::string::npos);  // CLI11's name-to-value mapping stays inside

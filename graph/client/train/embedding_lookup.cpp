@@ -36,9 +36,11 @@ output total_rows(const scope& s, const std::vector<output>& shards, dtype type)
   }
   if (all_known) return train::scalar_constant(s, static_cast<double>(known), type);
   std::vector<output> rows;
-  for (const output& p : shards)
-    rows.push_back(ops::strided_slice(s, ops::shape(s, p, {.out_type = type}), {0}, {1}, {1},
-                                      {.shrink_axis_mask = 1}));
+  for (const output& p : shards) {
+    const scope on_shard = s.colocate_with(p);  // only the shape crosses, not the shard
+    rows.push_back(ops::strided_slice(on_shard, ops::shape(on_shard, p, {.out_type = type}), {0},
+                                      {1}, {1}, {.shrink_axis_mask = 1}));
+  }
   return rows.size() == 1 ? rows.front() : ops::add_n(s, rows);
 }
 
@@ -97,8 +99,18 @@ output reshape_to_ids(const scope& s, const output& stitched, const output& ids,
     for (int d = 1; d < row_shape.rank(); ++d) dims.push_back(row_shape.dim(d));
     return ops::reshape(s, stitched, dims);
   }
-  const output row_dims =
-      ops::strided_slice(s, ops::shape(s, shard0), {1}, {0}, {1}, {.end_mask = 1});
+  // The rows' dims as constants when known; else from the first shard's Shape colocated with
+  // it (as TF's embedding_lookup does), so that a worker never reads a whole shard on a ps.
+  output row_dims;
+  if (rows_known) {
+    std::vector<int32_t> dims;
+    for (int d = 1; d < row_shape.rank(); ++d) dims.push_back(static_cast<int32_t>(row_shape.dim(d)));
+    row_dims = ops::constant(s, dims, tensor_shape{static_cast<int64_t>(dims.size())});
+  } else {
+    const scope on_shard = s.colocate_with(shard0);
+    row_dims = ops::strided_slice(on_shard, ops::shape(on_shard, shard0), {1}, {0}, {1},
+                                  {.end_mask = 1});
+  }
   return ops::reshape(s, stitched, ops::concat(s, {ops::shape(s, ids), row_dims}, 0));
 }
 
