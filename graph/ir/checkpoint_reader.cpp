@@ -23,6 +23,7 @@ std::string slices_of(const std::vector<std::string>& specs) {
 status_or<checkpoint_reader> checkpoint_reader::open(const std::vector<std::string>& paths) {
   checkpoint_reader r;
   r.where_ = describe(paths);
+  r.plural_ = paths.size() > 1;
   for (const std::string& path : paths) {
     CAFLOW_ASSIGN_OR_RETURN(auto tensors, checkpoint::read_tensors(path));
     for (auto& [key, value] : tensors) CAFLOW_RETURN_IF_ERROR(r.add(path, key, std::move(value)));
@@ -70,11 +71,11 @@ status_or<tensor> checkpoint_reader::lookup(const std::string& name,
                                             std::string_view shape_and_slice, dtype type) const {
   const auto found = entries_.find(name);
   if (found == entries_.end())
-    return errors::not_found(where_, " has no tensor named '", name, "'");
+    return errors::not_found(where_, plural_ ? " have" : " has", " no tensor named '", name, "'");
   const std::vector<entry>& saved = found->second;
   const tensor_shape& full = saved.front().box.full;
   if (saved.front().value.type() != type)
-    return errors::invalid_argument(where_, " holds '", name, "' as ",
+    return errors::invalid_argument(where_, plural_ ? " hold '" : " holds '", name, "' as ",
                                     dtype_name(saved.front().value.type()), full.to_string(),
                                     ", expected ", dtype_name(type));
   tensor_slice want = whole_slice(full);
@@ -83,8 +84,9 @@ status_or<tensor> checkpoint_reader::lookup(const std::string& name,
     if (!parsed.ok()) return parsed.get_status().with_context("restoring '" + name + "'");
     if (parsed->full != full)
       return errors::invalid_argument("variable '", name, "' has full shape ",
-                                      parsed->full.to_string(), ", but ", where_,
-                                      " holds it with full shape ", full.to_string());
+                                      parsed->full.to_string(),
+                                      ", but the checkpoint holds it with full shape ",
+                                      full.to_string(), " (", where_, ")");
     want = std::move(*parsed);
   }
   // The common case, an unpartitioned variable saved and restored whole, copies nothing.

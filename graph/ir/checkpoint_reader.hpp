@@ -44,6 +44,7 @@ class checkpoint_reader {
   status add(const std::string& file, std::string_view key, tensor value);
 
   std::string where_;  // "checkpoint file 'a'" or "checkpoint files 'a', 'b'"
+  bool plural_ = false;
   std::map<std::string, std::vector<entry>, std::less<>> entries_;
 };
 

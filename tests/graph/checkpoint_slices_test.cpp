@@ -126,8 +126,9 @@ TEST_CASE("RestoreV2 names the variable and both shapes when the full shape or d
   save_rows(dir.file("ckpt-1.shard-0-of-1"), {{0, 4}, {4, 6}});
   const std::string pattern = dir.file("ckpt-1.shard-*-of-1");
   auto wider = restore(pattern, "12 4 0,6:-");
-  check_error(wider, "variable 'emb' has full shape [12,4], but checkpoint file '" +
-                         dir.file("ckpt-1.shard-0-of-1") + "' holds it with full shape [10,4]");
+  check_error(wider, "variable 'emb' has full shape [12,4], but the checkpoint holds it with "
+                     "full shape [10,4] (checkpoint file '" +
+                         dir.file("ckpt-1.shard-0-of-1") + "')");
   CHECK(wider.get_status().code() == error_code::invalid_argument);
   check_error(restore(pattern, "", dtype::float64),
               "holds 'emb' as float32[10,4], expected float64");

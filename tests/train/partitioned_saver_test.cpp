@@ -189,14 +189,15 @@ TEST_CASE("a checkpoint of another full shape or dtype is refused and changes no
   // 12 rows instead of 10. "w" would restore fine, but no Assign runs unless all can.
   model wider(2, 500.0f, 12);
   auto r = wider.saver->restore_latest(*wider.sess, dir.path.string());
-  check_error(r, "variable 'emb' has full shape [12,4], but checkpoint files '");
-  check_error(r, "' holds it with full shape [10,4]");
+  check_error(r, "variable 'emb' has full shape [12,4], but the checkpoint holds it with full "
+                 "shape [10,4] (checkpoint files '" + dir.file("ckpt-3.shard-0-of-2") + "', '" +
+                 dir.file("ckpt-3.shard-1-of-2") + "')");
   CHECK(wider.read_rows() == iota_rows(12, 500));
   CHECK(wider.read_w() == std::vector<float>{500, 500});
 
   model<double> other_type(2, 500.0);
   auto d = other_type.saver->restore_latest(*other_type.sess, dir.path.string());
-  check_error(d, "holds 'emb' as float32[10,4], expected float64");
+  check_error(d, "hold 'emb' as float32[10,4], expected float64");
   CHECK(other_type.read_rows() == iota<double>({10, 4}, 500).to_vector<double>());
 
   // An unpartitioned variable of another shape is refused the same way.
