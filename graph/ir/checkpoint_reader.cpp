@@ -92,21 +92,25 @@ status_or<tensor> checkpoint_reader::lookup(const std::string& name,
   // The common case, an unpartitioned variable saved and restored whole, copies nothing.
   if (saved.size() == 1 && !saved.front().sliced && want.covers_all()) return saved.front().value;
 
-  tensor out(type, want.shape());
+  // Coverage first, allocation after: a forged full shape in a file cannot make us allocate
+  // more than the saved slices actually hold.
   int64_t covered = 0;
   std::vector<std::string> specs;
+  std::vector<std::pair<const entry*, tensor_slice>> parts;
   for (const entry& e : saved) {
     specs.push_back(e.box.to_string());
-    const auto part = intersect(e.box, want);
-    if (!part) continue;
-    copy_slice(e.value, e.box, out, want, *part);
-    covered += part->num_elements();
+    if (auto part = intersect(e.box, want)) {
+      covered += part->num_elements();
+      parts.emplace_back(&e, std::move(*part));
+    }
   }
   // Saved slices never overlap (checked by add), so counting elements proves coverage.
   if (covered != want.num_elements())
     return errors::data_loss("the saved slices of '", name, "' (", slices_of(specs), " in ",
                              where_, ") cover ", covered, " of the ", want.num_elements(),
                              " elements of '", want.to_string(), "'");
+  tensor out(type, want.shape());
+  for (const auto& [e, part] : parts) copy_slice(e->value, e->box, out, want, part);
   return out;
 }
 
