@@ -102,6 +102,7 @@ struct gathering {
 void finish(admin_pointer self, const std::shared_ptr<gathering>& g) {
   const std::string& command = g->query.words[0];
   admin_reply merged;
+  std::vector<variable_shard> shards;
   for (auto& [task, answer] : g->answers) {
     if (!answer.ok()) {
       if (command == "cluster") {
@@ -116,12 +117,15 @@ void finish(admin_pointer self, const std::shared_ptr<gathering>& g) {
     if (merged.table.columns.empty()) merged.table.columns = r.table.columns;
     for (auto& row : r.table.rows) merged.table.rows.push_back(std::move(row));
     for (auto& note : r.table.notes) merged.table.notes.push_back(std::move(note));
+    for (auto& s : r.shards) shards.push_back(std::move(s));
     const int64_t offset = g->clock_offsets_us[task];
     for (auto& e : r.events) {
       e.start_us += offset;
       merged.events.push_back(std::move(e));
     }
   }
+  // A partitioned variable's shards live on several tasks: shown once all have answered.
+  render_partitioned_variables(g->query, std::move(shards), merged.table);
   if (command == "cluster" && merged.table.columns.empty())
     merged.table.columns = {"task", "address", "state", "uptime"};
   if (merged.table.rows.empty() && (command == "var" || command == "abort")) {

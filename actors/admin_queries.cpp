@@ -36,7 +36,37 @@ tensor host_value(const variable& v) {
   return host.ok() ? std::move(host).value() : tensor();
 }
 
-double l2_norm(const tensor& t) {
+// The first `n` values of `t`, as the console prints them.
+std::vector<std::string> first_values(const tensor& t, int64_t n) {
+  std::vector<std::string> out;
+  n = std::min(t.num_elements(), n);
+  visit_dtype(t.type(), [&]<class T>() {
+    const T* p = t.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      std::ostringstream os;
+      if constexpr (std::is_same_v<T, bool>) os << (p[i] ? "true" : "false");
+      else if constexpr (sizeof(T) == 1) os << static_cast<int>(p[i]);
+      else os << p[i];
+      out.push_back(os.str());
+    }
+  });
+  return out;
+}
+
+// "{0, 1, 2, ... (8 more)}": `shown` of `total` values.
+std::string values_text(const std::vector<std::string>& shown, int64_t total) {
+  std::string out = "{";
+  for (size_t i = 0; i < shown.size(); ++i) (out += i ? ", " : "") += shown[i];
+  const int64_t more = total - static_cast<int64_t>(shown.size());
+  if (more > 0) out += ", ... (" + std::to_string(more) + " more)";
+  return out + "}";
+}
+
+std::string values_of(const tensor& t) {
+  return values_text(first_values(t, max_shown_values), t.num_elements());
+}
+
+double sum_of_squares(const tensor& t) {
   double sum = 0;
   visit_dtype(t.type(), [&]<class T>() {
     const T* p = t.data<T>();
@@ -45,25 +75,37 @@ double l2_norm(const tensor& t) {
       sum += x * x;
     }
   });
-  return std::sqrt(sum);
+  return sum;
 }
 
-std::string values_of(const tensor& t) {
-  std::ostringstream os;
-  os << '{';
-  const int64_t n = std::min(t.num_elements(), max_shown_values);
-  visit_dtype(t.type(), [&]<class T>() {
-    const T* p = t.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      if (i) os << ", ";
-      if constexpr (std::is_same_v<T, bool>) os << (p[i] ? "true" : "false");
-      else if constexpr (sizeof(T) == 1) os << static_cast<int>(p[i]);
-      else os << p[i];
-    }
-  });
-  if (t.num_elements() > n) os << ", ... (" << t.num_elements() - n << " more)";
-  os << '}';
-  return os.str();
+// "rows [4,7)": where a shard lies in its partitioned variable.
+std::string rows_text(int64_t offset, int64_t rows) {
+  return "rows [" + std::to_string(offset) + "," + std::to_string(offset + rows) + ")";
+}
+
+// A partitioned variable's shard as the admin merges it (render_partitioned_variables).
+variable_shard shard_of(const worker_view& w, const device& d, const variable& v,
+                        const tensor& value, bool with_values) {
+  const variable_partition& p = *v.partition();
+  variable_shard s;
+  s.full_name = p.full_name;
+  s.name = v.name();
+  s.task = w.task;
+  s.device = d.name();
+  s.dtype = dtype_name(v.type());
+  s.shape = shape_of(v, value);
+  s.full_shape = p.slice.full.to_string();
+  s.full_rows = p.slice.full.rank() > 0 ? p.slice.full.dim(0) : 1;
+  s.offset = p.slice.start.empty() ? 0 : p.slice.start[0];
+  s.rows = p.slice.length.empty() ? 1 : p.slice.length[0];
+  s.initialized = value.initialized();
+  if (s.initialized) {
+    s.bytes = static_cast<int64_t>(value.byte_size());
+    s.sum_squares = sum_of_squares(value);
+    s.num_elements = value.num_elements();
+    if (with_values) s.values = first_values(value, max_shown_values);
+  }
+  return s;
 }
 
 std::vector<std::shared_ptr<variable>> variables_of(device& dev) {
@@ -110,28 +152,46 @@ status_or<admin_reply> pending(const worker_view& w) {
   return r;
 }
 
+// Shards of partitioned variables go to r.shards, for the admin to show each partitioned
+// variable as one entry once every task has answered.
 status_or<admin_reply> vars(const worker_view& w) {
   admin_reply r;
-  r.table.columns = {"task", "variable", "dtype", "shape", "l2 norm"};
+  r.table.columns = {"task", "variable", "dtype", "shape", "l2 norm", "partition"};
   for (device* d : w.devices)
     for (const auto& v : variables_of(*d)) {
       const tensor value = host_value(*v);
-      r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
-                              value.initialized() ? fixed(l2_norm(value), 6) : "uninitialized"});
+      if (v->partition()) {
+        r.shards.push_back(shard_of(w, *d, *v, value, false));
+        continue;
+      }
+      r.table.rows.push_back(
+          {w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+           value.initialized() ? fixed(std::sqrt(sum_of_squares(value)), 6) : "uninitialized",
+           ""});
     }
   return r;
 }
 
+// NAME is a variable's own name (a shard's too: "emb/part_1"), or a partitioned variable's
+// full name ("emb"), whose shards the admin puts together.
 status_or<admin_reply> var(const worker_view& w, const admin_query& q) {
   CAFLOW_RETURN_IF_ERROR(expect_words(q, 2, "var NAME"));
   admin_reply r;
-  r.table.columns = {"task", "variable", "dtype", "shape", "values"};
+  r.table.columns = {"task", "variable", "dtype", "shape", "values", "partition"};
   for (device* d : w.devices)
     for (const auto& v : variables_of(*d)) {
-      if (v->name() != q.words[1]) continue;
+      const auto& p = v->partition();
+      if (v->name() != q.words[1] && !(p && p->full_name == q.words[1])) continue;
       const tensor value = host_value(*v);
-      r.table.rows.push_back({w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
-                              value.initialized() ? values_of(value) : "uninitialized"});
+      if (v->name() != q.words[1]) {
+        r.shards.push_back(shard_of(w, *d, *v, value, true));
+        continue;
+      }
+      const variable_shard s = p ? shard_of(w, *d, *v, value, false) : variable_shard{};
+      r.table.rows.push_back(
+          {w.task, v->name(), dtype_name(v->type()), shape_of(*v, value),
+           value.initialized() ? values_of(value) : "uninitialized",
+           p ? rows_text(s.offset, s.rows) + " of " + p->full_name + " " + s.full_shape : ""});
     }
   return r;
 }
@@ -152,6 +212,12 @@ status_or<admin_reply> trace(const worker_view& w, const admin_query& q) {
   r.table.rows.push_back({w.task, w.trace->enabled() ? "on" : "off",
                           std::to_string(w.trace->size()), std::to_string(w.trace->dropped())});
   return r;
+}
+
+// "CPU:0" of "/job:ps/replica:0/task:1/device:CPU:0".
+std::string short_device(const std::string& device) {
+  const size_t at = device.rfind("/device:");
+  return at == std::string::npos ? device : device.substr(at + 8);
 }
 
 std::string running_steps(const session_summary& s) {
@@ -240,6 +306,53 @@ status_or<admin_reply> answer_master_query(const std::string& task, const master
     return errors::invalid_argument("the master does not answer '", c, "'");
   }
   return r;
+}
+
+void render_partitioned_variables(const admin_query& q, std::vector<variable_shard> shards,
+                                  admin_table& table) {
+  if (shards.empty() || q.words.empty()) return;
+  const bool with_values = q.words[0] == "var";
+  if (table.columns.empty())
+    table.columns = {"task", "variable", "dtype", "shape", with_values ? "values" : "l2 norm",
+                     "partition"};
+  std::map<std::string, std::vector<variable_shard>> by_name;
+  for (auto& s : shards) by_name[s.full_name].push_back(std::move(s));
+  for (auto& [name, parts] : by_name) {
+    std::sort(parts.begin(), parts.end(),
+              [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    std::vector<std::string> tasks;
+    int64_t rows = 0, bytes = 0, initialized = 0, total = 0;
+    double sum = 0;
+    std::vector<std::string> shown;
+    for (const auto& s : parts) {
+      if (std::find(tasks.begin(), tasks.end(), s.task) == tasks.end()) tasks.push_back(s.task);
+      rows += s.rows;
+      bytes += s.bytes;
+      initialized += s.initialized ? 1 : 0;
+      sum += s.sum_squares;
+      total += s.num_elements;
+      for (const auto& v : s.values)
+        if (static_cast<int64_t>(shown.size()) < max_shown_values) shown.push_back(v);
+    }
+    const auto n = static_cast<int64_t>(parts.size());
+    std::string value = "uninitialized";
+    if (initialized == n) value = with_values ? values_text(shown, total) : fixed(std::sqrt(sum), 6);
+    else if (initialized > 0) value = "partly initialized";
+    const variable_shard& first = parts.front();
+    table.rows.push_back({tasks.size() == 1 ? tasks.front() : std::to_string(tasks.size()) + " tasks",
+                          name, first.dtype, first.full_shape, value,
+                          std::to_string(n) + (n == 1 ? " shard, " : " shards, ") +
+                              format_bytes(bytes)});
+    for (const auto& s : parts)
+      table.rows.push_back(
+          {s.task, s.name, s.dtype, s.shape,
+           with_values ? "" : (s.initialized ? fixed(std::sqrt(s.sum_squares), 6) : "uninitialized"),
+           rows_text(s.offset, s.rows) + ", " + format_bytes(s.bytes) + ", " +
+               short_device(s.device)});
+    if (rows != first.full_rows)
+      table.notes.push_back(errors::concat("'", name, "': the shards found hold ", rows, " of its ",
+                                           first.full_rows, " rows (a task did not answer?)"));
+  }
 }
 
 std::string format_bytes(int64_t bytes) {

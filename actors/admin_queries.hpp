@@ -34,6 +34,14 @@ status_or<admin_reply> answer_worker_query(const worker_view& w, const admin_que
 status_or<admin_reply> answer_master_query(const std::string& task, const master_snapshot& m,
                                            const admin_query& q);
 
+// `vars` and `var NAME` once every task has answered: each partitioned variable whose shards
+// are in `shards` becomes one entry (its full name, dtype and full shape, the L2 norm or the
+// first values of the whole, its shard count and bytes) followed by one row per shard in row
+// order (task, name, shape, and in "partition" its rows, bytes and device), appended to
+// `table`. A note says when the shards found do not hold every row (a task did not answer).
+void render_partitioned_variables(const admin_query& q, std::vector<variable_shard> shards,
+                                  admin_table& table);
+
 // Checks a console command's words before anything is asked (unknown command, wrong arity).
 status validate_query(const admin_query& q);
 

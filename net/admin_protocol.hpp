@@ -56,12 +56,35 @@ struct trace_event {
   std::string key{};   // _Send/_Recv: the rendezvous key, which pairs them; else empty
 };
 
+// A partitioned variable's shard, as a worker answers `vars` or `var NAME` for it: the admin
+// that merges every task's answer shows the shards of one variable as one entry
+// (render_partitioned_variables in actors/admin_queries.hpp).
+struct variable_shard {
+  std::string full_name;   // "emb"
+  std::string name;        // "emb/part_1"
+  std::string task;
+  std::string device;
+  std::string dtype;
+  std::string shape;       // the shard's: "[3,4]"
+  std::string full_shape;  // "[10,4]"
+  int64_t full_rows = 0;
+  int64_t offset = 0;      // its first row in the full variable
+  int64_t rows = 0;
+  int64_t bytes = 0;       // of its value (0 when uninitialized)
+  bool initialized = false;
+  double sum_squares = 0;
+  int64_t num_elements = 0;
+  std::vector<std::string> values{};  // `var NAME` only: its first values, formatted
+};
+
 struct admin_reply {
   admin_table table;
   std::vector<trace_event> events;
   int64_t clock_us = 0;  // the answering task's system_clock when it answered
   // The answering task's kernel boot id: tasks with the same one read the same system clock.
   std::string clock_domain{};
+  // `vars` / `var NAME`: shards of partitioned variables, not in `table` until merged.
+  std::vector<variable_shard> shards{};
 };
 
 // What a master tells its admin: per session, its graph, cached partitions and step latency.
@@ -108,9 +131,15 @@ typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
            x.start_us, x.dur_us, x.bytes, x.key);
 }
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, variable_shard& x) {
+  return f(caf::meta::type_name("variable_shard"), x.full_name, x.name, x.task, x.device, x.dtype,
+           x.shape, x.full_shape, x.full_rows, x.offset, x.rows, x.bytes, x.initialized, x.sum_squares,
+           x.num_elements, x.values);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admin_reply& x) {
   return f(caf::meta::type_name("admin_reply"), x.table, x.events, x.clock_us,
-           x.clock_domain);
+           x.clock_domain, x.shards);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_summary& x) {

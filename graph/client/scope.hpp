@@ -91,6 +91,8 @@ class scope {
   // A fresh node name for an op whose default name is `default_name`.
   std::string unique_name(std::string_view default_name) const;
   const std::string& device() const { return device_; }
+  // The name scope of nodes created through this scope: "outer/inner/", or empty.
+  const std::string& name_prefix() const { return prefix_; }
   const device_function* device_fn() const { return device_fn_.get(); }
   const std::vector<std::string>& control_deps() const { return control_deps_; }
   const std::vector<std::string>& colocation() const { return colocation_; }

@@ -113,6 +113,17 @@ bool is_index_file_name(std::string_view file_name) {
   return split && split->second == index_suffix;
 }
 
+std::string entry_key(std::string_view name, std::string_view shape_and_slice) {
+  if (shape_and_slice.empty()) return std::string(name);
+  return errors::concat(name, ":", shape_and_slice);
+}
+
+std::pair<std::string_view, std::string_view> split_entry_key(std::string_view key) {
+  const size_t colon = key.find(':');
+  if (colon == std::string_view::npos) return {key, {}};
+  return {key.substr(0, colon), key.substr(colon + 1)};
+}
+
 status write_file_atomically(const std::string& path, std::string_view bytes) {
   static std::atomic<uint64_t> counter{0};
   const std::string temp = errors::concat(path, ".tmp-", static_cast<long>(::getpid()), "-",

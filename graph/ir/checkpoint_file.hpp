@@ -9,6 +9,10 @@
 //   D/ckpt-<S>.index              written last, after every shard: its presence makes the
 //                                 checkpoint complete. Holds the step and the shard count.
 //
+// Each file maps entry keys to tensors (see entry_key): a whole tensor under its name, a slice
+// of one (a partitioned variable's shard) under "<name>:<shape_and_slice>", so several slices
+// of one tensor may share a file. checkpoint_reader.hpp reads them back, slices assembled.
+//
 // Every file is written to "<name>.tmp-<pid>-<n>", fsync'ed, renamed over <name> and its
 // directory fsync'ed, so a reader sees the old file or the whole new one, never a torn one,
 // even across a crash of the writer or of the machine. A leftover temporary file is never read.
@@ -16,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "graph/ir/serialization.hpp"
@@ -28,6 +33,13 @@ std::string index_file_name(int64_t step);
 // "ckpt-<S>.shard-0-of-1.tmp-..."), or nothing for any other name.
 std::optional<int64_t> step_of_file_name(std::string_view file_name);
 bool is_index_file_name(std::string_view file_name);
+
+// The key of a saved entry: `name` for a whole tensor (empty `shape_and_slice`), else
+// "<name>:<shape_and_slice>" ("emb:10 4 0,4:-"). ':' never appears in a tensor name (SaveV2
+// refuses one), so the first ':' splits a key.
+std::string entry_key(std::string_view name, std::string_view shape_and_slice);
+// The name and shape_and_slice ("" for a whole tensor) of an entry key.
+std::pair<std::string_view, std::string_view> split_entry_key(std::string_view key);
 
 // Writes `bytes` to `path` atomically (see above). Errors name the path and the failing call.
 status write_file_atomically(const std::string& path, std::string_view bytes);

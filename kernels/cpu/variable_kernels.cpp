@@ -8,6 +8,21 @@
 namespace caflow {
 namespace {
 
+// A shard's "_save_slice_info" {full name, shape_and_slice}, checked: none when absent.
+status partition_of(const node_def& def, std::optional<variable_partition>& out) {
+  const auto it = def.attrs.find(save_slice_info_attr);
+  if (it == def.attrs.end()) return {};
+  const auto* fields = it->second.holds<std::vector<std::string>>()
+                           ? &it->second.get<std::vector<std::string>>()
+                           : nullptr;
+  if (!fields || fields->size() != 2 || fields->at(0).empty())
+    return errors::invalid_argument("attr ", save_slice_info_attr, " must be {full name, ",
+                                    "shape_and_slice}, got ", it->second.to_string());
+  CAFLOW_ASSIGN_OR_RETURN(tensor_slice slice, parse_shape_and_slice(fields->at(1)));
+  out = variable_partition{fields->at(0), std::move(slice)};
+  return {};
+}
+
 class variable_op final : public op_kernel {
  public:
   explicit variable_op(kernel_construction& c) : op_kernel(c) {
@@ -18,9 +33,12 @@ class variable_op final : public op_kernel {
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("shared_name", &shared_name));
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("shape", &shape));
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("dtype", &type));
+    std::optional<variable_partition> partition;
+    CAFLOW_OP_REQUIRES_OK(c, partition_of(c.def(), partition));
     const std::string& key = shared_name.empty() ? c.def().name : shared_name;
-    var_ = c.dev().resources().lookup_or_create<variable>(
-        container, key, [&] { return std::make_shared<variable>(key, type, shape); });
+    var_ = c.dev().resources().lookup_or_create<variable>(container, key, [&] {
+      return std::make_shared<variable>(key, type, shape, std::move(partition));
+    });
     CAFLOW_OP_REQUIRES(c, var_ && var_->type() == type,
                        errors::invalid_argument("a variable named '", key,
                                                 "' already exists with another dtype"));

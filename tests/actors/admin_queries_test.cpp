@@ -87,12 +87,12 @@ TEST_CASE("worker answers: devices, vars with L2 norms, var values truncated") {
   auto vars = answer_worker_query(view, words({"vars"}));
   REQUIRE(vars.ok());
   CHECK(vars->table.columns ==
-        std::vector<std::string>{"task", "variable", "dtype", "shape", "l2 norm"});
+        std::vector<std::string>{"task", "variable", "dtype", "shape", "l2 norm", "partition"});
   std::map<std::string, std::vector<std::string>> by_name;
   for (const auto& row : vars->table.rows) by_name[row.at(1)] = row;
   REQUIRE(by_name.size() == 3);
   CHECK(by_name["w"] == std::vector<std::string>{"/job:ps/replica:0/task:0", "w", "float32", "[2]",
-                                                 "5.000000"});
+                                                 "5.000000", ""});
   // sqrt(0^2 + 1^2 + ... + 19^2) = sqrt(2470)
   CHECK(by_name["big"][4] == "49.699095");
   CHECK(by_name["fresh"][3] == "[?,3]");
@@ -116,6 +116,106 @@ TEST_CASE("worker answers: devices, vars with L2 norms, var values truncated") {
   REQUIRE(pending.ok());
   CHECK(pending->table.rows.empty());
   check_error(answer_worker_query(view, words({"steps"})), "the worker does not answer 'steps'");
+}
+
+namespace {
+
+// Shard `part` of "emb" [10,4] (rows `offset`.. of it), holding iota values from offset * 4.
+std::shared_ptr<variable> add_shard(cpu_device& dev, int part, int64_t offset, int64_t rows,
+                                    bool initialize = true) {
+  const std::string name = "emb/part_" + std::to_string(part);
+  auto v = dev.resources().lookup_or_create<variable>("", name, [&] {
+    return std::make_shared<variable>(name, dtype::float32, partial_shape{rows, 4},
+                                      variable_partition{"emb", row_slice({10, 4}, offset, rows)});
+  });
+  if (initialize) v->assign(caflow::testing::iota<float>({rows, 4}, static_cast<float>(offset * 4)));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a partitioned variable is one entry with its shards: vars, var NAME, var SHARD") {
+  // Shards 0 and 2 on the ps, shard 1 on a worker, as replica_device_setter could place them.
+  cpu_device ps("/job:ps/replica:0/task:0/device:CPU:0", {.intra_op_threads = 1,
+                                                          .inter_op_threads = 1});
+  cpu_device wk("/job:worker/replica:0/task:1/device:CPU:0", {.intra_op_threads = 1,
+                                                              .inter_op_threads = 1});
+  add_shard(ps, 0, 0, 4);
+  add_shard(wk, 1, 4, 3);
+  add_shard(ps, 2, 7, 3);
+  trace_recorder trace("t");
+  const worker_view ps_view{"/job:ps/replica:0/task:0", {&ps}, {}, {}, &trace};
+  const worker_view wk_view{"/job:worker/replica:0/task:1", {&wk}, {}, {}, &trace};
+
+  // What the admin does once both tasks answered.
+  const auto merged = [&](const std::vector<std::string>& q) {
+    auto a = answer_worker_query(ps_view, words(q));
+    auto b = answer_worker_query(wk_view, words(q));
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    admin_table t = a->table;
+    for (auto& row : b->table.rows) t.rows.push_back(row);
+    std::vector<variable_shard> shards = a->shards;
+    shards.insert(shards.end(), b->shards.begin(), b->shards.end());
+    render_partitioned_variables(words(q), shards, t);
+    return t;
+  };
+
+  const admin_table vars = merged({"vars"});
+  REQUIRE(vars.rows.size() == 4);
+  // |0..39| = sqrt(20540) = 143.317829; 40 floats = 160 bytes.
+  CHECK(vars.rows[0] == std::vector<std::string>{"2 tasks", "emb", "float32", "[10,4]",
+                                                 "143.317829", "3 shards, 160 B"});
+  CHECK(vars.rows[1] == std::vector<std::string>{"/job:ps/replica:0/task:0", "emb/part_0",
+                                                 "float32", "[4,4]", "35.213634",
+                                                 "rows [0,4), 64 B, CPU:0"});
+  CHECK(vars.rows[2] == std::vector<std::string>{"/job:worker/replica:0/task:1", "emb/part_1",
+                                                 "float32", "[3,4]", "75.432089",
+                                                 "rows [4,7), 48 B, CPU:0"});
+  CHECK(vars.rows[3][5] == "rows [7,10), 48 B, CPU:0");
+  CHECK(vars.notes.empty());
+
+  // The full name shows the whole value, rows concatenated in order and truncated.
+  const admin_table whole = merged({"var", "emb"});
+  REQUIRE(whole.rows.size() == 4);
+  CHECK(whole.columns ==
+        std::vector<std::string>{"task", "variable", "dtype", "shape", "values", "partition"});
+  CHECK(whole.rows[0] == std::vector<std::string>{
+                             "2 tasks", "emb", "float32", "[10,4]",
+                             "{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, ... (28 more)}",
+                             "3 shards, 160 B"});
+  // A shard by its own name still works.
+  const admin_table one = merged({"var", "emb/part_1"});
+  REQUIRE(one.rows.size() == 1);
+  CHECK(one.rows[0] == std::vector<std::string>{
+                           "/job:worker/replica:0/task:1", "emb/part_1", "float32", "[3,4]",
+                           "{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27}",
+                           "rows [4,7) of emb [10,4]"});
+
+  // Without the worker's answer, rows [4,7) are missing, and a note says so.
+  auto alone = answer_worker_query(ps_view, words({"vars"}));
+  REQUIRE(alone.ok());
+  admin_table partial = alone->table;
+  render_partitioned_variables(words({"vars"}), alone->shards, partial);
+  CHECK(partial.rows[0] == std::vector<std::string>{"/job:ps/replica:0/task:0", "emb", "float32",
+                                                    "[10,4]", "121.860576", "2 shards, 112 B"});
+  REQUIRE(partial.notes.size() == 1);
+  CHECK(partial.notes[0] == "'emb': the shards found hold 7 of its 10 rows (a task did not answer?)");
+
+  // A shard never assigned makes the whole uninitialized in part.
+  cpu_device other("/job:ps/replica:0/task:1/device:CPU:0", {.intra_op_threads = 1,
+                                                             .inter_op_threads = 1});
+  add_shard(other, 1, 4, 3, false);
+  const worker_view other_view{"/job:ps/replica:0/task:1", {&other}, {}, {}, &trace};
+  auto fresh = answer_worker_query(other_view, words({"vars"}));
+  REQUIRE(fresh.ok());
+  std::vector<variable_shard> shards = alone->shards;
+  shards.insert(shards.end(), fresh->shards.begin(), fresh->shards.end());
+  admin_table mixed;
+  render_partitioned_variables(words({"vars"}), shards, mixed);
+  CHECK(mixed.rows[0][4] == "partly initialized");
+  CHECK(mixed.rows[2][4] == "uninitialized");
+  CHECK(mixed.notes.empty());
 }
 
 TEST_CASE("master answers: sessions, graphs and steps from a snapshot") {

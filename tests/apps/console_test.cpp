@@ -22,6 +22,7 @@
 #include "actors/session.hpp"
 #include "commands.hpp"
 #include "graph/client/ops/ops.hpp"
+#include "graph/client/train/partitioned_variable.hpp"
 #include "test_util/process.hpp"
 #include "test_util/three_process_cluster.hpp"
 #include "trace_file.hpp"
@@ -85,7 +86,7 @@ session_options remote(const std::string& address) {
   return o;
 }
 
-void train(session& sess, model& m, int steps) {
+void train_steps(session& sess, model& m, int steps) {
   for (int i = 0; i < steps; ++i) {
     auto out = sess.run({{m.x, tensor::from_vector<float>({1, 1, 1})}}, {m.total, m.update});
     REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
@@ -233,7 +234,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
   model m;
   session sess(m.root, remote(c.address(1)));
   REQUIRE(sess.run({m.init}).ok());
-  train(sess, m, 3);  // w = [8, 16, 24]
+  train_steps(sess, m, 3);  // w = [8, 16, 24]
 
   SUBCASE("--exec: cluster, devices, sessions, graphs, steps, vars, var") {
     // Asked through the ps: every answer covers the whole cluster.
@@ -257,6 +258,47 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     CHECK(has_row(r.output, {ps_task, "w", "float32", "\\[3\\]", "\\{8, 16, 24\\}"}));
   }
 
+  SUBCASE("a partitioned variable is one entry with its shards, tasks and sizes") {
+    // emb [10,4] in 3 shards: 0 and 2 on the ps, 1 on worker 1 (so the entry spans tasks).
+    auto root = scope::new_root().with_device_function([](const node_def& n) -> std::string {
+      if (n.op != "VariableV2") return n.device;
+      return n.name.ends_with("part_1") ? "/job:worker/task:1" : "/job:ps/task:0";
+    });
+    const tensor full = tensor::from_vector<float>(
+        [] {
+          std::vector<float> v(40);
+          for (int i = 0; i < 40; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
+          return v;
+        }(),
+        {10, 4});
+    auto emb = train::create_partitioned_variable(root, "emb", ops::constant(root, full),
+                                                  train::fixed_size_partitioner(3));
+    auto init = train::global_variables_initializer(root, train::variable_set(emb.shards));
+    REQUIRE_MESSAGE(root.ok(), root.get_status().to_string());
+    session s2(root, remote(c.address(1)));
+    REQUIRE(s2.run_targets({init}).ok());
+
+    auto r = run_console(c.address(2), "vars; var emb; var emb/part_1");
+    MESSAGE(r.output);
+    REQUIRE(r.exit_code == 0);
+    // |0..39| = sqrt(20540) = 143.317829; 40 floats = 160 bytes.
+    CHECK(has_row(r.output, {"2 tasks", "emb", "float32", "\\[10,4\\]", "143\\.317829",
+                             "3 shards, 160 B"}));
+    CHECK(has_row(r.output, {ps_task, "emb/part_0", "float32", "\\[4,4\\]", "35\\.213634",
+                             "rows \\[0,4\\), 64 B, CPU:0"}));
+    CHECK(has_row(r.output, {worker1_task, "emb/part_1", "float32", "\\[3,4\\]",
+                             "75\\.432089", "rows \\[4,7\\), 48 B, CPU:0"}));
+    CHECK(has_row(r.output, {ps_task, "emb/part_2", "float32", "\\[3,4\\]",
+                             "116\\.661905", "rows \\[7,10\\), 48 B, CPU:0"}));
+    // var emb: the whole value, rows in order, truncated as for any variable.
+    CHECK(has_row(r.output, {"2 tasks", "emb", "float32", "\\[10,4\\]",
+                             "\\{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, \\.\\.\\. \\(28 more\\)\\}",
+                             "3 shards, 160 B"}));
+    CHECK(has_row(r.output, {worker1_task, "emb/part_1", "float32", "\\[3,4\\]",
+                             "\\{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27\\}",
+                             "rows \\[4,7\\) of emb \\[10,4\\]"}));
+  }
+
   SUBCASE("--exec stops at the first error, naming the command") {
     auto r = run_console(c.address(2), "cluster; var nope; steps");
     CHECK(r.exit_code == 1);
@@ -275,7 +317,7 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
     auto on = run_console(c.address(1), "trace on");
     REQUIRE(on.exit_code == 0);
     CHECK(has_row(on.output, {worker1_task, "on"}));
-    train(sess, m, 10);
+    train_steps(sess, m, 10);
     auto saved = run_console(c.address(1), "trace save " + path.string() + "; trace off");
     MESSAGE(saved.output);
     REQUIRE(saved.exit_code == 0);

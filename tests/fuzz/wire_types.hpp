@@ -177,6 +177,8 @@ inline const std::vector<wire_type>& wire_types() {
          admin_reply r;
          r.table.columns = {"a"};
          r.events.push_back(trace_event{"w:0", "CPU:0", "s", "_Send", "ps", 1, 2, 3, 4, "a;b;c"});
+         r.shards.push_back(variable_shard{"emb", "emb/part_0", "ps:0", "CPU:0", "float32",
+                                           "[4,4]", "[10,4]", 10, 0, 4, 64, true, 1.5, 16, {}});
          r.clock_us = 99;
          r.clock_domain = "boot:1234";
          return example_of(sys, r);
@@ -202,6 +204,13 @@ inline const std::vector<wire_type>& wire_types() {
                                               "device:CPU:0: bad shape",
                                            "mm", "/job:w/replica:0/task:1/device:CPU:0",
                                            "/job:w/replica:0/task:1"});
+       }},
+      // Appended: a seed selects its type by index.
+      {"caflow::variable_shard", &round_trip<variable_shard>,
+       [](caf::actor_system& sys) {
+         return example_of(sys, variable_shard{"emb", "emb/part_1", "ps:1", "CPU:0", "float32",
+                                               "[3,4]", "[10,4]", 10, 4, 3, 48, true, 2.5, 12,
+                                               {"1", "2"}});
        }},
   };
   return types;

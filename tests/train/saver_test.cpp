@@ -125,8 +125,14 @@ TEST_CASE("SaveV2 and RestoreV2 refuse inconsistent attrs at graph construction"
   check_error(run_kernel("RestoreV2", {prefix}, io_attrs({"a", "a"}, {dtype::float32, dtype::int32})),
               "tensor name 'a' appears twice");
   auto attrs = io_attrs({"a"}, {dtype::float32});
-  attrs["shape_and_slices"] = std::vector<std::string>{"4 0,2"};
-  check_error(run_kernel("RestoreV2", {prefix}, attrs), "partial slices are not supported");
+  attrs["shape_and_slices"] = std::vector<std::string>{"4 1,9"};
+  check_error(run_kernel("RestoreV2", {prefix}, attrs),
+              "shape_and_slices[0] of 'a': shape_and_slice '4 1,9': extent 1,9 lies outside "
+              "dimension 0 of size 4");
+  attrs["shape_and_slices"] = std::vector<std::string>{"4 2"};
+  check_error(run_kernel("RestoreV2", {prefix}, attrs), "is neither '-' nor 'start,length'");
+  check_error(run_kernel("RestoreV2", {prefix}, io_attrs({"a:0"}, {dtype::float32})),
+              "tensor name 'a:0' is empty or holds ':'");
   check_error(run_kernel("SaveV2", {prefix, tensor::scalar(1.0f), tensor::scalar(2.0f)},
                          io_attrs({"a"}, {dtype::float32, dtype::float32})),
               "tensor_names has 1 entries for 2 tensors");

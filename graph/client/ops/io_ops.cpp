@@ -2,13 +2,15 @@
 
 #include "graph/client/node_builder.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ir/tensor_slice.hpp"
 
 namespace caflow {
 namespace {
 
-// tensor_names, shape_and_slices and dtypes agree, and no slice is asked for.
-status check_names(shape_context& c) {
-  std::vector<std::string> names, slices;
+// tensor_names, shape_and_slices and dtypes agree, every slice parses, and no (name, slice)
+// appears twice. Fills `slices` with one entry per name ("" for a whole tensor).
+status check_names(shape_context& c, std::vector<std::string>& slices) {
+  std::vector<std::string> names;
   std::vector<dtype> types;
   CAFLOW_RETURN_IF_ERROR(c.get_attr("tensor_names", &names));
   CAFLOW_RETURN_IF_ERROR(c.get_attr("shape_and_slices", &slices));
@@ -19,22 +21,38 @@ status check_names(shape_context& c) {
   if (!slices.empty() && slices.size() != names.size())
     return c.error("shape_and_slices has ", static_cast<int64_t>(slices.size()),
                    " entries for ", static_cast<int64_t>(names.size()), " tensors");
-  for (size_t i = 0; i < slices.size(); ++i)
-    if (!slices[i].empty())
-      return c.error("shape_and_slices[", static_cast<int64_t>(i), "] is '", slices[i],
-                     "': partial slices are not supported, only \"\" (the whole tensor)");
-  for (size_t i = 0; i < names.size(); ++i)
+  slices.resize(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    // ':' separates a name from its slice in a checkpoint file's keys.
+    if (names[i].empty() || names[i].find(':') != std::string::npos)
+      return c.error("tensor name '", names[i], "' is empty or holds ':'");
+    if (!slices[i].empty()) {
+      auto box = parse_shape_and_slice(slices[i]);
+      if (!box.ok()) return c.error("shape_and_slices[", static_cast<int64_t>(i), "] of '",
+                                    names[i], "': ", box.get_status().message());
+    }
     for (size_t j = 0; j < i; ++j)
-      if (names[i] == names[j])
-        return c.error("tensor name '", names[i], "' appears twice in tensor_names");
+      if (names[i] == names[j] && slices[i] == slices[j])
+        return c.error("tensor name '", names[i], "' appears twice in tensor_names",
+                       slices[i].empty() ? "" : " with slice '" + slices[i] + "'");
+  }
   return c.require_rank(0, 1);
 }
 
-status save_shape(shape_context& c) { return check_names(c); }
+status save_shape(shape_context& c) {
+  std::vector<std::string> slices;
+  return check_names(c, slices);
+}
 
+// A slice restores as its box's shape; a whole tensor as whatever the checkpoint holds.
 status restore_shape(shape_context& c) {
-  CAFLOW_RETURN_IF_ERROR(check_names(c));
-  for (int i = 0; i < c.num_outputs(); ++i) c.set_output(i, partial_shape::unknown());
+  std::vector<std::string> slices;
+  CAFLOW_RETURN_IF_ERROR(check_names(c, slices));
+  for (int i = 0; i < c.num_outputs(); ++i) {
+    const std::string& slice = slices[static_cast<size_t>(i)];
+    c.set_output(i, slice.empty() ? partial_shape::unknown()
+                                  : partial_shape(parse_shape_and_slice(slice)->shape()));
+  }
   return {};
 }
 
@@ -50,16 +68,20 @@ CAFLOW_REGISTER_OP("RestoreV2").input("prefix: uint8").output("tensors: dtypes")
 namespace ops {
 
 operation save_v2(const scope& s, const output& prefix, const std::vector<std::string>& tensor_names,
-                  const std::vector<output>& tensors) {
+                  const std::vector<output>& tensors,
+                  const std::vector<std::string>& shape_and_slices) {
   return node_builder(s, "SaveV2", "save").input(prefix).input_list(tensors)
-      .attr("tensor_names", tensor_names).finalize();
+      .attr("tensor_names", tensor_names).attr("shape_and_slices", shape_and_slices).finalize();
 }
 
 std::vector<output> restore_v2(const scope& s, const output& prefix,
                                const std::vector<std::string>& tensor_names,
-                               const std::vector<dtype>& dtypes) {
+                               const std::vector<dtype>& dtypes,
+                               const std::vector<std::string>& shape_and_slices) {
   const operation op = node_builder(s, "RestoreV2", "restore").input(prefix)
-                           .attr("tensor_names", tensor_names).attr("dtypes", dtypes).finalize();
+                           .attr("tensor_names", tensor_names)
+                           .attr("shape_and_slices", shape_and_slices).attr("dtypes", dtypes)
+                           .finalize();
   std::vector<output> outs;
   for (int i = 0; i < static_cast<int>(dtypes.size()); ++i) outs.push_back(op.out(i));
   return outs;

@@ -1,6 +1,7 @@
 #include "graph/client/ops/state_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
+#include "graph/ir/tensor_slice.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
@@ -108,8 +109,11 @@ CAFLOW_REGISTER_OP("ScatterMax").input("ref: Ref(T)").input("indices: Tindices")
 namespace ops {
 
 output variable(const scope& s, const partial_shape& shape, dtype type, const variable_attrs& attrs) {
-  return node_builder(s, "VariableV2", "Variable").attr("shape", shape).attr("dtype", type)
-      .attr("container", attrs.container).attr("shared_name", attrs.shared_name).finalize().out();
+  node_builder b(s, "VariableV2", "Variable");
+  b.attr("shape", shape).attr("dtype", type).attr("container", attrs.container)
+      .attr("shared_name", attrs.shared_name);
+  if (!attrs.save_slice_info.empty()) b.attr(save_slice_info_attr, attrs.save_slice_info);
+  return b.finalize().out();
 }
 
 output assign(const scope& s, const output& ref, const output& value, const assign_attrs& attrs) {

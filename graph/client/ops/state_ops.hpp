@@ -10,6 +10,9 @@ namespace caflow::ops {
 struct variable_attrs {
   std::string container;
   std::string shared_name;  // empty: the node's name
+  // A partitioned variable's shard only: {full variable name, the shard's shape_and_slice},
+  // stored as attr "_save_slice_info" (graph/ir/tensor_slice.hpp); empty for others.
+  std::vector<std::string> save_slice_info = {};
 };
 // A Ref(T) output; reading it (any non-ref consumer) takes the current value.
 output variable(const scope& s, const partial_shape& shape, dtype type,

@@ -2,6 +2,7 @@
 
 #include "graph/client/ops/array_ops.hpp"
 #include "graph/client/ops/base_ops.hpp"
+#include "graph/ir/tensor_slice.hpp"
 
 namespace caflow::train {
 namespace {
@@ -50,6 +51,7 @@ partitioned_variable make_shards(const scope& s, std::string_view name, const te
   // One name scope for all shards ("emb", or "emb_1" when taken), so they read as one
   // variable: "emb/part_0", "emb/part_1", ...
   const scope vs = s.new_sub_scope(name);
+  const std::string full_name = vs.name_prefix().substr(0, vs.name_prefix().size() - 1);
   partitioned_variable pv;
   pv.shape = shape;
   pv.type = type;
@@ -58,15 +60,19 @@ partitioned_variable make_shards(const scope& s, std::string_view name, const te
   for (int64_t i = 0; i < *n; ++i) {
     tensor_shape part = shape;
     part.set_dim(0, rows[static_cast<size_t>(i)]);
-    variable v =
-        create_variable(vs, "part_" + std::to_string(i), part, type, shard_init(offset), attrs);
+    // Each shard knows its place in the full variable (TF's SaveSliceInfo): the saver saves
+    // it as that slice, the console shows the shards as one variable.
+    variable_attrs shard_attrs = attrs;
+    shard_attrs.save_slice_info = {full_name,
+                                   row_slice(shape, offset, rows[static_cast<size_t>(i)]).to_string()};
+    variable v = create_variable(vs, "part_" + std::to_string(i), part, type, shard_init(offset),
+                                 shard_attrs);
     if (!v.valid()) return {};
     pv.shards.push_back(std::move(v));
     pv.offsets.push_back(offset);
     offset += rows[static_cast<size_t>(i)];
   }
-  const std::string& first = pv.shards.front().name();
-  pv.name = first.substr(0, first.rfind("/part_"));
+  pv.name = full_name;
   return pv;
 }
 

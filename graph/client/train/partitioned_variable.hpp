@@ -11,6 +11,12 @@
 //
 // Shard i of n holds rows / n rows, plus one for the first rows % n shards (TF's rule, which
 // the "div" lookup strategy relies on).
+//
+// Each shard's VariableV2 carries attr "_save_slice_info" = {full name, shape_and_slice}
+// ("emb", "10 4 4,3:-"; graph/ir/tensor_slice.hpp), TF's SaveSliceInfo. From it train::saver
+// saves the shard under the full name as that slice (so a checkpoint restores into any other
+// number of shards, or into one plain variable, and back), and the console shows the shards
+// as one variable. Pass the shards to the saver like any variables: vars.add(emb.shards).
 #include <string>
 #include <string_view>
 #include <vector>

@@ -12,6 +12,15 @@
 //
 // The checkpoint directory must be the same path for the client and for every task that
 // holds variables (one machine, or a shared file system).
+//
+// Partitioned variables (partitioned_variable.hpp) are saved as tf.train.Saver saves them:
+// pass their shards like any variables (vars.add(emb.shards)); each shard, recognized by its
+// "_save_slice_info" attr, is written by its own ps task under the FULL variable's name with
+// its slice ("emb" as "10 4 0,4:-"). Restoring reads, on each shard's device, exactly that
+// shard's rows from whichever files hold them, so a checkpoint restores into another number
+// of shards or ps tasks, into one unpartitioned variable, and back, when the full shapes and
+// dtypes match. Otherwise the restore fails naming the variable and both shapes, and no
+// variable is changed: every Assign waits for every RestoreV2 to succeed.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -48,7 +57,8 @@ class saver {
   status_or<std::string> save(step_runner& sess, const std::string& dir, int64_t step) const;
 
   // Restores the newest checkpoint in `dir` that restores without error, trying older ones
-  // when one fails. The variables need not be initialized: restoring initializes them.
+  // when one fails. The variables need not be initialized: restoring initializes them. The
+  // checkpoint may have been written by another placement (other shard counts, other tasks).
   // Errors: not_found when `dir` holds no complete checkpoint; data_loss, listing every
   // failure, when none of them restores.
   status_or<restore_result> restore_latest(step_runner& sess, const std::string& dir) const;
@@ -61,15 +71,18 @@ class saver {
  private:
   struct shard {
     std::string device;
-    output prefix;  // uint8 placeholder: the shard file's path
+    output prefix;   // uint8 placeholder: the shard file's path
+    output pattern;  // uint8 placeholder: the glob of every shard file of the checkpoint
     operation save;
   };
   std::vector<std::pair<output, tensor>> prefix_feeds(const std::string& dir, int64_t step) const;
+  std::vector<std::pair<output, tensor>> pattern_feeds(const std::string& dir, int64_t step,
+                                                       int saved_shards) const;
   status prune(const std::string& dir, int64_t step) const;
 
   saver_options opts_;
   std::vector<shard> shards_;
-  operation restore_;  // runs every shard's RestoreV2 and the Assigns
+  operation restore_;  // runs every shard's RestoreV2, then (only if all succeed) the Assigns
 };
 
 }  // namespace caflow::train

@@ -40,7 +40,9 @@ variable create_variable(const scope& s, std::string_view name, const output& in
   }
   variable v;
   v.ref = ops::variable(s.with_op_name(name), shape, initial_value.type,
-                        {.container = attrs.container, .shared_name = attrs.shared_name});
+                        {.container = attrs.container,
+                         .shared_name = attrs.shared_name,
+                         .save_slice_info = attrs.save_slice_info});
   if (!v.ref.valid()) return {};
   const std::string local = detail::local_name(v.ref.node, name);
   const output assign = ops::assign(s.with_op_name(local + "/Assign"), v.ref, initial_value,
@@ -58,7 +60,9 @@ variable create_variable(const scope& s, std::string_view name, const tensor_sha
   // The variable first, so that its initializer can be named after the name it got.
   variable v;
   v.ref = ops::variable(s.with_op_name(name), shape, type,
-                        {.container = attrs.container, .shared_name = attrs.shared_name});
+                        {.container = attrs.container,
+                         .shared_name = attrs.shared_name,
+                         .save_slice_info = attrs.save_slice_info});
   if (!v.ref.valid()) return {};
   const std::string local = detail::local_name(v.ref.node, name);
   // Colocated with the variable, as TF's initializers from a function are: a large table is

@@ -42,6 +42,9 @@ struct variable_attrs {
   bool validate_shape = true;
   std::string container = {};
   std::string shared_name = {};
+  // Set by create_partitioned_variable on each shard: {full name, shape_and_slice}, the node
+  // attr "_save_slice_info" the saver and the console read (TF's Variable.SaveSliceInfo).
+  std::vector<std::string> save_slice_info = {};
 };
 
 // A variable named `name` (in `s`'s name scope, made unique) of `initial_value`'s dtype and
