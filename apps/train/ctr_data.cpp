@@ -4,15 +4,10 @@
 #include <cmath>
 #include <numbers>
 
+#include "graph/util/splitmix64.hpp"
+
 namespace caflow::train_app {
 namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 // A well-mixed 64-bit key of a tuple: each part is folded in by an odd multiply (a bijection)
 // and a splitmix64 round.

@@ -4,17 +4,9 @@
 #include <cstring>
 #include <utility>
 
+#include "graph/util/splitmix64.hpp"
+
 namespace caflow::data {
-namespace {
-
-uint64_t splitmix64(uint64_t& state) {
-  uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::vector<int64_t> random_permutation(int64_t n, uint64_t seed) {
   std::vector<int64_t> p(static_cast<size_t>(std::max<int64_t>(n, 0)));
