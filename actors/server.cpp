@@ -222,7 +222,9 @@ status_or<std::unique_ptr<server>> server::start(const server_options& opts) {
       {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}));
   CAFLOW_ASSIGN_OR_RETURN(std::string address, opts.cluster.task_address(opts.job, opts.task));
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
-  auto i = std::make_unique<impl>(opts);
+  server_options confined = opts;
+  confined.cpu.files = file_access::below(opts.file_roots);
+  auto i = std::make_unique<impl>(confined);
   CAFLOW_RETURN_IF_ERROR(i->bring_up(where));
   return std::unique_ptr<server>(new server(std::move(i)));
 }

@@ -46,6 +46,11 @@ struct server_options {
   // Big cut-edge tensors to other tasks over a TCP connection of their own, straight from and
   // into tensor buffers (actors/bulk_receiver.hpp); off under TLS, which it would bypass.
   bool bulk_channel = true;
+  // The directories below which the task's file ops (SaveV2, RestoreV2) may read and write
+  // (caflow-server --checkpoint-root); none: every file op is refused. A graph comes from
+  // whoever reached the port, so a server never touches files its own options do not allow
+  // (devices/file_access.hpp). create_local_server keeps cpu.files (anywhere by default).
+  std::vector<std::string> file_roots{};
 };
 
 class server;

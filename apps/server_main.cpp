@@ -27,6 +27,8 @@ int usage(const char* why) {
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
                "       [--busy-poll-us US]   (default 200: the network thread polls that long after\n"
                "                              its actors last ran, instead of sleeping; 0: off)\n"
+               "       [--checkpoint-root DIR]   (repeatable; SaveV2/RestoreV2 only below these;\n"
+               "                                  default: none, every file op is refused)\n"
                "       [--cpu-memory-limit-mb N]   (default 0: unlimited; the CPU device's budget)\n"
                "       [--num-gpus N]   (default: every GPU this process sees; 0: none)\n"
                "       [--gpu-visible-devices LIST]   (e.g. 1,0: which of them, in order; after\n"
@@ -72,6 +74,8 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.intra_op_threads, parse_int(flag, value));
     } else if (flag == "--inter-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
+    } else if (flag == "--checkpoint-root") {
+      opts.file_roots.push_back(value);
     } else if (flag == "--cpu-memory-limit-mb") {
       CAFLOW_ASSIGN_OR_RETURN(int mb, parse_int(flag, value));
       opts.cpu.memory_limit_bytes = int64_t{mb} << 20;

@@ -44,6 +44,7 @@ cpu_device::cpu_device(std::string name, const cpu_device_options& opts)
     : device(std::move(name), device_cpu),
       intra_threads_(resolve_threads(opts.intra_op_threads)),
       inter_threads_(resolve_threads(opts.inter_op_threads)) {
+  files_ = opts.files;
   // Counted above the cache: the stats and the limit see the bytes tensors hold.
   auto counter = std::make_shared<counting_allocator>(
       "cpu", std::make_shared<caching_allocator>(default_allocator()), opts.memory_limit_bytes);

@@ -13,6 +13,9 @@ struct cpu_device_options {
   int intra_op_threads = 0;  // 0: the number of hardware threads
   int inter_op_threads = 0;  // 0: the number of hardware threads
   int64_t memory_limit_bytes = 0;  // 0: unlimited
+  // Where SaveV2 and RestoreV2 may read and write: anywhere for a local session; a server
+  // sets it from server_options::file_roots.
+  file_access files = file_access::anywhere();
   // Whether idle inter-op threads spin a while before they sleep. Eigen's default; off here:
   // a step's kernels come a few at a time, and on a machine with few cores the spinning
   // threads of several tasks took the cores their network threads needed (2 cores, 3 tasks:

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "devices/counting_allocator.hpp"
+#include "devices/file_access.hpp"
 #include "devices/resource_manager.hpp"
 #include "graph/core/tensor.hpp"
 
@@ -42,8 +43,13 @@ class device {
   // with its own memory queues the copy in order before its later kernels, without waiting.
   virtual status_or<tensor> copy_in(const tensor& t);
 
+  // The files this device's kernels may touch (devices/file_access.hpp).
+  const file_access& files() const { return files_; }
+
  protected:
   device(std::string name, std::string type) : name_(std::move(name)), type_(std::move(type)) {}
+
+  file_access files_ = file_access::anywhere();
 
  private:
   std::string name_, type_;

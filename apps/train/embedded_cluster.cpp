@@ -91,7 +91,8 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .cpu = o.cpu,
                                   .gpu = gpu,
                                   .device_count = {{device_gpu, gpus ? 1 : 0}},
-                                  .security = o.security});
+                                  .security = o.security,
+                                  .file_roots = o.file_roots});
     });
   for (auto& t : threads) t.join();
   for (auto& s : started) {
@@ -129,6 +130,7 @@ status embedded_cluster::start_processes(const embedded_options& o) {
       argv.insert(argv.end(), {"--tls-cert", o.security.cert, "--tls-key", o.security.key,
                                "--tls-ca", o.security.ca});
     argv.insert(argv.end(), {"--cluster-id", o.security.cluster_id});
+    for (const std::string& root : o.file_roots) argv.insert(argv.end(), {"--checkpoint-root", root});
     if (!o.log_level.empty()) argv.insert(argv.end(), {"--log-level", o.log_level});
     const std::string name = "/job:" + t.job + "/replica:0/task:" + std::to_string(t.task);
     CAFLOW_RETURN_IF_ERROR(supervisor_->start(name, std::move(argv)));

@@ -121,6 +121,13 @@ int write_plot(const train_options& o, const client_result& r,
   return 0;
 }
 
+// The tasks this process starts may read and write files only in the run's checkpoint
+// directory (none without one).
+std::vector<std::string> checkpoint_roots(const train_options& o) {
+  if (o.checkpoint_dir.empty()) return {};
+  return {o.checkpoint_dir};
+}
+
 int serve(server& srv) {
   g_serving = &srv;
   std::signal(SIGINT, on_signal);
@@ -174,7 +181,8 @@ int main(int argc, char** argv) {
                                 .cpu = cpu,
                                 .gpu = o.gpu,
                                 .device_count = {{device_gpu, gpus ? 1 : 0}},
-                                .security = o.security});
+                                .security = o.security,
+                                .file_roots = checkpoint_roots(o)});
       if (!srv.ok()) return fail(srv.get_status());
       own = std::move(*srv);
       const bool drives = o.job == "worker" && (o.mode == replication::sync ||
@@ -212,6 +220,7 @@ int main(int argc, char** argv) {
                                             .use_gpus = *tower_device_type(o) == device_gpu,
                                             .gpu = o.gpu,
                                             .security = o.security,
+                                            .file_roots = checkpoint_roots(o),
                                             .processes = o.task_processes,
                                             .max_restarts = o.max_task_restarts});
     if (!cluster.ok()) return fail(cluster.get_status());

@@ -20,6 +20,7 @@ const char* error_code_name(error_code c) {
     case error_code::unavailable: return "UNAVAILABLE";
     case error_code::data_loss: return "DATA_LOSS";
     case error_code::aborted: return "ABORTED";
+    case error_code::permission_denied: return "PERMISSION_DENIED";
   }
   return "UNKNOWN";
 }

@@ -25,11 +25,12 @@ enum class error_code : uint8_t {
   unavailable,
   data_loss,
   aborted,
+  permission_denied,  // last: codes travel on the wire by number
 };
 
 const char* error_code_name(error_code c);
 // The highest error_code; a code from outside the process is checked against it.
-inline constexpr error_code last_error_code = error_code::aborted;
+inline constexpr error_code last_error_code = error_code::permission_denied;
 
 // Where an error arose, as fields: the root cause of a failed step names them in its message
 // too, but a client (or a test) reads them here, whatever the message's wording. Any field may
@@ -131,6 +132,7 @@ CAFLOW_ERROR_FACTORY(resource_exhausted, resource_exhausted)
 CAFLOW_ERROR_FACTORY(unavailable, unavailable)
 CAFLOW_ERROR_FACTORY(data_loss, data_loss)
 CAFLOW_ERROR_FACTORY(aborted, aborted)
+CAFLOW_ERROR_FACTORY(permission_denied, permission_denied)
 #undef CAFLOW_ERROR_FACTORY
 }  // namespace errors
 

@@ -58,6 +58,8 @@ status_or<std::string> prefix_path(const kernel_context& ctx) {
   std::string path = checkpoint::path_of(prefix);
   if (path.find('\0') != std::string::npos)
     return errors::invalid_argument("prefix holds a NUL byte");
+  // Before anything is opened: a server's file ops stay below its own roots.
+  CAFLOW_RETURN_IF_ERROR(ctx.dev().files().check(path));
   return path;
 }
 

@@ -1,5 +1,6 @@
 #include "test_util/in_process_cluster.hpp"
 
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -31,7 +32,9 @@ status_or<std::vector<std::unique_ptr<server>>> start_in_process_cluster(
                                   .task = i < ps ? i : i - ps,
                                   .cpu = {.intra_op_threads = 1,
                                           .inter_op_threads = 1,
-                                          .memory_limit_bytes = i < ps ? ps_memory_limit_bytes : 0}});
+                                          .memory_limit_bytes = i < ps ? ps_memory_limit_bytes : 0},
+                                  // Tests save checkpoints in their temporary directories.
+                                  .file_roots = {std::filesystem::temp_directory_path().string()}});
     });
   for (auto& t : starting) t.join();
   std::vector<std::unique_ptr<server>> servers;
