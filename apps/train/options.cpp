@@ -166,10 +166,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                "take GPU memory as needed instead of the whole share at once");
   app.add_option("--gpu-visible-devices", o->gpu.visible_device_list,
                  "which GPUs (after CUDA_VISIBLE_DEVICES), in order, e.g. 1,0");
-  app.add_option("--cluster-id", o->security.cluster_id,
-                 "processes with another id cannot connect (default: caflow)");
+  CLI::Option* cluster_id = app.add_option(
+      "--cluster-id", o->security.cluster_id,
+      "processes with another id cannot connect (default: caflow; an embedded cluster: a fresh "
+      "random id per run)");
   try {
     app.parse(argc, argv);
+    o->cluster_id_given = cluster_id->count() > 0;
   } catch (const CLI::CallForHelp&) {
     *help = true;
     *help_text = app.help();

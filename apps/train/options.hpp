@@ -77,6 +77,9 @@ struct train_options {
   int max_task_restarts = 3;
   // TLS and cluster id of every task this process serves and every session it opens.
   transport_security security;
+  // Whether --cluster-id was given; without it an embedded cluster gets a fresh random id, a
+  // per-run secret that keeps other processes on the host out of it.
+  bool cluster_id_given = false;
   // Where the towers run: "gpu" (the workers' GPU:0; nodes without a GPU kernel go to the CPU
   // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables
   // stay on the ps tasks' CPUs, which make no GPU devices.

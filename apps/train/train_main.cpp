@@ -13,6 +13,7 @@
 //   caflow-train --cluster SPEC --mode in-graph                a client only: one tower per
 //                                        worker, the tasks being caflow-server processes
 #include <csignal>
+#include <random>
 #include <cstdio>
 #include <thread>
 
@@ -121,6 +122,18 @@ int write_plot(const train_options& o, const client_result& r,
   return 0;
 }
 
+// 128 random bits from the system's entropy source, as hex.
+std::string random_cluster_id() {
+  std::random_device entropy;
+  std::string id = "caflow-";
+  for (int i = 0; i < 4; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", static_cast<unsigned>(entropy()));
+    id += part;
+  }
+  return id;
+}
+
 // The tasks this process starts may read and write files only in the run's checkpoint
 // directory (none without one).
 std::vector<std::string> checkpoint_roots(const train_options& o) {
@@ -212,8 +225,12 @@ int main(int argc, char** argv) {
     result = run_client(o, {}, **graph, "local", {data->train}, data->test, true);
   } else if (o.cluster.empty()) {
     workers = o.workers;
-    std::printf("caflow-train: starting an embedded cluster: %d ps, %d workers%s\n", o.ps_tasks,
-                workers, o.task_processes ? " (caflow-server processes)" : "");
+    // A per-run secret: no other process on the host can join or drive the embedded cluster
+    // (loopback cannot be read without root, so the id need not be encrypted there).
+    if (!o.cluster_id_given) o.security.cluster_id = random_cluster_id();
+    std::printf("caflow-train: starting an embedded cluster: %d ps, %d workers%s, cluster id %s\n",
+                o.ps_tasks, workers, o.task_processes ? " (caflow-server processes)" : "",
+                o.security.cluster_id.c_str());
     auto cluster = embedded_cluster::start({.ps_tasks = o.ps_tasks,
                                             .worker_tasks = workers,
                                             .cpu = cpu,

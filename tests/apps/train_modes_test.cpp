@@ -2,6 +2,7 @@
 // for one epoch on a subset of Fashion-MNIST and checks the chief's test accuracy is clearly
 // better than chance (0.1).
 #include <doctest/doctest.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,6 +159,8 @@ TEST_CASE("the default embedded cluster trains in one process") {
   MESSAGE(p.output());
   REQUIRE(rc == 0);
   CHECK(p.output().find("embedded cluster: 1 ps, 2 workers") != std::string::npos);
+  // Without --cluster-id the tasks take a fresh 128-bit id: other processes cannot join.
+  CHECK(std::regex_search(p.output(), std::regex("cluster id caflow-[0-9a-f]{32}\\n")));
   CHECK(accuracy_in(p.output()) > 0.5);
 }
 
