@@ -42,16 +42,23 @@ output all_initialized(const scope& s, const train::variable_set& vars) {
   return ops::equal(s, count, ops::constant(s, static_cast<int32_t>(flags.size())));
 }
 
-// The average of each variable's tower gradients, computed on the variable's device.
+// The average of each variable's tower gradients, computed on the variable's device. A
+// variable no tower's loss depends on (no gradient anywhere, TF's None) keeps no gradient, and
+// apply_gradients leaves it alone.
 std::vector<train::gradient_and_variable> average_towers(
     const scope& s, const std::vector<std::vector<train::gradient_and_variable>>& per_tower) {
   std::vector<train::gradient_and_variable> out;
   const float inv = 1.0f / static_cast<float>(per_tower.size());
   for (size_t v = 0; v < per_tower[0].size(); ++v) {
     const auto& var = per_tower[0][v].var;
-    const scope on_var = s.new_sub_scope("average").colocate_with(var.ref);
     std::vector<gradient_value> grads;
-    for (const auto& tower : per_tower) grads.push_back(tower[v].gradient);
+    for (const auto& tower : per_tower)
+      if (tower[v].gradient.valid()) grads.push_back(tower[v].gradient);
+    if (grads.empty()) {
+      out.push_back({gradient_value{}, var});
+      continue;
+    }
+    const scope on_var = s.new_sub_scope("average").colocate_with(var.ref);
     out.push_back({grad::scale(on_var, grad::aggregate(on_var, grads), ops::constant(on_var, inv)),
                    var});
   }
