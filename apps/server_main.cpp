@@ -14,6 +14,7 @@
 
 #include "actors/log.hpp"
 #include "actors/server.hpp"
+#include "net/plaintext_policy.hpp"
 
 using namespace caflow;
 
@@ -37,7 +38,9 @@ int usage(const char* why) {
                "       [--gpu-allow-growth 0|1]   (default 0: the whole share at the first allocation)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
                "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
-               "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n",
+               "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n"
+               "       [--insecure]   (plaintext without TLS is refused unless every task is on\n"
+               "                      loopback with a secret --cluster-id, or this is given)\n",
                why);
   return 2;
 }
@@ -50,12 +53,16 @@ status_or<int> parse_int(const std::string& flag, const std::string& text) {
   return static_cast<int>(v);
 }
 
-status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
+status_or<server_options> parse(int argc, char** argv, std::string* log_level, bool* insecure) {
   server_options opts;
   std::string cluster;
   bool have_task = false;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--insecure") {
+      *insecure = true;
+      continue;
+    }
     if (i + 1 >= argc) return errors::invalid_argument("flag ", flag, " needs a value");
     const std::string value = argv[++i];
     if (flag == "--cluster") {
@@ -128,7 +135,8 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level) {
 
 int main(int argc, char** argv) {
   std::string log_level;
-  auto opts = parse(argc, argv, &log_level);
+  bool insecure = false;
+  auto opts = parse(argc, argv, &log_level, &insecure);
   if (!opts.ok()) return usage(opts.get_status().message().c_str());
   if (status st = init_logging(log_level); !st.ok()) return usage(st.message().c_str());
   // Files the flags name are checked now, before anything serves: a bad one is a line naming
@@ -137,6 +145,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "caflow-server: %s\n", st.message().c_str());
     return 1;
   }
+  if (status st = check_plaintext_allowed(opts->cluster, opts->security, insecure); !st.ok()) {
+    std::fprintf(stderr, "caflow-server: %s\n", st.message().c_str());
+    return 1;
+  }
+  if (insecure && !opts->security.tls()) std::fprintf(stderr, "caflow-server: %s\n", insecure_warning);
   // Block the stop signals in every thread; one thread waits for them and stops the server.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);

@@ -56,7 +56,7 @@ class server_process {
   server_process(const std::string& binary, const std::string& cluster, const std::string& job,
                  int task, const std::filesystem::path& log)
       : name_(job + "_" + std::to_string(task)), log_(log) {
-    const std::vector<std::string> args = {binary, "--cluster", cluster, "--job", job, "--task",
+    const std::vector<std::string> args = {binary, "--insecure", "--cluster", cluster, "--job", job, "--task",
                                            std::to_string(task), "--intra-op-threads", "1",
                                            "--inter-op-threads", "1"};
     std::vector<char*> argv;

@@ -130,6 +130,10 @@ status embedded_cluster::start_processes(const embedded_options& o) {
       argv.insert(argv.end(), {"--tls-cert", o.security.cert, "--tls-key", o.security.key,
                                "--tls-ca", o.security.ca});
     argv.insert(argv.end(), {"--cluster-id", o.security.cluster_id});
+    // The caller chose the cluster's security (a secret id, TLS, or the well-known id on
+    // purpose): its servers must not refuse what it chose.
+    if (!o.security.tls() && o.security.cluster_id == transport_security{}.cluster_id)
+      argv.push_back("--insecure");
     for (const std::string& root : o.file_roots) argv.insert(argv.end(), {"--checkpoint-root", root});
     if (!o.log_level.empty()) argv.insert(argv.end(), {"--log-level", o.log_level});
     const std::string name = "/job:" + t.job + "/replica:0/task:" + std::to_string(t.task);

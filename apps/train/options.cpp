@@ -166,6 +166,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                "take GPU memory as needed instead of the whole share at once");
   app.add_option("--gpu-visible-devices", o->gpu.visible_device_list,
                  "which GPUs (after CUDA_VISIBLE_DEVICES), in order, e.g. 1,0");
+  app.add_flag("--insecure", o->insecure,
+               "serve a --job task in plaintext although anyone who reaches its port could run "
+               "graphs (without it: TLS, or a secret --cluster-id with every task on this host)");
   CLI::Option* cluster_id = app.add_option(
       "--cluster-id", o->security.cluster_id,
       "processes with another id cannot connect (default: caflow; an embedded cluster: a fresh "

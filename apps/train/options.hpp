@@ -80,6 +80,9 @@ struct train_options {
   // Whether --cluster-id was given; without it an embedded cluster gets a fresh random id, a
   // per-run secret that keeps other processes on the host out of it.
   bool cluster_id_given = false;
+  // Serve a hand-started task (--job) in plaintext with the well-known cluster id, or across
+  // hosts without TLS (net/plaintext_policy.hpp): refused unless given.
+  bool insecure = false;
   // Where the towers run: "gpu" (the workers' GPU:0; nodes without a GPU kernel go to the CPU
   // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables
   // stay on the ps tasks' CPUs, which make no GPU devices.

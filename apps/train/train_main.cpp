@@ -13,8 +13,8 @@
 //   caflow-train --cluster SPEC --mode in-graph                a client only: one tower per
 //                                        worker, the tasks being caflow-server processes
 #include <csignal>
-#include <random>
 #include <cstdio>
+#include <random>
 #include <thread>
 
 #include "apps/train/checkpoint_dir.hpp"
@@ -23,6 +23,7 @@
 #include "apps/train/model_family.hpp"
 #include "apps/train/plot.hpp"
 #include "apps/train/trainer.hpp"
+#include "net/plaintext_policy.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;
@@ -186,6 +187,10 @@ int main(int argc, char** argv) {
     if (!parsed.ok()) return fail(parsed.get_status());
     spec = *parsed;
     if (!o.job.empty()) {
+      if (status st = check_plaintext_allowed(spec, o.security, o.insecure); !st.ok())
+        return fail(st);
+      if (o.insecure && !o.security.tls())
+        std::fprintf(stderr, "caflow-train: %s\n", insecure_warning);
       auto type = tower_device_type(o);
       const bool gpus = o.job == "worker" && type.ok() && *type == device_gpu;
       auto srv = server::start({.cluster = spec,

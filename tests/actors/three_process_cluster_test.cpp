@@ -147,7 +147,7 @@ TEST_CASE("SIGSTOP of a worker mid-step: detected by heartbeats within 5 s") {
 
 TEST_CASE("SIGTERM shuts a server down cleanly") {
   auto port = caflow::testing::free_ports(1)[0];
-  child_process solo({CAFLOW_SERVER_BINARY, "--cluster", "solo=127.0.0.1:" + std::to_string(port), "--job", "solo", "--task", "0"});
+  child_process solo({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "solo=127.0.0.1:" + std::to_string(port), "--job", "solo", "--task", "0"});
   REQUIRE(solo.wait_for_output("serving at", 20s));
   solo.signal(SIGTERM);
   CHECK(solo.wait_exit(10s) == 0);
@@ -155,18 +155,18 @@ TEST_CASE("SIGTERM shuts a server down cleanly") {
 }
 
 TEST_CASE("bad server flags are rejected with a message naming the culprit") {
-  child_process bad({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:0", "--job", "ps", "--task", "0"});
+  child_process bad({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:0", "--job", "ps", "--task", "0"});
   CHECK(bad.wait_exit(10s) == 2 << 8);
   CHECK(bad.output().find("port") != std::string::npos);
-  child_process unknown({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "worker", "--task", "0"});
+  child_process unknown({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2", "--job", "worker", "--task", "0"});
   CHECK(unknown.wait_exit(10s) != 0);
   CHECK(unknown.output().find("worker") != std::string::npos);
-  child_process negative({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "ps",
+  child_process negative({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2", "--job", "ps",
                           "--task", "0", "--actor-threads", "-1"});
   CHECK(negative.wait_exit(10s) == 2 << 8);
   CHECK(negative.output().find("--actor-threads takes a non-negative integer, got '-1'") !=
         std::string::npos);
-  child_process poll({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:2", "--job", "ps", "--task",
+  child_process poll({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2", "--job", "ps", "--task",
                       "0", "--busy-poll-us", "200us"});
   CHECK(poll.wait_exit(10s) == 2 << 8);
   CHECK(poll.output().find("--busy-poll-us takes a non-negative integer, got '200us'") !=

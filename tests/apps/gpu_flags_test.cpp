@@ -23,7 +23,7 @@ int run(std::vector<std::string> argv, std::string* out) {
 }  // namespace
 
 TEST_CASE("caflow-server refuses bad GPU flags, naming the flag") {
-  const std::vector<std::string> base{CAFLOW_SERVER_BINARY, "--cluster", "worker=127.0.0.1:1",
+  const std::vector<std::string> base{CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "worker=127.0.0.1:1",
                                       "--job", "worker", "--task", "0"};
   struct bad_flag {
     std::vector<std::string> flag;

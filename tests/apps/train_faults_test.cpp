@@ -45,7 +45,7 @@ class training_cluster {
   }
 
   std::unique_ptr<child_process> start(const std::string& job, int task) const {
-    std::vector<std::string> argv{CAFLOW_TRAIN_BINARY, "--cluster", spec_, "--job", job, "--task",
+    std::vector<std::string> argv{CAFLOW_TRAIN_BINARY, "--insecure", "--cluster", spec_, "--job", job, "--task",
                                   std::to_string(task)};
     argv.insert(argv.end(), common_.begin(), common_.end());
     return std::make_unique<child_process>(argv);

@@ -52,7 +52,7 @@ struct cluster {
     return *procs.back();
   }
   child_process& server(const std::string& job, int task) {
-    return start({CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job, "--task",
+    return start({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", spec, "--job", job, "--task",
                   std::to_string(task), "--intra-op-threads", "1", "--peer-wait-ms", "20000"});
   }
   // caflow-server for the ps and both workers. Each reports "serving at" once it reaches all
@@ -66,7 +66,8 @@ struct cluster {
     return true;
   }
   child_process& trainer(const std::string& job, int task, std::vector<std::string> extra) {
-    extra.insert(extra.end(), {"--cluster", spec, "--job", job, "--task", std::to_string(task)});
+    extra.insert(extra.end(),
+                 {"--insecure", "--cluster", spec, "--job", job, "--task", std::to_string(task)});
     return start(train_args(extra));
   }
 };

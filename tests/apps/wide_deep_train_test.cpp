@@ -57,7 +57,8 @@ struct cluster {
   std::vector<std::unique_ptr<child_process>> procs;
 
   child_process& trainer(const std::string& job, int task, std::vector<std::string> extra) {
-    extra.insert(extra.end(), {"--cluster", spec, "--job", job, "--task", std::to_string(task)});
+    extra.insert(extra.end(),
+                 {"--insecure", "--cluster", spec, "--job", job, "--task", std::to_string(task)});
     procs.push_back(std::make_unique<child_process>(train_args(extra)));
     return *procs.back();
   }

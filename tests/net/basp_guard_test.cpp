@@ -176,7 +176,7 @@ bool fds_back_to(pid_t pid, size_t fds, std::chrono::milliseconds timeout) {
 
 TEST_CASE("caflow-server: a forged BASP header, truncated headers and idle connections") {
   const int port = caflow::testing::free_ports(1)[0];
-  child_process ps({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:" + std::to_string(port),
+  child_process ps({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:" + std::to_string(port),
                     "--job", "ps", "--task", "0", "--intra-op-threads", "1"});
   REQUIRE_MESSAGE(ps.wait_for_output("serving at", 30s), ps.output());
   REQUIRE(client_works(port, 10s));  // everything a client needs is loaded: the baseline
@@ -246,7 +246,7 @@ TEST_CASE("caflow-server with TLS: idle and garbage connections are closed, a cl
     return;
   }
   const int port = caflow::testing::free_ports(1)[0];
-  child_process ps({CAFLOW_SERVER_BINARY, "--cluster", "ps=127.0.0.1:" + std::to_string(port),
+  child_process ps({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:" + std::to_string(port),
                     "--job", "ps", "--task", "0", "--intra-op-threads", "1", "--tls-cert",
                     certs.file("server.pem"), "--tls-key", certs.file("server.key"), "--tls-ca",
                     certs.file("ca.pem")});

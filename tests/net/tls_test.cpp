@@ -195,7 +195,7 @@ TEST_CASE("caflow-server takes the TLS flags and serves an authenticated client"
   REQUIRE_CERTS();
   const int port = caflow::testing::free_ports(1)[0];
   const std::string spec = "ps=127.0.0.1:" + std::to_string(port);
-  child_process ps({CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", "ps", "--task", "0",
+  child_process ps({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", spec, "--job", "ps", "--task", "0",
                     "--intra-op-threads", "1", "--tls-cert", certs().file("server.pem"),
                     "--tls-key", certs().file("server.key"), "--tls-ca", certs().file("ca.pem"),
                     "--cluster-id", "tls-test"});
@@ -210,7 +210,7 @@ TEST_CASE("caflow-server takes the TLS flags and serves an authenticated client"
   check_refused(target, certs().as("client"));  // right certificate, default cluster id
   check_refused(target, {.cluster_id = "tls-test"});  // right id, no certificate
 
-  child_process bad_flags({CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", "ps", "--task", "0",
+  child_process bad_flags({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", spec, "--job", "ps", "--task", "0",
                            "--tls-cert", certs().file("server.pem")});
   CHECK(bad_flags.wait_exit(10s) != 0);
   CHECK(bad_flags.output().find("--tls-key is missing") != std::string::npos);

@@ -142,7 +142,7 @@ done
 readonly cluster="ps=${task_addr[0]}:$port;worker=${task_addr[1]}:$port,${task_addr[2]}:$port"
 # `ip netns exec` execs the command in place, so $! is the server itself.
 for i in "${!tasks[@]}"; do
-  ip netns exec "${task_ns[$i]}" "$server_bin" --cluster "$cluster" \
+  ip netns exec "${task_ns[$i]}" "$server_bin" --insecure --cluster "$cluster" \
     --job "${tasks[$i]%:*}" --task "${tasks[$i]#*:}" \
     --intra-op-threads 1 --inter-op-threads 1 --peer-wait-ms 15000 \
     >"$workdir/server$i.log" 2>&1 </dev/null &

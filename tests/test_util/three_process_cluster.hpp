@@ -28,7 +28,7 @@ struct three_process_cluster {
   std::unique_ptr<child_process> worker1 = start("worker", 1);
 
   std::unique_ptr<child_process> start(const std::string& job, int task) {
-    std::vector<std::string> argv{CAFLOW_SERVER_BINARY, "--cluster", spec, "--job", job,
+    std::vector<std::string> argv{CAFLOW_SERVER_BINARY, "--insecure", "--cluster", spec, "--job", job,
                                   "--task", std::to_string(task), "--intra-op-threads", "1",
                                   "--inter-op-threads", "1", "--peer-wait-ms", "20000"};
     argv.insert(argv.end(), extra.begin(), extra.end());
