@@ -30,11 +30,17 @@ int fail(const status& st) {
 
 int main(int argc, char** argv) {
   session_options opts;
-  if (argc == 3 && std::strcmp(argv[1], "--target") == 0) {
-    opts.target = argv[2];
-  } else if (argc != 1) {
-    std::fprintf(stderr, "usage: caflow-example [--target caflow://host:port]\n");
-    return 2;
+  // Flag-value pairs: the target, and the cluster id its servers share (a secret when they
+  // serve in plaintext on loopback).
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 < argc && std::strcmp(argv[i], "--target") == 0) {
+      opts.target = argv[i + 1];
+    } else if (i + 1 < argc && std::strcmp(argv[i], "--cluster-id") == 0) {
+      opts.security.cluster_id = argv[i + 1];
+    } else {
+      std::fprintf(stderr, "usage: caflow-example [--target caflow://host:port] [--cluster-id ID]\n");
+      return 2;
+    }
   }
   const bool cluster = opts.target != "local";
   auto root = scope::new_root();
