@@ -10,8 +10,8 @@
 
 namespace caflow {
 
-// OK with TLS, with `insecure`, or on loopback with a non-default cluster id; otherwise an
-// error saying which flags serve. `program` prefixes the message ("caflow-server").
+// OK with TLS, with `insecure`, or on loopback with a non-default cluster id; otherwise
+// failed_precondition saying which flags would serve.
 status check_plaintext_allowed(const cluster_spec& cluster, const transport_security& sec,
                                bool insecure);
 
