@@ -41,6 +41,49 @@ class resize_base : public op_kernel {
     return std::array<int64_t, 2>{v[0], v[1]};
   }
 
+  // Where each of `out` output rows (or columns) samples an input of `in`: worked out once
+  // per kernel call, never per pixel.
+  std::vector<linear_sample> linear_samples(int64_t in, int64_t out) const {
+    std::vector<linear_sample> v(static_cast<size_t>(out));
+    const float scale = resize_scale(in, out, align_corners_);
+    for (int64_t i = 0; i < out; ++i) v[i] = linear_sample_of(i, scale, in, half_pixel_);
+    return v;
+  }
+  std::vector<int64_t> nearest_samples(int64_t in, int64_t out) const {
+    std::vector<int64_t> v(static_cast<size_t>(out));
+    const float scale = resize_scale(in, out, align_corners_);
+    for (int64_t i = 0; i < out; ++i)
+      v[i] = nearest_sample_of(i, scale, in, align_corners_, half_pixel_);
+    return v;
+  }
+
+  // A forward resize's geometry and output.
+  struct resize_job {
+    int64_t n = 0, ih = 0, iw = 0, c = 0, oh = 0, ow = 0;
+    tensor* out = nullptr;
+  };
+  // Checks images and size, allocates the [n, oh, ow, c] output; false when there is nothing
+  // to compute (an empty output, or an error set on `ctx`).
+  static bool start_forward(kernel_context& ctx, resize_job* job) {
+    const tensor& in = ctx.input(0);
+    auto size = size_of(ctx.input(1));
+    status st = check_image(in, "images");
+    if (st.ok()) st = size.get_status();
+    if (!st.ok()) {
+      ctx.set_status(std::move(st));
+      return false;
+    }
+    *job = {in.dim(0), in.dim(1), in.dim(2), in.dim(3), (*size)[0], (*size)[1], nullptr};
+    job->out = ctx.allocate_output(0, tensor_shape{job->n, job->oh, job->ow, job->c});
+    if (!job->out || job->out->num_elements() == 0) return false;
+    if (job->ih == 0 || job->iw == 0) {
+      ctx.set_status(errors::invalid_argument("cannot resize an empty image of shape ",
+                                              in.shape().to_string()));
+      return false;
+    }
+    return true;
+  }
+
   bool align_corners_ = false, half_pixel_ = false;
 };
 
@@ -50,23 +93,12 @@ class resize_bilinear_op final : public resize_base {
   using resize_base::resize_base;
 
   void compute(kernel_context& ctx) override {
-    const tensor& in = ctx.input(0);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_image(in, "images"));
-    auto size = size_of(ctx.input(1));
-    CAFLOW_OP_REQUIRES_OK(ctx, size.get_status());
-    const int64_t n = in.dim(0), ih = in.dim(1), iw = in.dim(2), c = in.dim(3);
-    const int64_t oh = (*size)[0], ow = (*size)[1];
-    tensor* out = ctx.allocate_output(0, tensor_shape{n, oh, ow, c});
-    if (!out || out->num_elements() == 0) return;
-    CAFLOW_OP_REQUIRES(ctx, ih > 0 && iw > 0,
-                       errors::invalid_argument("cannot resize an empty image of shape ",
-                                                in.shape().to_string()));
-    std::vector<linear_sample> ys(oh), xs(ow);
-    const float sy = resize_scale(ih, oh, align_corners_), sx = resize_scale(iw, ow, align_corners_);
-    for (int64_t y = 0; y < oh; ++y) ys[y] = linear_sample_of(y, sy, ih, half_pixel_);
-    for (int64_t x = 0; x < ow; ++x) xs[x] = linear_sample_of(x, sx, iw, half_pixel_);
-    const T* src = in.data<T>();
-    float* dst = out->data<float>();
+    resize_job j;
+    if (!start_forward(ctx, &j)) return;
+    const int64_t ih = j.ih, iw = j.iw, c = j.c, oh = j.oh, ow = j.ow, n = j.n;
+    const std::vector<linear_sample> ys = linear_samples(ih, oh), xs = linear_samples(iw, ow);
+    const T* src = ctx.input(0).data<T>();
+    float* dst = j.out->data<float>();
     parallel_for(ctx, n * oh, ow * c * 16, [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const int64_t b = row / oh, y = row % oh;
@@ -92,23 +124,12 @@ class resize_nearest_op final : public resize_base {
   using resize_base::resize_base;
 
   void compute(kernel_context& ctx) override {
-    const tensor& in = ctx.input(0);
-    CAFLOW_OP_REQUIRES_OK(ctx, check_image(in, "images"));
-    auto size = size_of(ctx.input(1));
-    CAFLOW_OP_REQUIRES_OK(ctx, size.get_status());
-    const int64_t n = in.dim(0), ih = in.dim(1), iw = in.dim(2), c = in.dim(3);
-    const int64_t oh = (*size)[0], ow = (*size)[1];
-    tensor* out = ctx.allocate_output(0, tensor_shape{n, oh, ow, c});
-    if (!out || out->num_elements() == 0) return;
-    CAFLOW_OP_REQUIRES(ctx, ih > 0 && iw > 0,
-                       errors::invalid_argument("cannot resize an empty image of shape ",
-                                                in.shape().to_string()));
-    const float sy = resize_scale(ih, oh, align_corners_), sx = resize_scale(iw, ow, align_corners_);
-    std::vector<int64_t> ys(oh), xs(ow);
-    for (int64_t y = 0; y < oh; ++y) ys[y] = nearest_sample_of(y, sy, ih, align_corners_, half_pixel_);
-    for (int64_t x = 0; x < ow; ++x) xs[x] = nearest_sample_of(x, sx, iw, align_corners_, half_pixel_);
-    const T* src = in.data<T>();
-    T* dst = out->data<T>();
+    resize_job j;
+    if (!start_forward(ctx, &j)) return;
+    const int64_t ih = j.ih, iw = j.iw, c = j.c, oh = j.oh, ow = j.ow, n = j.n;
+    const std::vector<int64_t> ys = nearest_samples(ih, oh), xs = nearest_samples(iw, ow);
+    const T* src = ctx.input(0).data<T>();
+    T* dst = j.out->data<T>();
     parallel_for(ctx, n * oh, ow * c * int64_t{sizeof(T)}, [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         const int64_t b = row / oh, y = row % oh;
@@ -140,10 +161,7 @@ class resize_bilinear_grad_op final : public resize_base {
     T* dx = out->data<T>();
     std::fill_n(dx, out->num_elements(), T{0});
     if (g.num_elements() == 0) return;
-    const float sy = resize_scale(ih, oh, align_corners_), sx = resize_scale(iw, ow, align_corners_);
-    std::vector<linear_sample> ys(oh), xs(ow);
-    for (int64_t y = 0; y < oh; ++y) ys[y] = linear_sample_of(y, sy, ih, half_pixel_);
-    for (int64_t x = 0; x < ow; ++x) xs[x] = linear_sample_of(x, sx, iw, half_pixel_);
+    const std::vector<linear_sample> ys = linear_samples(ih, oh), xs = linear_samples(iw, ow);
     const float* gv = g.data<float>();
     parallel_for(ctx, n, oh * ow * c * 32, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b)
@@ -184,15 +202,13 @@ class resize_nearest_grad_op final : public resize_base {
     T* dx = out->data<T>();
     std::fill_n(dx, out->num_elements(), T{0});
     if (g.num_elements() == 0) return;
-    const float sy = resize_scale(ih, oh, align_corners_), sx = resize_scale(iw, ow, align_corners_);
+    const std::vector<int64_t> ys = nearest_samples(ih, oh), xs = nearest_samples(iw, ow);
     const T* gv = g.data<T>();
     parallel_for(ctx, n, oh * ow * c * 8, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b)
         for (int64_t y = 0; y < oh; ++y) {
-          const int64_t iy = nearest_sample_of(y, sy, ih, align_corners_, half_pixel_);
           for (int64_t x = 0; x < ow; ++x) {
-            const int64_t ix = nearest_sample_of(x, sx, iw, align_corners_, half_pixel_);
-            T* d = dx + ((b * ih + iy) * iw + ix) * c;
+            T* d = dx + ((b * ih + ys[y]) * iw + xs[x]) * c;
             const T* s = gv + ((b * oh + y) * ow + x) * c;
             for (int64_t k = 0; k < c; ++k) d[k] += s[k];
           }
