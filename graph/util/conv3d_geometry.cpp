@@ -1,26 +1,9 @@
 #include "graph/util/conv3d_geometry.hpp"
 
-#include "graph/ir/node_signature.hpp"
+#include "graph/util/volume_attrs.hpp"
 
 namespace caflow {
 namespace {
-
-status_or<std::array<int64_t, 3>> spatial_triple(const node_def& n, const char* attr, bool cf) {
-  std::vector<int64_t> v;
-  CAFLOW_RETURN_IF_ERROR(get_attr(n, attr, &v));
-  if (v.size() != 5)
-    return errors::invalid_argument(attr, " must have 5 entries, got ", format_dims(v));
-  const int c = cf ? 1 : 4, first = cf ? 2 : 1;
-  if (v[0] != 1 || v[c] != 1)
-    return errors::unimplemented(attr, " in the batch and channel dimensions must be 1, got ",
-                                 format_dims(v));
-  std::array<int64_t, 3> out{};
-  for (int i = 0; i < 3; ++i) {
-    out[i] = v[first + i];
-    if (out[i] < 1) return errors::invalid_argument(attr, " must be positive, got ", format_dims(v));
-  }
-  return out;
-}
 
 int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
 
@@ -28,16 +11,9 @@ int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i)
 
 status_or<conv3d_params> parse_conv3d_params(const node_def& n) {
   conv3d_params p;
-  std::string format, padding;
-  CAFLOW_RETURN_IF_ERROR(get_attr(n, "data_format", &format));
-  if (format != "NDHWC" && format != "NCDHW")
-    return errors::invalid_argument("invalid data_format '", format,
-                                    "' (expected NDHWC or NCDHW)");
-  p.channels_first = format == "NCDHW";
-  CAFLOW_RETURN_IF_ERROR(get_attr(n, "padding", &padding));
-  if (padding == "SAME") p.padding = conv_padding::same;
-  else if (padding == "VALID") p.padding = conv_padding::valid;
-  else return errors::invalid_argument("invalid padding '", padding, "' (expected SAME or VALID)");
+  CAFLOW_ASSIGN_OR_RETURN(const volume_layout layout, parse_volume_layout(n));
+  p.channels_first = layout.channels_first;
+  p.padding = layout.padding;
   CAFLOW_ASSIGN_OR_RETURN(p.stride, spatial_triple(n, "strides", p.channels_first));
   CAFLOW_ASSIGN_OR_RETURN(p.dilation, spatial_triple(n, "dilations", p.channels_first));
   return p;
