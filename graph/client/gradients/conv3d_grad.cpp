@@ -1,6 +1,7 @@
 // Gradients of Conv3D and its backprops (graph/client/ops/conv3d_ops.hpp), as TensorFlow's
 // nn_grad.py defines them: the three are bilinear, so each one's gradient is made of the other
 // two (and Conv3D), with the same attrs.
+#include "graph/client/gradients/grad_util.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/conv3d_ops.hpp"
@@ -10,14 +11,6 @@ namespace caflow {
 namespace {
 
 using grad_list = std::vector<output>;
-
-output shape_vector(const scope& s, const output& x) {
-  const partial_shape known = s.shape_of(x);
-  if (!known.fully_defined()) return ops::shape(s, x);
-  std::vector<int32_t> dims;
-  for (int64_t d : known.dim_vector()) dims.push_back(static_cast<int32_t>(d));
-  return ops::constant(s, tensor::from_vector<int32_t>(dims));
-}
 
 status attrs_of(const grad_op_info& op, ops::conv3d_attrs* a) {
   CAFLOW_RETURN_IF_ERROR(op.get_attr("strides", &a->strides));
@@ -30,8 +23,8 @@ status conv3d_grad(const scope& s, const grad_op_info& op, const grad_list& dy, 
   ops::conv3d_attrs a;
   CAFLOW_RETURN_IF_ERROR(attrs_of(op, &a));
   const output &x = op.inputs[0], &w = op.inputs[1];
-  *dx = {ops::conv3d_backprop_input(s, shape_vector(s, x), w, dy[0], a),
-         ops::conv3d_backprop_filter(s, x, shape_vector(s, w), dy[0], a)};
+  *dx = {ops::conv3d_backprop_input(s, grad::shape_of(s, x), w, dy[0], a),
+         ops::conv3d_backprop_filter(s, x, grad::shape_of(s, w), dy[0], a)};
   return {};
 }
 
@@ -40,7 +33,7 @@ status backprop_input_grad(const scope& s, const grad_op_info& op, const grad_li
   ops::conv3d_attrs a;
   CAFLOW_RETURN_IF_ERROR(attrs_of(op, &a));
   const output &w = op.inputs[1], &g = op.inputs[2];
-  *dx = {output{}, ops::conv3d_backprop_filter(s, dz[0], shape_vector(s, w), g, a),
+  *dx = {output{}, ops::conv3d_backprop_filter(s, dz[0], grad::shape_of(s, w), g, a),
          ops::conv3d(s, dz[0], w, a)};
   return {};
 }
@@ -50,7 +43,7 @@ status backprop_filter_grad(const scope& s, const grad_op_info& op, const grad_l
   ops::conv3d_attrs a;
   CAFLOW_RETURN_IF_ERROR(attrs_of(op, &a));
   const output &x = op.inputs[0], &g = op.inputs[2];
-  *dx = {ops::conv3d_backprop_input(s, shape_vector(s, x), dz[0], g, a), output{},
+  *dx = {ops::conv3d_backprop_input(s, grad::shape_of(s, x), dz[0], g, a), output{},
          ops::conv3d(s, x, dz[0], a)};
   return {};
 }

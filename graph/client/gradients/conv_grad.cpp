@@ -1,6 +1,7 @@
 // Gradients of the convolution and pooling ops (graph/client/ops/conv_ops.hpp), as TensorFlow's
 // nn_grad.py defines them. Conv2D and its backprops are bilinear, so each one's gradient is
 // another of the three with the same attrs; the pools' gradients are their Grad ops.
+#include "graph/client/gradients/grad_util.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/conv_ops.hpp"
@@ -10,24 +11,6 @@ namespace caflow {
 namespace {
 
 using grad_list = std::vector<output>;
-
-// x's shape as an int32 vector: a Const when known at graph construction, so the backprop's
-// shape function knows its output shape; otherwise Shape, worked out at run time.
-output shape_vector(const scope& s, const output& x) {
-  const partial_shape known = s.shape_of(x);
-  if (!known.fully_defined()) return ops::shape(s, x);
-  std::vector<int32_t> dims;
-  for (int64_t d : known.dim_vector()) dims.push_back(static_cast<int32_t>(d));
-  return ops::constant(s, tensor::from_vector<int32_t>(dims));
-}
-
-status conv_attrs_of(const grad_op_info& op, ops::conv2d_attrs* a) {
-  CAFLOW_RETURN_IF_ERROR(op.get_attr("strides", &a->strides));
-  CAFLOW_RETURN_IF_ERROR(op.get_attr("padding", &a->padding));
-  CAFLOW_RETURN_IF_ERROR(op.get_attr("data_format", &a->data_format));
-  CAFLOW_RETURN_IF_ERROR(op.get_attr("dilations", &a->dilations));
-  return op.get_attr("explicit_paddings", &a->explicit_paddings);
-}
 
 status pool_attrs_of(const grad_op_info& op, ops::pool_attrs* a) {
   CAFLOW_RETURN_IF_ERROR(op.get_attr("ksize", &a->ksize));
@@ -40,10 +23,10 @@ status pool_attrs_of(const grad_op_info& op, ops::pool_attrs* a) {
 // dw = Conv2DBackpropFilter(x, shape(w), dy).
 status conv2d_grad(const scope& s, const grad_op_info& op, const grad_list& dy, grad_list* dx) {
   ops::conv2d_attrs a;
-  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  CAFLOW_RETURN_IF_ERROR(grad::conv2d_attrs_of(op, &a));
   const output &x = op.inputs[0], &w = op.inputs[1];
-  *dx = {ops::conv2d_backprop_input(s, shape_vector(s, x), w, dy[0], a),
-         ops::conv2d_backprop_filter(s, x, shape_vector(s, w), dy[0], a)};
+  *dx = {ops::conv2d_backprop_input(s, grad::shape_of(s, x), w, dy[0], a),
+         ops::conv2d_backprop_filter(s, x, grad::shape_of(s, w), dy[0], a)};
   return {};
 }
 
@@ -52,9 +35,9 @@ status conv2d_grad(const scope& s, const grad_op_info& op, const grad_list& dy, 
 status conv2d_backprop_input_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                                   grad_list* dx) {
   ops::conv2d_attrs a;
-  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  CAFLOW_RETURN_IF_ERROR(grad::conv2d_attrs_of(op, &a));
   const output &w = op.inputs[1], &g = op.inputs[2];
-  *dx = {output{}, ops::conv2d_backprop_filter(s, dz[0], shape_vector(s, w), g, a),
+  *dx = {output{}, ops::conv2d_backprop_filter(s, dz[0], grad::shape_of(s, w), g, a),
          ops::conv2d(s, dz[0], w, a)};
   return {};
 }
@@ -64,9 +47,9 @@ status conv2d_backprop_input_grad(const scope& s, const grad_op_info& op, const 
 status conv2d_backprop_filter_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                                    grad_list* dx) {
   ops::conv2d_attrs a;
-  CAFLOW_RETURN_IF_ERROR(conv_attrs_of(op, &a));
+  CAFLOW_RETURN_IF_ERROR(grad::conv2d_attrs_of(op, &a));
   const output &x = op.inputs[0], &g = op.inputs[2];
-  *dx = {ops::conv2d_backprop_input(s, shape_vector(s, x), dz[0], g, a), output{},
+  *dx = {ops::conv2d_backprop_input(s, grad::shape_of(s, x), dz[0], g, a), output{},
          ops::conv2d(s, x, dz[0], a)};
   return {};
 }
@@ -83,7 +66,7 @@ status avg_pool_grad(const scope& s, const grad_op_info& op, const grad_list& dy
                      grad_list* dx) {
   ops::pool_attrs a;
   CAFLOW_RETURN_IF_ERROR(pool_attrs_of(op, &a));
-  *dx = {ops::avg_pool_grad(s, shape_vector(s, op.inputs[0]), dy[0], a)};
+  *dx = {ops::avg_pool_grad(s, grad::shape_of(s, op.inputs[0]), dy[0], a)};
   return {};
 }
 

@@ -42,6 +42,14 @@ output scalar(const scope& s, dtype type, double value) {
                                 : ops::constant(s, value);
 }
 
+status conv2d_attrs_of(const grad_op_info& op, ops::conv2d_attrs* a) {
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("strides", &a->strides));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("padding", &a->padding));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("data_format", &a->data_format));
+  CAFLOW_RETURN_IF_ERROR(op.get_attr("dilations", &a->dilations));
+  return op.get_attr("explicit_paddings", &a->explicit_paddings);
+}
+
 output shape_of(const scope& s, const output& x, dtype type) {
   const partial_shape shape = s.shape_of(x);
   if (!shape.fully_defined()) return ops::shape(s, x, {.out_type = type});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/client/gradients/gradients.hpp"
+#include "graph/client/ops/conv_ops.hpp"
 
 namespace caflow::grad {
 
@@ -14,6 +15,10 @@ output scalar(const scope& s, dtype type, double value);
 
 // A Const vector of `type` (int32 or int64).
 output index_vector(const scope& s, const std::vector<int64_t>& values, dtype type);
+
+// The attrs of a 2-D convolution node (Conv2D, DepthwiseConv2dNative and their backprops), for
+// building its gradient ops with the same ones.
+status conv2d_attrs_of(const grad_op_info& op, ops::conv2d_attrs* a);
 
 // x's shape as a vector of `type` (int32 or int64): a Const when fully known, else Shape.
 output shape_of(const scope& s, const output& x, dtype type = dtype::int32);

@@ -1,5 +1,6 @@
 // Gradients of the 3-D pooling ops (graph/client/ops/pool3d_ops.hpp), as TensorFlow's
 // nn_grad.py defines them.
+#include "graph/client/gradients/grad_util.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/pool3d_ops.hpp"
@@ -17,15 +18,6 @@ status attrs_of(const grad_op_info& op, ops::pool3d_attrs* a) {
   return op.get_attr("data_format", &a->data_format);
 }
 
-// x's shape as an int32 vector: a Const when known.
-output shape_vector(const scope& s, const output& x) {
-  const partial_shape known = s.shape_of(x);
-  if (!known.fully_defined()) return ops::shape(s, x);
-  std::vector<int32_t> dims;
-  for (int64_t d : known.dim_vector()) dims.push_back(static_cast<int32_t>(d));
-  return ops::constant(s, tensor::from_vector<int32_t>(dims));
-}
-
 status max_pool3d_grad(const scope& s, const grad_op_info& op, const grad_list& dy,
                        grad_list* dx) {
   ops::pool3d_attrs a;
@@ -38,7 +30,7 @@ status avg_pool3d_grad(const scope& s, const grad_op_info& op, const grad_list& 
                        grad_list* dx) {
   ops::pool3d_attrs a;
   CAFLOW_RETURN_IF_ERROR(attrs_of(op, &a));
-  *dx = {ops::avg_pool3d_grad(s, shape_vector(s, op.inputs[0]), dy[0], a)};
+  *dx = {ops::avg_pool3d_grad(s, grad::shape_of(s, op.inputs[0]), dy[0], a)};
   return {};
 }
 
