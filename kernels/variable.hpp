@@ -44,6 +44,16 @@ class variable final : public resource {
     std::lock_guard<std::mutex> lock(mu_);
     return fn(value_);
   }
+  // update() of an initialized value: fn(value) returns a status; a variable never assigned
+  // fails with TF's "attempting to use uninitialized variable" naming it, fn unrun.
+  template <class F>
+  status update_initialized(F&& fn) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!value_.initialized())
+      return errors::failed_precondition("attempting to use uninitialized variable '", name_,
+                                         "'");
+    return fn(value_);
+  }
 
  private:
   mutable std::mutex mu_;

@@ -60,10 +60,7 @@ class scatter_op final : public op_kernel {
                        errors::invalid_argument("ref is not a variable reference"));
     const tensor& indices = ctx.input(1);
     const tensor& updates = ctx.input(2);
-    status st = var->update([&](tensor& value) -> status {
-      if (!value.initialized())
-        return errors::failed_precondition("attempting to use uninitialized variable '",
-                                           var->name(), "'");
+    status st = var->update_initialized([&](tensor& value) -> status {
       CAFLOW_RETURN_IF_ERROR(check_updates(value, *var, indices, updates));
       CAFLOW_RETURN_IF_ERROR(check_indices<Index>(indices, *var, value));
       const int64_t n = indices.num_elements();

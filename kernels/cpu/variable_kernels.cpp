@@ -80,10 +80,7 @@ class update_op final : public op_kernel {
   void compute(kernel_context& ctx) override {
     const auto& var = ctx.input_ref(0);
     const tensor& delta = ctx.input(1);
-    status st = var->update([&](tensor& value) -> status {
-      if (!value.initialized())
-        return errors::failed_precondition("attempting to use uninitialized variable '",
-                                           var->name(), "'");
+    status st = var->update_initialized([&](tensor& value) -> status {
       if (value.shape() != delta.shape())
         return errors::invalid_argument("update of shape ", delta.shape().to_string(),
                                         " does not match variable '", var->name(),

@@ -22,10 +22,7 @@ class scatter_nd_update_op final : public op_kernel {
                        errors::invalid_argument("ref is not a variable reference"));
     const tensor& indices = ctx.input(1);
     const tensor& updates = ctx.input(2);
-    status st = var->update([&](tensor& value) -> status {
-      if (!value.initialized())
-        return errors::failed_precondition("attempting to use uninitialized variable '",
-                                           var->name(), "'");
+    status st = var->update_initialized([&](tensor& value) -> status {
       CAFLOW_RETURN_IF_ERROR(check_scatter_nd(indices.shape(), updates.shape(), value.shape())
                                  .with_context("variable '" + var->name() + "'"));
       CAFLOW_ASSIGN_OR_RETURN(const std::vector<int64_t> offsets,
@@ -65,10 +62,7 @@ class count_up_to_op final : public op_kernel {
     CAFLOW_OP_REQUIRES(ctx, var != nullptr,
                        errors::invalid_argument("ref is not a variable reference"));
     T before = 0;
-    status st = var->update([&](tensor& value) -> status {
-      if (!value.initialized())
-        return errors::failed_precondition("attempting to use uninitialized variable '",
-                                           var->name(), "'");
+    status st = var->update_initialized([&](tensor& value) -> status {
       if (value.rank() != 0)
         return errors::invalid_argument("variable '", var->name(),
                                         "' must be a scalar, got shape ",
