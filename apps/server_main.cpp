@@ -82,6 +82,8 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
     } else if (flag == "--inter-op-threads") {
       CAFLOW_ASSIGN_OR_RETURN(opts.cpu.inter_op_threads, parse_int(flag, value));
     } else if (flag == "--checkpoint-root") {
+      // An empty root would resolve to the working directory: say what is meant instead.
+      if (value.empty()) return errors::invalid_argument(flag, " takes a directory, got ''");
       opts.file_roots.push_back(value);
     } else if (flag == "--cpu-memory-limit-mb") {
       CAFLOW_ASSIGN_OR_RETURN(int mb, parse_int(flag, value));

@@ -171,6 +171,15 @@ TEST_CASE("bad server flags are rejected with a message naming the culprit") {
   CHECK(poll.wait_exit(10s) == 2 << 8);
   CHECK(poll.output().find("--busy-poll-us takes a non-negative integer, got '200us'") !=
         std::string::npos);
+  child_process budget({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2", "--job",
+                        "ps", "--task", "0", "--cpu-memory-limit-mb", "lots"});
+  CHECK(budget.wait_exit(10s) == 2 << 8);
+  CHECK(budget.output().find("--cpu-memory-limit-mb takes a non-negative integer, got 'lots'") !=
+        std::string::npos);
+  child_process no_root({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2",
+                         "--job", "ps", "--task", "0", "--checkpoint-root", ""});
+  CHECK(no_root.wait_exit(10s) == 2 << 8);
+  CHECK(no_root.output().find("--checkpoint-root takes a directory, got ''") != std::string::npos);
 }
 
 TEST_CASE("a restarted worker is found again and its partitions registered anew") {
