@@ -26,32 +26,6 @@ status_or<std::shared_ptr<op_kernel>> kernel_cache::get_or_create(const graph_no
   return slot;
 }
 
-struct executor::step_state {
-  step_context step;
-  done_fn done;
-  std::unique_ptr<std::atomic<int>[]> pending;
-  std::vector<kernel_value> inputs;
-  std::atomic<int> remaining{0};
-  step_errors errors;
-  cancellation_manager::token cancel_token = 0;
-  bool registered = false;
-  trace_recorder* trace = nullptr;  // set when the step started while tracing was on
-
-  void abort(const status& st) { errors.abort(st); }
-};
-
-// Nodes made ready while processing; most steps never outgrow the inline capacity.
-struct executor::ready_list {
-  std::vector<int> ids;
-  void push(int id) { ids.push_back(id); }
-  bool empty() const { return ids.empty(); }
-  int pop() {
-    const int id = ids.back();
-    ids.pop_back();
-    return id;
-  }
-};
-
 namespace {
 
 thread_local int actor_thread_depth = 0;
@@ -124,6 +98,7 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
   if (needs_frames(g->def())) {
     CAFLOW_ASSIGN_OR_RETURN(ex->frames_, plan_frames(*ex));
   }
+  ex->capture_ = plan_capture(*ex);
   ex->costs_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
   for (size_t i = 0; i < ex->items_.size(); ++i)
     ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
@@ -153,11 +128,15 @@ void executor::run_async(const step_context& step, done_fn done) {
     s->abort(errors::cancelled("step ", s->step.step_id, " was cancelled"));
   });
   if (!s->registered) s->abort(errors::cancelled("step ", step.step_id, " was cancelled"));
+  const bool gated = capture_ && gate_step(s);
   ready_list ready;
   for (auto it = roots_.rbegin(); it != roots_.rend(); ++it) {
+    if (gated && capture_->segment_of[*it] >= 0) continue;
     if (runs_here(s, *it)) ready.push(*it);
     else run_on_device(s, *it);
   }
+  // Only the first segment may need nothing from outside (the others wait for earlier ones).
+  if (gated && capture_->segments[0].external_edges == 0) run_segment(s, 0, ready);
   process(s, ready);
 }
 
@@ -334,8 +313,16 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
   // Inputs are no longer needed: release their buffers early.
   for (int i = 0; i < item.num_inputs; ++i) s->inputs[item.input_start + i] = kernel_value{};
   int expensive_ready = -1;
+  int segment_ready = -1;
   for (const out_edge& e : item.outputs) {
     const node_item& dst = items_[e.dst];
+    if (s->gated && capture_->segment_of[e.dst] >= 0) {
+      if (capture_->segment_of[id] >= 0) continue;  // within the core: kept by the plan
+      if (!e.is_control() && outputs) s->inputs[dst.input_start + e.dst_port] = outputs[e.src_port];
+      const int k = capture_->segment_of[e.dst];
+      if (s->core_wait[k].fetch_sub(1, std::memory_order_acq_rel) == 1) segment_ready = k;
+      continue;
+    }
     if (!e.is_control() && outputs) s->inputs[dst.input_start + e.dst_port] = outputs[e.src_port];
     if (s->pending[e.dst].fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
     if (!runs_here(s, e.dst)) {
@@ -350,8 +337,12 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
     }
   }
   if (expensive_ready >= 0) ready.push(expensive_ready);
+  // Before this node counts as done, so the step cannot end inside run_segment. One node's
+  // edges complete at most one segment: a later one also waits for the earlier's values.
+  if (segment_ready >= 0) run_segment(s, segment_ready, ready);
   if (s->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (s->registered) s->step.cancellation->deregister_callback(s->cancel_token);
+    if (s->gated) capture_->busy.store(false, std::memory_order_release);
     const status result = s->errors.first();
     done_fn done = std::move(s->done);
     delete s;

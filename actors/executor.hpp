@@ -93,6 +93,7 @@ class executor {
   struct step_state;
   struct ready_list;
   struct frame_plan;  // actors/executor_frames.cpp
+  struct capture_plan;  // actors/executor_capture.cpp
   struct frame_step;
   friend struct frame_step;
 
@@ -108,6 +109,16 @@ class executor {
   // The control-flow path (actors/executor_frames.cpp).
   static status_or<std::unique_ptr<frame_plan>> plan_frames(const executor& ex);
   void run_frames_async(const step_context& step, done_fn done);
+  // The recordable nodes (actors/executor_capture.cpp). A gated step holds each segment of
+  // them until every input from outside the core is in, then replays its recording, records
+  // it, or runs its kernels in order.
+  static std::unique_ptr<capture_plan> plan_capture(const executor& ex);
+  bool gate_step(step_state* s);
+  void run_segment(step_state* s, int k, ready_list& ready);
+  status run_segment_nodes(step_state* s, int k, device_capture* capture);
+  bool replay_matches(step_state* s, int k) const;
+  status record_segment(step_state* s, int k);
+  void fall_back(const std::string& why, bool for_good);
   // Whether node `id`, whose inputs are all in, may run on this thread.
   bool runs_here(const step_state* s, int id) const;
   void run_on_device(step_state* s, int id);
@@ -124,6 +135,7 @@ class executor {
   std::shared_ptr<trace_recorder> trace_;
   std::unique_ptr<recv_waits> waits_;
   std::unique_ptr<frame_plan> frames_;  // only for graphs with control flow
+  std::unique_ptr<capture_plan> capture_;  // only on devices that record their work
 };
 
 }  // namespace caflow

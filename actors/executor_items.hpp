@@ -10,6 +10,7 @@
 
 #include "actors/executor.hpp"
 #include "actors/trace_recorder.hpp"
+#include "devices/device_graph.hpp"
 #include "graph/ir/control_flow.hpp"
 
 namespace caflow {
@@ -41,6 +42,43 @@ struct executor::node_item {
   bool may_inline = false;  // on an actor's thread, if measured light
 };
 
+// The nodes of a partition that are recorded and replayed (devices/device_graph.hpp), in
+// segments, and their recordings. Built when the device can record and the graph has no
+// control flow; see actors/executor_capture.cpp.
+struct executor::capture_plan {
+  // An input of a segment's node from outside the core, and what the recording keeps of it: a
+  // fixed buffer a replay copies the step's value into, the host value it must equal, or the
+  // variable (and its buffer) it must still be.
+  struct inlet {
+    int node = 0;
+    int port = 0;
+    tensor fixed{};
+    tensor host_value{};
+    std::shared_ptr<variable> var{};
+    const void* var_data = nullptr;
+  };
+  struct segment {
+    std::vector<int> order;  // its nodes, topologically ordered
+    int external_edges = 0;  // data and control edges into it from nodes outside the core
+    std::vector<inlet> inlets;
+    std::unique_ptr<device_graph> graph;
+  };
+  enum class phase { record, replay, off };
+
+  std::vector<int> segment_of;  // per node: its segment, or -1 outside the core
+  std::vector<segment> segments;
+
+  // One step at a time uses the recordings; a step finding them busy runs as it would without.
+  std::atomic<bool> busy{false};
+  phase state = phase::record;
+  int warm_ups_left = 1;  // plain steps before a recording: kernels plan and measure first
+  int fallbacks = 0;
+  bool said_fallback = false;
+  // Per node of the core: the values of its outputs read outside its segment (by nodes outside
+  // the core, or in a later segment), as its last run or the recording left them.
+  std::vector<std::vector<kernel_value>> kept;
+};
+
 // A step's first error and whether it has aborted, kept the same way by both paths.
 class step_errors {
  public:
@@ -63,6 +101,37 @@ class step_errors {
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
   status first_;
+};
+
+struct executor::step_state {
+  step_context step;
+  done_fn done;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::vector<kernel_value> inputs;
+  std::atomic<int> remaining{0};
+  step_errors errors;
+  cancellation_manager::token cancel_token = 0;
+  bool registered = false;
+  trace_recorder* trace = nullptr;  // set when the step started while tracing was on
+  // The core (actors/executor_capture.cpp) runs in segments: edges into segment k from outside
+  // the core count down core_wait[k]; `capture_mode` is what this step does with them.
+  bool gated = false;
+  int capture_mode = 0;  // capture_plan::phase
+  std::unique_ptr<std::atomic<int>[]> core_wait;
+
+  void abort(const status& st) { errors.abort(st); }
+};
+
+// Nodes made ready while processing; most steps never outgrow the inline capacity.
+struct executor::ready_list {
+  std::vector<int> ids;
+  void push(int id) { ids.push_back(id); }
+  bool empty() const { return ids.empty(); }
+  int pop() {
+    const int id = ids.back();
+    ids.pop_back();
+    return id;
+  }
 };
 
 // What the control-flow path knows of each node and frame beyond its node_item: the node's

@@ -36,6 +36,7 @@ int usage(const char* why) {
                "                                       CUDA_VISIBLE_DEVICES)\n"
                "       [--gpu-memory-fraction F]   (0 < F <= 1 of each GPU; default: all free less 5%%)\n"
                "       [--gpu-allow-growth 0|1]   (default 0: the whole share at the first allocation)\n"
+               "       [--gpu-graphs 0|1]   (default 1: steps whose shapes repeat replay as CUDA graphs)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
                "       [--tls-cert PEM --tls-key PEM --tls-ca PEM]   (mutual TLS, all three)\n"
                "       [--cluster-id ID]   (default: caflow; peers and clients must match)\n"
@@ -102,6 +103,10 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
       if (value != "0" && value != "1")
         return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");
       opts.gpu.allow_growth = value == "1";
+    } else if (flag == "--gpu-graphs") {
+      if (value != "0" && value != "1")
+        return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");
+      opts.gpu.capture_graphs = value == "1";
     } else if (flag == "--log-level") {
       *log_level = value;
     } else if (flag == "--tls-cert") {

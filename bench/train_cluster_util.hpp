@@ -69,7 +69,9 @@ inline double cluster_samples_per_s(const train_app::train_options& o, int worke
   auto cluster =
       embedded_cluster::start({.ps_tasks = 1,
                                .worker_tasks = workers,
-                               .cpu = {.intra_op_threads = threads, .inter_op_threads = threads}});
+                               .cpu = {.intra_op_threads = threads, .inter_op_threads = threads},
+                               .use_gpus = o.device == "gpu",
+                               .gpu = o.gpu});
   if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;

@@ -2,9 +2,9 @@
 // batch 100, Adam (the app's default optimizer), 2 intra-op threads and 1 inter-op thread.
 //
 //   bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] [--baseline S]
-//                             [--device cpu|gpu] [--batch N]
+//                             [--device cpu|gpu] [--batch N] [--gpu-graphs on|off]
 //       prints RESULT train_<model>_samples_per_s (train_<model>_gpu_b<N>_samples_per_s on the
-//       GPU); with --baseline (PyTorch's samples/s on the same model, batch, threads and data,
+//       GPU, with _nographs when steps are not replayed as CUDA graphs); with --baseline (PyTorch's samples/s on the same model, batch, threads and data,
 //       measured by bench/pytorch_train.py in the same bench/run) also the ratio. Target ratio:
 //       at least 1.2 against PyTorch's best (bench/run: its fastest OpenBLAS core, at 1 and 2
 //       threads, the faster). On the GPU the towers run on GPU:0 (what has no GPU kernel on the CPU),
@@ -89,13 +89,14 @@ struct args {
   double baseline = 0;
   std::string write_path;
   bool gpu = false;
+  bool graphs = true;  // CUDA graphs (devices/device_graph.hpp)
   int32_t batch = 100;
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] "
-               "[--baseline SAMPLES_PER_S] [--device cpu|gpu] [--batch N]\n"
+               "[--baseline SAMPLES_PER_S] [--device cpu|gpu] [--batch N] [--gpu-graphs on|off]\n"
                "       bench_train_samples_per_s [--batch N] --write-batches FILE\n");
   std::exit(2);
 }
@@ -120,6 +121,8 @@ args parse(int argc, char** argv) {
       a.gpu = value == "gpu";
     else if (flag == "--batch" && std::stoi(value) > 0)
       a.batch = std::stoi(value);
+    else if (flag == "--gpu-graphs" && (value == "on" || value == "off"))
+      a.graphs = value == "on";
     else
       usage();
   }
@@ -140,7 +143,9 @@ int main(int argc, char** argv) {
   }
   const std::string name =
       std::string("train_") + to_string(a.model) +
-      (a.gpu ? "_gpu_b" + std::to_string(batch_size) : std::string()) + "_samples_per_s";
+      (a.gpu ? "_gpu_b" + std::to_string(batch_size) + (a.graphs ? "" : "_nographs")
+             : std::string()) +
+      "_samples_per_s";
   if (a.gpu && local_gpus().gpus.empty()) {
     std::printf("%s: skipped: no GPU (%s)\n", name.c_str(), local_gpus().why_none.c_str());
     return 0;
@@ -160,6 +165,7 @@ int main(int argc, char** argv) {
   session_options sopts;
   sopts.cpu = {.intra_op_threads = threads, .inter_op_threads = 1};
   if (!a.gpu) sopts.device_count[device_gpu] = 0;
+  sopts.gpu.capture_graphs = a.graphs;
   session sess(g.root, sopts);
   bench::check(sess.run_targets({g.shared_init}).ok(), "initializing the variables failed");
 

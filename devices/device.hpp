@@ -6,6 +6,7 @@
 #include <string>
 
 #include "devices/counting_allocator.hpp"
+#include "devices/device_graph.hpp"
 #include "devices/file_access.hpp"
 #include "devices/resource_manager.hpp"
 #include "graph/core/tensor.hpp"
@@ -42,6 +43,18 @@ class device {
   // `t` in this device's memory: `t` itself when it is there already, else a copy. A device
   // with its own memory queues the copy in order before its later kernels, without waiting.
   virtual status_or<tensor> copy_in(const tensor& t);
+
+  // Whether steps on this device may be recorded and replayed (devices/device_graph.hpp).
+  virtual bool can_capture() const { return false; }
+  // Opens a recording of what the calling thread's kernels queue on this device, until the
+  // capture's finish(). Devices that cannot record say so.
+  virtual status_or<std::unique_ptr<device_capture>> begin_capture();
+  // True while the calling thread has a recording of this device open: kernels then must not
+  // change host state a replay would not change again (a variable's buffer, say).
+  virtual bool is_capturing() const { return false; }
+  // Queues a copy of `from` into `to` (one dtype and size, both in this device's memory) in
+  // order with the device's kernels.
+  virtual status copy_into(const tensor& from, tensor& to);
 
   // The files this device's kernels may touch (devices/file_access.hpp).
   const file_access& files() const { return files_; }

@@ -27,6 +27,9 @@ struct gpu_options {
   // the second one GPU:0 and the first GPU:1. Empty: all of them. Indices are those after
   // CUDA_VISIBLE_DEVICES, as in TF.
   std::string visible_device_list{};
+  // Partitions whose shapes repeat from step to step are recorded once as a CUDA graph and
+  // replayed as one launch per step (devices/device_graph.hpp); off: plain launches.
+  bool capture_graphs = true;
 };
 
 // The indices `list` names among `count` visible GPUs, in its order. Errors quote the list and

@@ -68,6 +68,12 @@ class op_kernel {
   // Cheap kernels run inline on the scheduling thread; expensive ones may go to the device's
   // inter-op pool so independent nodes run in parallel. Defaults to the op's `cheap` flag.
   virtual bool is_expensive() const { return expensive_; }
+  // True when all the kernel does beyond queuing work on its device's streams is a function of
+  // its inputs' shapes, attrs and host-memory values, repeated alike each step: such kernels
+  // may be recorded once and replayed (devices/device_graph.hpp). Not for kernels with host
+  // state that changes per step (random generators, queues, counters) or that wait for the
+  // device.
+  virtual bool is_capturable() const { return false; }
 
   const std::string& name() const { return def_.name; }
   const std::string& type_string() const { return def_.op; }

@@ -125,6 +125,7 @@ status embedded_cluster::start_processes(const embedded_options& o) {
       if (!o.gpu.visible_device_list.empty())
         argv.insert(argv.end(), {"--gpu-visible-devices", o.gpu.visible_device_list});
       argv.insert(argv.end(), {"--gpu-allow-growth", "1"});  // the workers share each GPU
+      if (!o.gpu.capture_graphs) argv.insert(argv.end(), {"--gpu-graphs", "0"});
     }
     if (o.security.tls())
       argv.insert(argv.end(), {"--tls-cert", o.security.cert, "--tls-key", o.security.key,

@@ -164,6 +164,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
       ->check(CLI::Range(0.0, 1.0));
   app.add_flag("--gpu-allow-growth", o->gpu.allow_growth,
                "take GPU memory as needed instead of the whole share at once");
+  app.add_option("--gpu-graphs", o->gpu.capture_graphs,
+                 "replay steps whose shapes repeat as CUDA graphs (1, the default) or launch "
+                 "each kernel (0)");
   app.add_option("--gpu-visible-devices", o->gpu.visible_device_list,
                  "which GPUs (after CUDA_VISIBLE_DEVICES), in order, e.g. 1,0");
   app.add_flag("--insecure", o->insecure,

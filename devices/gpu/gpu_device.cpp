@@ -3,6 +3,7 @@
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
 #include "devices/gpu/cuda_status.hpp"
+#include "devices/gpu/gpu_capture_scope.hpp"
 
 namespace caflow {
 
@@ -89,6 +90,16 @@ gpu_device::~gpu_device() {
 
 void gpu_device::schedule(std::function<void()> fn) { pool_->threads.Schedule(std::move(fn)); }
 
+cudaStream_t gpu_device::compute_stream() const {
+  const gpu_capture_scope* c = gpu_capture_scope::current();
+  return c && c->dev == this ? c->stream : compute_;
+}
+
+const std::shared_ptr<allocator>& gpu_device::get_allocator() const {
+  const gpu_capture_scope* c = gpu_capture_scope::current();
+  return c && c->dev == this ? c->pool : alloc_;
+}
+
 status gpu_device::activate() const {
   return cuda_status(cudaSetDevice(opts_.cuda_id), "cudaSetDevice");
 }
@@ -102,11 +113,14 @@ status_or<gpu_device::cudnn_lease> gpu_device::cudnn() {
     }();
   });
   if (!cudnn_error_.ok()) return cudnn_error_;
-  return cudnn_lease{cudnn_, std::unique_lock<std::mutex>(cudnn_mu_)};
+  cudnn_lease lease{cudnn_, std::unique_lock<std::mutex>(cudnn_mu_)};
+  // The handle follows the calling thread's stream: a recording's, or the compute stream.
+  CAFLOW_RETURN_IF_ERROR(cudnn_status(cudnnSetStream(cudnn_, compute_stream()), "cudnnSetStream"));
+  return lease;
 }
 
 status_or<tensor> gpu_device::allocate(dtype type, const tensor_shape& shape) const {
-  auto t = tensor::allocate(alloc_, type, shape);
+  auto t = tensor::allocate(get_allocator(), type, shape);
   if (!t.ok() && t.get_status().code() == error_code::resource_exhausted)
     return errors::resource_exhausted(bfc_->oom_message(static_cast<size_t>(shape.num_elements()) *
                                                         dtype_size(type)),

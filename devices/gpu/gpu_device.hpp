@@ -25,6 +25,7 @@ struct gpu_device_options {
   int64_t memory_limit_bytes = 0;  // REQUIRED > 0
   bool allow_growth = false;
   int inter_op_threads = 2;      // host threads that launch kernels
+  bool capture_graphs = true;    // steps may be recorded as CUDA graphs (device_graph.hpp)
 };
 
 class gpu_device final : public device, public memory_space {
@@ -33,7 +34,8 @@ class gpu_device final : public device, public memory_space {
   gpu_device(std::string name, const gpu_device_options& opts, status* st);
   ~gpu_device() override;
 
-  const std::shared_ptr<allocator>& get_allocator() const override { return alloc_; }
+  // While the calling thread records this GPU's work, the recording's pool (device_graph.hpp).
+  const std::shared_ptr<allocator>& get_allocator() const override;
   allocator_stats memory_stats() const override { return bfc_->stats(); }
   bfc_stats detailed_memory_stats() const { return bfc_->detailed_stats(); }
   void schedule(std::function<void()> fn) override;
@@ -44,11 +46,18 @@ class gpu_device final : public device, public memory_space {
   const std::string& space_name() const override { return name(); }
   // Waits for this GPU's queued kernels, then copies.
   status_or<tensor> copy_to_host(const tensor& t) override;
+  // CUDA graphs (devices/gpu/gpu_graph.cpp).
+  bool can_capture() const override { return opts_.capture_graphs; }
+  bool is_capturing() const override;
+  status_or<std::unique_ptr<device_capture>> begin_capture() override;
+  status copy_into(const tensor& from, tensor& to) override;
 
   int cuda_id() const { return opts_.cuda_id; }
   // Makes this GPU current on the calling thread; every kernel calls it first.
   status activate() const;
-  cudaStream_t compute_stream() const { return compute_; }
+  // The stream kernels queue on: while the calling thread records this GPU's work, the
+  // recording's own stream, which other threads' kernels never touch.
+  cudaStream_t compute_stream() const;
   cudaStream_t copy_stream() const { return copy_; }
   // Bound to the compute stream.
   cublasHandle_t cublas() const { return cublas_; }
@@ -62,6 +71,7 @@ class gpu_device final : public device, public memory_space {
   };
   status_or<cudnn_lease> cudnn();
   const bfc_allocator& gpu_allocator() const { return *bfc_; }
+  const std::shared_ptr<allocator>& main_allocator() const { return alloc_; }
   // Pinned host memory for staging transfers.
   const std::shared_ptr<allocator>& pinned_allocator() const { return pinned_; }
   // An output of `shape`, or an error naming the bytes asked for and the limit.

@@ -101,7 +101,8 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
     status st;
     auto dev = std::make_unique<gpu_device>(
         full_device_name(job, task, device_gpu, static_cast<int>(k)),
-        gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = limit, .allow_growth = opts.allow_growth},
+        gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = limit, .allow_growth = opts.allow_growth,
+                           .capture_graphs = opts.capture_graphs},
         &st);
     if (!st.ok()) return st.with_context("GPU:" + std::to_string(k));
     out.push_back(std::move(dev));

@@ -26,6 +26,10 @@ namespace caflow {
 // sets it false. `recv_on_host` asks the _Recv of a device with memory of its own for the value
 // in host memory (for host-memory args, TF's _HostRecv). Both are cheap: each only posts or
 // registers, without waiting (a copy between memories is queued, not waited for, on a GPU).
+// `loops_back_via` (caflow's) names the nodes of the receiving device whose values, sent to
+// other devices, this value depends on in the same step (a GPU's Shape sent to the CPU, and a
+// shape computed there sent back): a device that runs its work in recorded blocks
+// (actors/executor_capture.cpp) reads it in a block after theirs.
 CAFLOW_REGISTER_OP("_Send")
     .input("tensor: T")
     .attr("T: type")
@@ -45,6 +49,7 @@ CAFLOW_REGISTER_OP("_Recv")
     .attr("recv_device: string")
     .attr("client_terminated: bool = false")
     .attr("recv_on_host: bool = false")
+    .attr("loops_back_via: list(string) = []")
     .stateful()
     .cheap()
     .set_shape_fn(shape_fns::unknown);
@@ -211,7 +216,8 @@ class partitioner {
     const std::string base = errors::concat(s.name(), "_", port, "_to_", devices_[dst].brief);
     CAFLOW_ASSIGN_OR_RETURN(
         std::string recv, add_pair(base, node_device_[src], dst, tensor_name(s.name(), port),
-                                   errors::concat(s.name(), ":", port), s.sig.output_types[port]));
+                                   errors::concat(s.name(), ":", port), s.sig.output_types[port],
+                                   loops_back_via(dst, src)));
     data_recvs_.emplace(std::tuple{src, port, dst}, recv);
     return recv;
   }
@@ -232,16 +238,66 @@ class partitioner {
     dummy.attrs["dtype"] = dtype::float32;
     const std::string input = dummy.name;
     partition_of(sdev).nodes.push_back(std::move(dummy));
-    CAFLOW_ASSIGN_OR_RETURN(std::string recv,
-                            add_pair(base, sdev, dst, input, input + ":0", dtype::float32));
+    CAFLOW_ASSIGN_OR_RETURN(std::string recv, add_pair(base, sdev, dst, input, input + ":0",
+                                                       dtype::float32, loops_back_via(dst, src)));
     control_recvs_.emplace(std::pair{src, dst}, recv);
     return recv;
   }
 
   // Adds "_send_<base>" reading `input` on `src_dev` and "_recv_<base>" on `dst_dev`; returns
   // the _Recv's name.
+  // Whether node `src` is reached from a node on device `dev` (along data and control edges).
+  bool reached_from(int dev, int src) {
+    std::vector<uint8_t>& r = reached_[dev];
+    if (r.empty()) {
+      r.assign(static_cast<size_t>(g_.num_nodes()), 0);
+      std::vector<int> todo;
+      for (const graph_node& n : g_.nodes())
+        if (node_device_[n.id] == dev) {
+          r[n.id] = 1;
+          todo.push_back(n.id);
+        }
+      while (!todo.empty()) {
+        const int id = todo.back();
+        todo.pop_back();
+        for (const out_edge& e : g_.node(id).outputs)
+          if (!r[e.dst]) {
+            r[e.dst] = 1;
+            todo.push_back(e.dst);
+          }
+      }
+    }
+    return r[src] != 0;
+  }
+
+  // The nodes of device `dev` with a value leaving `dev` that `src` (on another device) depends
+  // on; none when `src` is not reached from `dev` at all.
+  std::vector<std::string> loops_back_via(int dev, int src) {
+    if (!reached_from(dev, src)) return {};
+    std::vector<uint8_t> seen(static_cast<size_t>(g_.num_nodes()), 0);
+    std::set<std::string> via;
+    std::vector<int> todo{src};
+    seen[src] = 1;
+    while (!todo.empty()) {
+      const graph_node& b = g_.node(todo.back());
+      todo.pop_back();
+      auto visit = [&](int a) {
+        if (node_device_[a] == dev) {
+          via.insert(g_.node(a).name());
+        } else if (!seen[a]) {
+          seen[a] = 1;
+          todo.push_back(a);
+        }
+      };
+      for (const in_edge& e : b.inputs) visit(e.src);
+      for (int c : b.control_inputs) visit(c);
+    }
+    return {via.begin(), via.end()};
+  }
+
   status_or<std::string> add_pair(const std::string& base, int src_dev, int dst_dev,
-                                  const std::string& input, const std::string& edge, dtype type) {
+                                  const std::string& input, const std::string& edge, dtype type,
+                                  std::vector<std::string> loops_back) {
     const std::string& send_device = devices_[src_dev].full;
     const std::string& recv_device = devices_[dst_dev].full;
     auto inc = opts_.incarnations.find(send_device);
@@ -271,6 +327,7 @@ class partitioner {
     recv.device = recv_device;
     recv.attrs["tensor_type"] = type;
     common(recv);
+    if (!loops_back.empty()) recv.attrs["loops_back_via"] = std::move(loops_back);
     // Its value may be dead (from an untaken branch): the executor must track deadness.
     if (in_control_flow_) recv.attrs[in_control_flow_attr] = true;
     std::string name = recv.name;
@@ -303,6 +360,7 @@ class partitioner {
   std::set<std::string> taken_;
   std::map<std::tuple<int, int, int>, std::string> data_recvs_;  // (src, port, dst) -> _Recv
   std::map<std::pair<int, int>, std::string> control_recvs_;     // (src, dst) -> _Recv
+  std::map<int, std::vector<uint8_t>> reached_;  // device -> per node: reached from it
   partitioned out_;
 };
 

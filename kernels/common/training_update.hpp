@@ -82,6 +82,11 @@ void locked_update_checked(kernel_context& ctx, const std::array<const char*, N>
       if (!writes[i]) continue;
       if (mutable_in_place(*values[i])) {
         bufs.out[i] = values[i]->template data<T>();
+      } else if (ctx.dev().is_capturing()) {
+        // A replay would write the fresh buffer again but the variable would keep the old one.
+        return errors::failed_precondition("variable '", vars[i]->name(),
+                                           "' is shared with a reader, so its update cannot be "
+                                           "recorded in place");
       } else {
         CAFLOW_ASSIGN_OR_RETURN(fresh[i], allocate(dtype_v<T>, shape));
         bufs.out[i] = fresh[i].template data<T>();

@@ -8,6 +8,7 @@ namespace {
 
 class const_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   explicit const_op(kernel_construction& c) : op_kernel(c) {
     tensor host;
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("value", &host));
@@ -32,12 +33,14 @@ class placeholder_op final : public op_kernel {
 
 class identity_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override { ctx.set_output(0, ctx.input(0)); }
 };
 
 class no_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context&) override {}
 };

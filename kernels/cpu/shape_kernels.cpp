@@ -19,6 +19,7 @@ std::vector<int64_t> to_int64(const tensor& t) {
 template <class Index>
 class reshape_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
     const tensor& in = ctx.input(0);
@@ -35,6 +36,7 @@ class reshape_op final : public op_kernel {
 template <class Out>
 class shape_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
     const tensor_shape& in = ctx.input(0).shape();
@@ -53,6 +55,7 @@ class shape_op final : public op_kernel {
 template <class Out>
 class size_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
     const tensor_shape& in = ctx.input(0).shape();
@@ -67,6 +70,7 @@ class size_op final : public op_kernel {
 
 class rank_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
     tensor* out = ctx.allocate_output(0, tensor_shape{});
@@ -77,6 +81,7 @@ class rank_op final : public op_kernel {
 template <class Index>
 class expand_dims_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) override {
     const tensor& in = ctx.input(0);
@@ -103,6 +108,7 @@ class expand_dims_op final : public op_kernel {
 
 class squeeze_op final : public op_kernel {
  public:
+  bool is_capturable() const override { return true; }
   explicit squeeze_op(kernel_construction& c) : op_kernel(c) {
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("squeeze_dims", &axes_));
   }

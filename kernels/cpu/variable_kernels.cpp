@@ -49,6 +49,19 @@ class variable_op final : public op_kernel {
   std::shared_ptr<variable> var_;
 };
 
+// The value copied into the variable's own buffer, queued on the device: what a recording
+// of the device's work can hold, since the variable keeps its buffer.
+status assign_in_place(device& dev, variable& var, const tensor& value) {
+  return var.update([&](tensor& current) -> status {
+    if (!current.initialized() || current.type() != value.type() ||
+        current.shape() != value.shape() || !mutable_in_place(current))
+      return errors::failed_precondition(
+          "variable '", var.name(), "' cannot take the value of shape ", value.shape().to_string(),
+          " in its own buffer, so its assignment cannot be recorded");
+    return dev.copy_into(value, current);
+  });
+}
+
 class assign_op final : public op_kernel {
  public:
   explicit assign_op(kernel_construction& c) : op_kernel(c) {
@@ -64,10 +77,17 @@ class assign_op final : public op_kernel {
                                                   var->name(), "' of shape ",
                                                   var->declared_shape().to_string()));
     }
-    // The value is shared, not copied: a later in-place update copies first (see update_op).
-    var->assign(value);
+    if (ctx.dev().is_capturing()) {
+      CAFLOW_OP_REQUIRES_OK(ctx, assign_in_place(ctx.dev(), *var, value));
+    } else {
+      // The value is shared, not copied: a later in-place update copies first (see update_op).
+      var->assign(value);
+    }
     ctx.set_output_ref(0, var);
   }
+  // Recorded, an assignment copies into the variable's buffer, which a replay then writes again
+  // (TF's Assign also copies when it may reuse the buffer).
+  bool is_capturable() const override { return true; }
 
  private:
   bool validate_shape_ = true;

@@ -18,6 +18,9 @@ class gpu_op_kernel : public op_kernel {
  public:
   using op_kernel::op_kernel;
   void compute(kernel_context& ctx) final;
+  // Its work is launches on the device's streams; one that must wait for the GPU (reading a
+  // device value on the host) fails a capture, which then falls back to plain launches.
+  bool is_capturable() const override { return true; }
 
  protected:
   virtual void compute_on(kernel_context& ctx, gpu_device& g) = 0;

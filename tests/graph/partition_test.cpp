@@ -295,3 +295,17 @@ TEST_CASE("parse_rendezvous_key: round trip and malformed keys") {
   check_error(parse_rendezvous_key(w0 + ";00000000000000a1;" + w1 + ";y:0;0"),
               "frame and iteration '0' are not frame:iter");
 }
+
+TEST_CASE("partition: a value that comes back after its device's own work names what it waits for") {
+  // w0: x, z = Add(y, x); w1: y = Mul(x, x). y depends on w0's x: a round trip.
+  auto root = scope::new_root();
+  auto x = ops::constant(root.with_device(w0).with_op_name("x"), 2.0f);
+  auto y = ops::mul(root.with_device(w1).with_op_name("y"), x, x);
+  ops::add(root.with_device(w0).with_op_name("z"), y, x);
+  const graph g = build(root);
+  const partitioned p = partition_ok(g, as_requested(g));
+  const node_def& back = node(p.partitions.at(w0), "_recv_y_0_to_worker_task0_CPU_0");
+  CHECK(attr<std::vector<std::string>>(back, "loops_back_via") == std::vector<std::string>{"x"});
+  const node_def& there = node(p.partitions.at(w1), "_recv_x_0_to_worker_task1_CPU_0");
+  CHECK(there.attrs.count("loops_back_via") == 0);  // the op's default: none
+}

@@ -1,0 +1,76 @@
+// Synchronous replication with the towers on a GPU: caflow-train's MLP and CNN on an embedded
+// cluster of 1 ps (on its CPU) and 2 workers sharing GPU:0 (mode sync, batch 50 per worker),
+// against the local mode on that GPU (one session, batch 100): the same global batch and number
+// of global steps, both through the app's run_client. GPU only: without a GPU it prints one
+// line saying why.
+//
+//   bench_train_sync_gpu [--steps N] [--threads-per-task N]
+//
+// The ratio (sync / local) is 1.0 when replication is free; below it is the parameter traffic
+// between the ps's memory and the GPU, the accumulators, the token queue and the two workers
+// taking turns on one GPU.
+#include <string>
+
+#include "devices/gpu_devices.hpp"
+#include "train_cluster_util.hpp"
+
+using namespace caflow;
+using namespace caflow::train_app;
+
+namespace {
+
+constexpr int global_batch = 100;
+constexpr int workers = 2;
+constexpr int64_t train_size = 2000;  // 20 global steps per epoch
+constexpr int64_t test_size = 100;
+
+train_options options(model_kind model, replication mode, int epochs, int threads) {
+  train_options o;
+  o.model = model;
+  o.mode = mode;
+  o.epochs = epochs;
+  o.batch_size = mode == replication::local ? global_batch : global_batch / workers;
+  o.threads = threads;
+  o.progress = false;
+  o.device = "gpu";
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 1000, threads = 1;
+  bench::parse_steps_and_threads(
+      argc, argv, "bench_train_sync_gpu [--steps N] [--threads-per-task N]", &steps, &threads);
+  if (local_gpus().gpus.empty()) {
+    std::printf("train_sync_gpu: skipped: no GPU (%s)\n", local_gpus().why_none.c_str());
+    return 0;
+  }
+  const int epochs = static_cast<int>(std::max<int64_t>(1, steps / (train_size / global_batch)));
+  const char* source = nullptr;
+  const data::dataset train =
+      bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
+  const data::dataset test =
+      bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
+  for (model_kind model : {model_kind::mlp, model_kind::cnn}) {
+    const train_options lo = options(model, replication::local, epochs, 2);
+    auto graph = build_client_graph(lo, {});
+    bench::check(graph.ok(), "building the local graph failed");
+    auto local = run_client(lo, {}, **graph, "local", {train}, test, false);
+    if (!local.ok()) std::fprintf(stderr, "%s\n", local.get_status().to_string().c_str());
+    bench::check(local.ok(), "local training failed");
+    const double sync = bench::cluster_samples_per_s(
+        options(model, replication::sync, epochs, threads), workers, threads, train, test);
+    std::printf("caflow %s on GPU:0, %d global steps of batch %d: local %.0f samples/s, sync 1 ps "
+                "+ %d workers %.0f samples/s\n",
+                to_string(model), epochs * static_cast<int>(train_size / global_batch),
+                global_batch, local->samples_per_second, workers, sync);
+    std::printf(
+        "RESULT train_sync_gpu_%s value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
+        "note=%s-data,baseline-local-mode-same-gpu\n",
+        to_string(model), sync, local->samples_per_second, sync / local->samples_per_second,
+        source);
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,25 @@
+#pragma once
+// The recording a thread has open on a GPU (gpu_graph.cpp): the stream its kernels queue on and
+// the pool their buffers come from. Thread-local, so other threads' kernels on the same GPU
+// (another partition, another worker of the process) are neither recorded nor given its pool.
+#include <cuda_runtime.h>
+
+#include <memory>
+
+#include "graph/core/allocator.hpp"
+
+namespace caflow {
+
+class gpu_device;
+
+struct gpu_capture_scope {
+  const gpu_device* dev = nullptr;
+  cudaStream_t stream = nullptr;
+  std::shared_ptr<allocator> pool;
+  gpu_capture_scope* outer = nullptr;  // an enclosing recording of another GPU
+
+  // The calling thread's innermost open recording, or nullptr.
+  static gpu_capture_scope* current();
+};
+
+}  // namespace caflow
