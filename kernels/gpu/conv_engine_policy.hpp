@@ -1,0 +1,67 @@
+#pragma once
+// Which of cuDNN's backend engines a convolution may use, and how the measured candidates
+// (engine plans and the legacy cudnnFind algorithm) are ranked. Host logic only (no CUDA), so
+// it is tested without a GPU; conv_engine.cpp maps cuDNN's enums onto these.
+//
+// CAFLOW_CUDNN_ENGINES=0 (or "false", "off", "no") turns the engine path off: the kernels then
+// use only the legacy cudnnFind algorithms, so both can be compared in one run. Read when a
+// kernel is made.
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace caflow::gpu {
+
+// The value of CAFLOW_CUDNN_ENGINES (null when unset) says whether the engine path is on.
+inline bool engines_enabled(const char* env) {
+  if (env == nullptr) return true;
+  const std::string_view v(env);
+  return !(v == "0" || v == "false" || v == "off" || v == "no" || v == "FALSE" || v == "OFF");
+}
+inline bool engines_enabled_by_environment() {
+  return engines_enabled(std::getenv("CAFLOW_CUDNN_ENGINES"));
+}
+
+// What an engine says about its arithmetic (cuDNN's CUDNN_NUMERICAL_NOTE_*), as far as the
+// choice depends on it.
+enum class engine_note {
+  tensor_core,          // runs on tensor cores: for float32 that is TF32's 10-bit mantissa
+  down_convert_inputs,  // converts inputs to a narrower type first
+  reduced_precision_reduction,
+  other,  // FFT, Winograd, nondeterminism...: full float32, as the legacy algorithms allow
+};
+
+// Only engines computing in full float32 are taken, so results agree with the CPU kernels and
+// cuBLAS's MatMul to float32 rounding (as the legacy path's FMA math type ensures there).
+inline bool full_precision(const std::vector<engine_note>& notes) {
+  for (engine_note n : notes)
+    if (n != engine_note::other) return false;
+  return true;
+}
+
+// The most workspace a candidate may ask for: larger ones would crowd out the tensors.
+constexpr int64_t max_engine_workspace = int64_t{512} << 20;
+
+// One measured candidate: `ms` is its best time, empty when it failed or was not measured.
+struct candidate_time {
+  std::optional<float> ms;
+};
+
+// The index of the fastest candidate that ran, the earliest one on a tie (candidates come in
+// the heuristics' order, best guess first), or none when none ran.
+inline std::optional<size_t> fastest_candidate(const std::vector<candidate_time>& times) {
+  std::optional<size_t> best;
+  for (size_t i = 0; i < times.size(); ++i) {
+    if (!times[i].ms) continue;
+    if (!best || *times[i].ms < *times[*best].ms) best = i;
+  }
+  return best;
+}
+
+// A candidate whose first timed run is this many times slower than the best so far is not
+// timed again: searching then costs little more than one run of each.
+constexpr float give_up_factor = 3.0f;
+
+}  // namespace caflow::gpu
