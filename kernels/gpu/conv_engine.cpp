@@ -162,8 +162,30 @@ engine_note note_of(cudnnBackendNumericalNote_t n) {
       return engine_note::other;
   }
 }
+engine_note note_of(cudnnBackendBehaviorNote_t n) {
+  switch (n) {
+    case CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION:
+      return engine_note::runtime_compilation;
+    case CUDNN_BEHAVIOR_NOTE_REQUIRES_FILTER_INT8x32_REORDER:
+    case CUDNN_BEHAVIOR_NOTE_REQUIRES_BIAS_INT8x32_REORDER:
+      return engine_note::requires_reorder;
+    default:
+      return engine_note::other;
+  }
+}
 
-// The configuration's engine: its global index and numerical notes.
+// Appends the engine's notes of one kind (numerical or behaviour) to `out`.
+template <class Note>
+status append_notes(const backend_descriptor& engine, cudnnBackendAttributeName_t name,
+                    cudnnBackendAttributeType_t type, std::vector<engine_note>& out) {
+  Note notes[32];
+  CAFLOW_ASSIGN_OR_RETURN(int64_t count, get_attribute(engine, name, type, 32, notes));
+  count = std::clamp<int64_t>(count, 0, 32);
+  for (int64_t i = 0; i < count; ++i) out.push_back(note_of(notes[i]));
+  return {};
+}
+
+// The configuration's engine: its global index and notes.
 struct engine_facts {
   int64_t index = -1;
   std::vector<engine_note> notes;
@@ -177,13 +199,13 @@ status_or<engine_facts> facts_of(const backend_descriptor& config) {
                              .get_status());
   engine_facts f;
   CAFLOW_ASSIGN_OR_RETURN(f.index, get_int64(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX));
-  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-  CAFLOW_ASSIGN_OR_RETURN(int64_t count,
-                          get_attribute(engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                                        CUDNN_TYPE_NUMERICAL_NOTE,
-                                        CUDNN_NUMERICAL_NOTE_TYPE_COUNT, notes));
-  count = std::clamp<int64_t>(count, 0, CUDNN_NUMERICAL_NOTE_TYPE_COUNT);
-  for (int64_t i = 0; i < count; ++i) f.notes.push_back(note_of(notes[i]));
+  // Without its numerical notes an engine's precision is unknown: it is not taken.
+  CAFLOW_RETURN_IF_ERROR(append_notes<cudnnBackendNumericalNote_t>(
+      engine, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE, f.notes));
+  // Behaviour notes only bound the search's cost: an engine without them is still taken.
+  append_notes<cudnnBackendBehaviorNote_t>(engine, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE,
+                                           CUDNN_TYPE_BEHAVIOR_NOTE, f.notes)
+      .ignore();
   return f;
 }
 
@@ -191,9 +213,8 @@ status_or<engine_facts> facts_of(const backend_descriptor& config) {
 status_or<engine_plan> make_plan(cudnnHandle_t h, const backend_descriptor& graph,
                                  const backend_descriptor& config, filter_layout layout) {
   CAFLOW_ASSIGN_OR_RETURN(engine_facts facts, facts_of(config));
-  if (!full_precision(facts.notes))
-    return errors::unimplemented("engine ", facts.index,
-                                 " runs on tensor cores or converts its inputs down (not float32)");
+  if (const char* why = refusal_of(facts.notes))
+    return errors::unimplemented("engine ", facts.index, " is not taken: it ", why);
   engine_plan p;
   CAFLOW_ASSIGN_OR_RETURN(p.plan, backend_descriptor::make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
   CAFLOW_RETURN_IF_ERROR(set_attribute(p.plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, h));

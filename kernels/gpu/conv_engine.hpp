@@ -6,9 +6,9 @@
 // on caflow's NHWC buffers and, where an engine accepts it, its HWIO filter, with no padded,
 // transposed or cropped copies.
 //
-// Only full-precision engines are offered (conv_engine_policy.hpp): float32 compute, none that
-// runs on tensor cores (TF32) or converts its inputs down. CAFLOW_CUDNN_ENGINES=0 turns the path
-// off (conv_engine_policy.hpp).
+// Only full-precision engines are offered (refusal_of in conv_engine_policy.hpp): float32
+// compute, none that runs on tensor cores (TF32) or converts its inputs down, and none compiled
+// at run time. CAFLOW_CUDNN_ENGINES=0 turns the path off (conv_engine_policy.hpp).
 #include <string>
 #include <vector>
 
@@ -42,7 +42,7 @@ struct engine_plan {
 };
 
 // Every plan cuDNN's heuristics (mode A, then its fallback list) offer for this convolution,
-// for both filter layouts, that is full precision, finalizes and needs at most
+// for both filter layouts, that refusal_of accepts, finalizes and needs at most
 // max_engine_workspace, in the heuristics' order, duplicates dropped. An error (the last
 // reason) when there is none. REQUIRES the caller to hold the handle's lease, and
 // dilation 1.

@@ -24,21 +24,39 @@ inline bool engines_enabled_by_environment() {
   return engines_enabled(std::getenv("CAFLOW_CUDNN_ENGINES"));
 }
 
-// What an engine says about its arithmetic (cuDNN's CUDNN_NUMERICAL_NOTE_*), as far as the
-// choice depends on it.
+// What an engine says of itself (cuDNN's numerical and behaviour notes), as far as the choice
+// depends on it.
 enum class engine_note {
   tensor_core,          // runs on tensor cores: for float32 that is TF32's 10-bit mantissa
-  down_convert_inputs,  // converts inputs to a narrower type first
+  down_convert_inputs,  // converts its inputs to a narrower type first
   reduced_precision_reduction,
-  other,  // FFT, Winograd, nondeterminism...: full float32, as the legacy algorithms allow
+  runtime_compilation,  // compiled by NVRTC when its plan is made: seconds per shape
+  requires_reorder,     // reads operands only after a reordering pass caflow does not run
+  other,                // FFT, Winograd, nondeterminism...: full float32, as the legacy path allows
 };
 
-// Only engines computing in full float32 are taken, so results agree with the CPU kernels and
-// cuBLAS's MatMul to float32 rounding (as the legacy path's FMA math type ensures there).
-inline bool full_precision(const std::vector<engine_note>& notes) {
-  for (engine_note n : notes)
-    if (n != engine_note::other) return false;
-  return true;
+// Why an engine with these notes is not taken, or null when it may be. Only engines computing
+// in full float32 are taken, so results agree with the CPU kernels and cuBLAS's MatMul to
+// float32 rounding (as the legacy path's FMA math type ensures there); and none compiled at
+// run time, so a search costs milliseconds, not seconds.
+inline const char* refusal_of(const std::vector<engine_note>& notes) {
+  for (engine_note n : notes) {
+    switch (n) {
+      case engine_note::tensor_core:
+        return "runs on tensor cores (TF32 for float32)";
+      case engine_note::down_convert_inputs:
+        return "converts its inputs to a narrower type";
+      case engine_note::reduced_precision_reduction:
+        return "reduces in reduced precision";
+      case engine_note::runtime_compilation:
+        return "is compiled at run time";
+      case engine_note::requires_reorder:
+        return "needs its operands reordered";
+      case engine_note::other:
+        break;
+    }
+  }
+  return nullptr;
 }
 
 // The most workspace a candidate may ask for: larger ones would crowd out the tensors.
