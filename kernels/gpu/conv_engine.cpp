@@ -20,7 +20,8 @@ struct operation_attributes {
 const operation_attributes& attributes_of(conv_direction d) {
   static const operation_attributes table[] = {
       {CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR,
-       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+       CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W,
        CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y},
@@ -118,7 +119,8 @@ status_or<backend_descriptor> make_graph(cudnnHandle_t h, conv_direction directi
 
   CAFLOW_ASSIGN_OR_RETURN(backend_descriptor graph,
                           backend_descriptor::make(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR));
-  CAFLOW_RETURN_IF_ERROR(set_attribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, h));
+  CAFLOW_RETURN_IF_ERROR(
+      set_attribute(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, h));
   CAFLOW_RETURN_IF_ERROR(set_descriptor(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, op));
   CAFLOW_RETURN_IF_ERROR(finalize(graph));
   return graph;
@@ -130,7 +132,8 @@ status_or<std::vector<backend_descriptor>> heuristic_configs(const backend_descr
   CAFLOW_ASSIGN_OR_RETURN(backend_descriptor heur,
                           backend_descriptor::make(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR));
   CAFLOW_RETURN_IF_ERROR(set_descriptor(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, graph));
-  CAFLOW_RETURN_IF_ERROR(set_attribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode));
+  CAFLOW_RETURN_IF_ERROR(
+      set_attribute(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, mode));
   CAFLOW_RETURN_IF_ERROR(finalize(heur));
   CAFLOW_ASSIGN_OR_RETURN(int64_t count, get_attribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
                                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, nullptr));
@@ -143,9 +146,9 @@ status_or<std::vector<backend_descriptor>> heuristic_configs(const backend_descr
     raw.push_back(c.get());
     configs.push_back(std::move(c));
   }
-  CAFLOW_ASSIGN_OR_RETURN(int64_t got,
-                          get_attribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                        CUDNN_TYPE_BACKEND_DESCRIPTOR, count, raw.data()));
+  CAFLOW_ASSIGN_OR_RETURN(
+      int64_t got, get_attribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
+                                 count, raw.data()));
   configs.resize(static_cast<size_t>(std::clamp<int64_t>(got, 0, count)));
   return configs;
 }
@@ -194,9 +197,9 @@ status_or<engine_facts> facts_of(const backend_descriptor& config) {
   CAFLOW_ASSIGN_OR_RETURN(backend_descriptor engine,
                           backend_descriptor::make(CUDNN_BACKEND_ENGINE_DESCRIPTOR));
   cudnnBackendDescriptor_t raw = engine.get();
-  CAFLOW_RETURN_IF_ERROR(get_attribute(config, CUDNN_ATTR_ENGINECFG_ENGINE,
-                                       CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &raw)
-                             .get_status());
+  CAFLOW_RETURN_IF_ERROR(
+      get_attribute(config, CUDNN_ATTR_ENGINECFG_ENGINE, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &raw)
+          .get_status());
   engine_facts f;
   CAFLOW_ASSIGN_OR_RETURN(f.index, get_int64(engine, CUDNN_ATTR_ENGINE_GLOBAL_INDEX));
   // Without its numerical notes an engine's precision is unknown: it is not taken.
@@ -216,16 +219,18 @@ status_or<engine_plan> make_plan(cudnnHandle_t h, const backend_descriptor& grap
   if (const char* why = refusal_of(facts.notes))
     return errors::unimplemented("engine ", facts.index, " is not taken: it ", why);
   engine_plan p;
-  CAFLOW_ASSIGN_OR_RETURN(p.plan, backend_descriptor::make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
-  CAFLOW_RETURN_IF_ERROR(set_attribute(p.plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, h));
+  CAFLOW_ASSIGN_OR_RETURN(p.plan,
+                          backend_descriptor::make(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR));
+  CAFLOW_RETURN_IF_ERROR(
+      set_attribute(p.plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, h));
   CAFLOW_RETURN_IF_ERROR(set_descriptor(p.plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, config));
   CAFLOW_RETURN_IF_ERROR(finalize(p.plan).with_context(errors::concat("engine ", facts.index)));
   CAFLOW_ASSIGN_OR_RETURN(p.workspace_bytes,
                           get_int64(p.plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE));
   if (p.workspace_bytes < 0 || p.workspace_bytes > max_engine_workspace)
     return errors::resource_exhausted("engine ", facts.index, " asks for ", p.workspace_bytes,
-                                      " bytes of workspace, more than the ",
-                                      max_engine_workspace, " allowed");
+                                      " bytes of workspace, more than the ", max_engine_workspace,
+                                      " allowed");
   p.config = config;
   p.graph = graph;
   p.layout = layout;

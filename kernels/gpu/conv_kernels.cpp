@@ -2,9 +2,9 @@
 // float32. Shapes and padding are resolved by the same conv2d_geometry_for as the CPU kernels,
 // so both accept the same inputs and word their errors alike.
 //
-// On the legacy cuDNN API two layout mismatches are bridged by copies on the GPU: caflow's HWIO filters (the
-// [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back, and
-// padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
+// On the legacy cuDNN API two layout mismatches are bridged by copies on the GPU: caflow's HWIO
+// filters (the [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back,
+// and padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
 // of the input, or, for the input gradient, computed over the padded frame and cropped off
 // (see window_plan.hpp).
 //
@@ -73,16 +73,17 @@ conv_alignments alignments_of(const conv_operands& o) {
 // dilation 1 (other dtypes, formats and dilations are refused at construction).
 using conv_key = std::array<int64_t, 16>;
 conv_key key_of(const conv2d_geometry& g, const conv_alignments& a) {
-  return {g.batch,       g.in_rows,     g.in_cols,  g.in_depth, g.filter_rows, g.filter_cols,
-          g.out_depth,   g.out_rows,    g.out_cols, g.stride_rows, g.stride_cols, g.pad_top,
-          g.pad_left,    a.x,           a.w,        a.y};
+  return {g.batch,       g.in_rows,     g.in_cols,     g.in_depth,
+          g.filter_rows, g.filter_cols, g.out_depth,   g.out_rows,
+          g.out_cols,    g.stride_rows, g.stride_cols, g.pad_top,
+          g.pad_left,    a.x,           a.w,           a.y};
 }
 
 // The filter (HWIO) in cuDNN's KRSC order, on the compute stream.
 status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter, const conv2d_geometry& g) {
-  CAFLOW_ASSIGN_OR_RETURN(tensor t,
-                          dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
-                                                                    g.filter_cols, g.in_depth}));
+  CAFLOW_ASSIGN_OR_RETURN(
+      tensor t, dev.allocate(dtype::float32,
+                             tensor_shape{g.out_depth, g.filter_rows, g.filter_cols, g.in_depth}));
   launch_transpose<float>(filter.data<float>(), g.patch_size(), g.out_depth, t.data<float>(),
                           dev.compute_stream());
   return t;
@@ -118,9 +119,8 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     CAFLOW_RETURN_IF_ERROR(
         cudnn_status(cudnnSetStream(cudnn.handle, dev.compute_stream()), "cudnnSetStream"));
     const conv_alignments a = alignments_of(o);
-    CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g, a), [&] {
-      return choose(dev, cudnn.handle, g, o, a);
-    }));
+    CAFLOW_ASSIGN_OR_RETURN(
+        auto c, plans_.get(key_of(g, a), [&] { return choose(dev, cudnn.handle, g, o, a); }));
     if (c->engine && !c->engine_failed->load()) {
       status s = engine_run(dev, cudnn.handle, *c->engine, g, o);
       if (s.ok() || !c->legacy) return s;
@@ -154,7 +154,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     std::vector<candidate_time> times;
     float best = std::numeric_limits<float>::infinity();
     status last;
-    auto time = [&](const std::function<status()>& queue) {
+    auto measure = [&](const std::function<status()>& queue) {
       auto ms = time_on_stream(dev, queue, best * give_up_factor);
       if (ms.ok()) {
         best = std::min(best, *ms);
@@ -164,9 +164,9 @@ class cudnn_conv_kernel : public gpu_op_kernel {
         times.push_back({});
       }
     };
-    for (const engine_plan& e : *engines) time([&] { return engine_run(dev, h, e, g, o); });
+    for (const engine_plan& e : *engines) measure([&] { return engine_run(dev, h, e, g, o); });
     const bool engine_ran = fastest_candidate(times).has_value();
-    if (c.legacy) time([&] { return legacy_run(dev, h, *c.legacy, g, o); });
+    if (c.legacy) measure([&] { return legacy_run(dev, h, *c.legacy, g, o); });
     const auto fastest = fastest_candidate(times);
     if (!fastest) return last;
     if (!engine_ran) log_fallback(g, last);
@@ -182,9 +182,9 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     tensor w = o.w;
     if (p.layout == filter_layout::krsc) {
       if constexpr (Direction == conv_direction::backward_filter) {
-        CAFLOW_ASSIGN_OR_RETURN(w, dev.allocate(dtype::float32,
-                                                tensor_shape{g.out_depth, g.filter_rows,
-                                                             g.filter_cols, g.in_depth}));
+        CAFLOW_ASSIGN_OR_RETURN(
+            w, dev.allocate(dtype::float32,
+                            tensor_shape{g.out_depth, g.filter_rows, g.filter_cols, g.in_depth}));
       } else {
         CAFLOW_ASSIGN_OR_RETURN(w, to_krsc(dev, o.w, g));
       }
@@ -199,15 +199,15 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     return {};
   }
 
-  // One line per kernel and geometry (the choice is made once per geometry).
+  // One line per kernel and geometry: the search gives way at most once per geometry, and a
+  // chosen engine that fails later once more.
   void log_fallback(const conv2d_geometry& g, const status& why) const {
     std::ostringstream line;
     line << "caflow: " << type_string() << " '" << name() << "' on input [" << g.batch << ","
-         << g.in_rows << "," << g.in_cols << "," << g.in_depth << "] with filter ["
-         << g.filter_rows << "," << g.filter_cols << "," << g.in_depth << "," << g.out_depth
-         << "], strides " << g.stride_rows << "," << g.stride_cols
-         << ": no cuDNN engine usable, using the legacy cuDNN algorithm (" << why.to_string()
-         << ")\n";
+         << g.in_rows << "," << g.in_cols << "," << g.in_depth << "] with filter [" << g.filter_rows
+         << "," << g.filter_cols << "," << g.in_depth << "," << g.out_depth << "], strides "
+         << g.stride_rows << "," << g.stride_cols
+         << ": cuDNN's engines give way to its legacy algorithm (" << why.to_string() << ")\n";
     std::clog << line.str() << std::flush;
   }
 
@@ -323,8 +323,7 @@ class conv2d_backprop_input_op final
                                                     const conv_operands& o) override {
     CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, o.w, g));
     CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, o.x));
-    return measure_backward_data(dev, h, d, w.data<float>(), o.y.data<float>(),
-                                 dx.data<float>());
+    return measure_backward_data(dev, h, d, w.data<float>(), o.y.data<float>(), dx.data<float>());
   }
 
   status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
@@ -334,12 +333,12 @@ class conv2d_backprop_input_op final
     CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, o.x));
     CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, d.chosen.workspace_bytes));
     const float one = 1, zero = 0;
-    CAFLOW_RETURN_IF_ERROR(cudnn_status(
-        cudnnConvolutionBackwardData(h, &one, d.w.get(), w.data<float>(), d.y.get(),
-                                     o.y.data<float>(), d.conv.get(), d.chosen.algo,
-                                     data_or_null(ws), d.chosen.workspace_bytes, &zero, d.x.get(),
-                                     dx.data<float>()),
-        "cudnnConvolutionBackwardData"));
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnConvolutionBackwardData(h, &one, d.w.get(), w.data<float>(), d.y.get(),
+                                                  o.y.data<float>(), d.conv.get(), d.chosen.algo,
+                                                  data_or_null(ws), d.chosen.workspace_bytes, &zero,
+                                                  d.x.get(), dx.data<float>()),
+                     "cudnnConvolutionBackwardData"));
     tensor out = o.x;
     crop_from_frame(dev, d.plan, dx, out);
     return {};
@@ -384,8 +383,7 @@ class conv2d_backprop_filter_op final
                                                     const conv_operands& o) override {
     CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, o.x, d.plan, 0.0f));
     CAFLOW_ASSIGN_OR_RETURN(tensor dw, krsc_scratch(dev, g));
-    return measure_backward_filter(dev, h, d, x.data<float>(), o.y.data<float>(),
-                                   dw.data<float>());
+    return measure_backward_filter(dev, h, d, x.data<float>(), o.y.data<float>(), dw.data<float>());
   }
 
   status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
@@ -394,12 +392,12 @@ class conv2d_backprop_filter_op final
     CAFLOW_ASSIGN_OR_RETURN(tensor dw, krsc_scratch(dev, g));
     CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, d.chosen.workspace_bytes));
     const float one = 1, zero = 0;
-    CAFLOW_RETURN_IF_ERROR(cudnn_status(
-        cudnnConvolutionBackwardFilter(h, &one, d.x.get(), x.data<float>(), d.y.get(),
-                                       o.y.data<float>(), d.conv.get(), d.chosen.algo,
-                                       data_or_null(ws), d.chosen.workspace_bytes, &zero,
-                                       d.w.get(), dw.data<float>()),
-        "cudnnConvolutionBackwardFilter"));
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnConvolutionBackwardFilter(h, &one, d.x.get(), x.data<float>(), d.y.get(),
+                                                    o.y.data<float>(), d.conv.get(), d.chosen.algo,
+                                                    data_or_null(ws), d.chosen.workspace_bytes,
+                                                    &zero, d.w.get(), dw.data<float>()),
+                     "cudnnConvolutionBackwardFilter"));
     // KRSC, read as [out_depth, patch], back to HWIO.
     launch_transpose<float>(dw.data<float>(), g.out_depth, g.patch_size(), o.w.data<float>(),
                             dev.compute_stream());

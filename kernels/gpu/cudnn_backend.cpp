@@ -41,9 +41,9 @@ status finalize(const backend_descriptor& d) {
 status_or<int64_t> get_attribute(const backend_descriptor& d, cudnnBackendAttributeName_t name,
                                  cudnnBackendAttributeType_t type, int64_t capacity, void* out) {
   int64_t count = 0;
-  CAFLOW_RETURN_IF_ERROR(attribute_status(
-      cudnnBackendGetAttribute(d.get(), name, type, capacity, &count, out),
-      "cudnnBackendGetAttribute", name));
+  CAFLOW_RETURN_IF_ERROR(
+      attribute_status(cudnnBackendGetAttribute(d.get(), name, type, capacity, &count, out),
+                       "cudnnBackendGetAttribute", name));
   return count;
 }
 

@@ -2,12 +2,12 @@
 // random inputs, plus small hand-checked cases for SAME's asymmetric padding, which cuDNN's
 // legacy API cannot express directly and the kernels pad by hand. The convolutions run with
 // cuDNN's backend engines on (the default) and off (CAFLOW_CUDNN_ENGINES=0).
-#include "gpu/gpu_test_util.hpp"
-
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
+
+#include "gpu/gpu_test_util.hpp"
 
 #ifdef CAFLOW_HAVE_CUDA
 #include "kernels/gpu/window_plan.hpp"

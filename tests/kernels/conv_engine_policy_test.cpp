@@ -2,12 +2,13 @@
 // caflow's buffers are described to cuDNN's backend by dims and strides, its pre/post padding,
 // which engines are refused, how candidates are ranked and the CAFLOW_CUDNN_ENGINES switch.
 // No CUDA: these run in every build, with or without a GPU.
+#include "kernels/gpu/conv_engine_policy.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstring>
 
 #include "kernels/gpu/conv_engine_layout.hpp"
-#include "kernels/gpu/conv_engine_policy.hpp"
 
 namespace caflow::gpu {
 namespace {
@@ -69,12 +70,12 @@ TEST_CASE("Pre and post padding give TensorFlow's window starts and count, no co
   };
   using enum conv_padding;
   const pad_case cases[] = {
-      {3, 2, 1, same, 0, 0, 0, 1},        // SAME's odd zero goes after
-      {6, 3, 2, same, 0, 0, 0, 1},        // windows at 0, 2, 4
-      {7, 3, 2, same, 0, 0, 1, 1},        // windows at -1, 1, 3, 5
-      {28, 5, 1, same, 0, 0, 2, 2},       // the CNN's convolutions
-      {8, 3, 2, valid, 0, 0, 0, 0},       // row 7 unused: no negative post padding
-      {7, 3, 2, explicit_, 3, 0, 3, 0},   // windows at -3, -1, 1, 3; row 6 unused
+      {3, 2, 1, same, 0, 0, 0, 1},       // SAME's odd zero goes after
+      {6, 3, 2, same, 0, 0, 0, 1},       // windows at 0, 2, 4
+      {7, 3, 2, same, 0, 0, 1, 1},       // windows at -1, 1, 3, 5
+      {28, 5, 1, same, 0, 0, 2, 2},      // the CNN's convolutions
+      {8, 3, 2, valid, 0, 0, 0, 0},      // row 7 unused: no negative post padding
+      {7, 3, 2, explicit_, 3, 0, 3, 0},  // windows at -3, -1, 1, 3; row 6 unused
       {5, 3, 1, explicit_, 1, 3, 1, 3},
   };
   for (const pad_case& c : cases) {
@@ -87,8 +88,8 @@ TEST_CASE("Pre and post padding give TensorFlow's window starts and count, no co
     p.explicit_pads = {c.before, c.after, 0, 0};
     auto g = conv2d_geometry_for(p, tensor_shape{1, c.in, 1, 1}, tensor_shape{c.k, 1, 1, 1});
     REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
-    const pre_post pp = backend_padding(g->in_rows, g->filter_rows, g->stride_rows, g->out_rows,
-                                        g->pad_top);
+    const pre_post pp =
+        backend_padding(g->in_rows, g->filter_rows, g->stride_rows, g->out_rows, g->pad_top);
     CHECK(pp.pre == c.pre);
     CHECK(pp.post == c.post);
   }
