@@ -276,7 +276,9 @@ status_or<std::vector<engine_plan>> engine_candidates(cudnnHandle_t h, conv_dire
         last = configs.get_status();
         continue;
       }
+      size_t taken = 0;
       for (const backend_descriptor& config : *configs) {
+        if (taken == max_configs_per_query) break;
         auto plan = make_plan(h, *graph, config, layout);
         if (!plan.ok()) {
           last = plan.get_status();
@@ -286,6 +288,7 @@ status_or<std::vector<engine_plan>> engine_candidates(cudnnHandle_t h, conv_dire
         if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
         seen.push_back(std::move(id));
         plans.push_back(std::move(plan).value());
+        ++taken;
       }
     }
   }

@@ -41,11 +41,11 @@ struct engine_plan {
   int64_t engine = -1;  // cuDNN's global engine index, for messages
 };
 
-// Every plan cuDNN's heuristics (mode A, then its fallback list) offer for this convolution,
-// for both filter layouts, that refusal_of accepts, finalizes and needs at most
-// max_engine_workspace, in the heuristics' order, duplicates dropped. An error (the last
-// reason) when there is none. REQUIRES the caller to hold the handle's lease, and
-// dilation 1.
+// The plans cuDNN's heuristics (mode A, then its fallback list) offer for this convolution, for
+// both filter layouts, that refusal_of accepts, finalize and need at most max_engine_workspace:
+// up to max_configs_per_query from each query, in the heuristics' order, duplicates dropped.
+// An error (the last reason) when there is none. REQUIRES the caller to hold the handle's
+// lease, and dilation 1.
 status_or<std::vector<engine_plan>> engine_candidates(cudnnHandle_t h, conv_direction direction,
                                                       const conv2d_geometry& g,
                                                       const conv_alignments& alignments);
