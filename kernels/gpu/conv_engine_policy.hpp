@@ -4,8 +4,9 @@
 // it is tested without a GPU; conv_engine.cpp maps cuDNN's enums onto these.
 //
 // CAFLOW_CUDNN_ENGINES=0 (or "false", "off", "no") turns the engine path off: the kernels then
-// use only the legacy cudnnFind algorithms, so both can be compared in one run. Read when a
-// kernel is made.
+// use only the legacy cudnnFind algorithms, so both can be compared in one run.
+// CAFLOW_CUDNN_ENGINES=log keeps it on and says on std::clog what each kernel chose per shape
+// and how fast the legacy algorithm was. Read when a kernel is made.
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -14,14 +15,21 @@
 
 namespace caflow::gpu {
 
-// The value of CAFLOW_CUDNN_ENGINES (null when unset) says whether the engine path is on.
-inline bool engines_enabled(const char* env) {
-  if (env == nullptr) return true;
+struct engine_switch {
+  bool on = true;            // the engine path runs
+  bool log_choices = false;  // each choice is said on std::clog
+};
+
+// The switch as the value of CAFLOW_CUDNN_ENGINES (null when unset) sets it.
+inline engine_switch parse_engine_switch(const char* env) {
+  if (env == nullptr) return {};
   const std::string_view v(env);
-  return !(v == "0" || v == "false" || v == "off" || v == "no" || v == "FALSE" || v == "OFF");
+  if (v == "0" || v == "false" || v == "off" || v == "no" || v == "FALSE" || v == "OFF")
+    return {.on = false};
+  return {.on = true, .log_choices = v == "log"};
 }
-inline bool engines_enabled_by_environment() {
-  return engines_enabled(std::getenv("CAFLOW_CUDNN_ENGINES"));
+inline engine_switch engine_switch_from_environment() {
+  return parse_engine_switch(std::getenv("CAFLOW_CUDNN_ENGINES"));
 }
 
 // What an engine says of itself (cuDNN's numerical and behaviour notes), as far as the choice

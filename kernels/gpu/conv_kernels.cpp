@@ -95,7 +95,7 @@ template <class Algo, conv_direction Direction>
 class cudnn_conv_kernel : public gpu_op_kernel {
  public:
   explicit cudnn_conv_kernel(kernel_construction& c)
-      : gpu_op_kernel(c), engines_on_(engines_enabled_by_environment()) {
+      : gpu_op_kernel(c), engines_(engine_switch_from_environment()) {
     CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_gpu, &params_));
   }
 
@@ -141,7 +141,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
       return d;
     }();
     if (legacy.ok()) c.legacy = std::move(legacy).value();
-    if (!engines_on_) {
+    if (!engines_.on) {
       if (!c.legacy) return legacy.get_status();
       return c;
     }
@@ -170,6 +170,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     const auto fastest = fastest_candidate(times);
     if (!fastest) return last;
     if (!engine_ran) log_fallback(g, last);
+    if (engines_.log_choices) log_choice(g, *engines, times, *fastest);
     if (*fastest < engines->size()) c.engine = std::move((*engines)[*fastest]);
     return c;
   }
@@ -199,15 +200,40 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     return {};
   }
 
+  // "Conv2D 'name' on input [n,h,w,c] with filter [r,s,c,k], strides r,c", for the log.
+  std::string shape_text(const conv2d_geometry& g) const {
+    std::ostringstream text;
+    text << type_string() << " '" << name() << "' on input [" << g.batch << "," << g.in_rows << ","
+         << g.in_cols << "," << g.in_depth << "] with filter [" << g.filter_rows << ","
+         << g.filter_cols << "," << g.in_depth << "," << g.out_depth << "], strides "
+         << g.stride_rows << "," << g.stride_cols;
+    return text.str();
+  }
+
   // One line per kernel and geometry: the search gives way at most once per geometry, and a
   // chosen engine that fails later once more.
   void log_fallback(const conv2d_geometry& g, const status& why) const {
+    std::clog << "caflow: " + shape_text(g) +
+                     ": cuDNN's engines give way to its legacy algorithm (" + why.to_string() +
+                     ")\n"
+              << std::flush;
+  }
+
+  // With CAFLOW_CUDNN_ENGINES=log: what was chosen, against the legacy algorithm (timed last).
+  void log_choice(const conv2d_geometry& g, const std::vector<engine_plan>& engines,
+                  const std::vector<candidate_time>& times, size_t fastest) const {
     std::ostringstream line;
-    line << "caflow: " << type_string() << " '" << name() << "' on input [" << g.batch << ","
-         << g.in_rows << "," << g.in_cols << "," << g.in_depth << "] with filter [" << g.filter_rows
-         << "," << g.filter_cols << "," << g.in_depth << "," << g.out_depth << "], strides "
-         << g.stride_rows << "," << g.stride_cols
-         << ": cuDNN's engines give way to its legacy algorithm (" << why.to_string() << ")\n";
+    line << "caflow: " << shape_text(g) << ": ";
+    if (fastest < engines.size())
+      line << "engine " << engines[fastest].engine << " (" << to_string(engines[fastest].layout)
+           << " filter, " << engines[fastest].workspace_bytes << " bytes of workspace) "
+           << *times[fastest].ms << " ms";
+    else
+      line << "the legacy algorithm";
+    line << " of " << engines.size() << " engine plans";
+    if (times.size() > engines.size() && times.back().ms)
+      line << "; legacy " << *times.back().ms << " ms";
+    line << "\n";
     std::clog << line.str() << std::flush;
   }
 
@@ -240,7 +266,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
   conv2d_params params_;
 
  private:
-  const bool engines_on_;
+  const engine_switch engines_;
   plan_cache<conv_key, conv_choice<Algo>> plans_;
 };
 

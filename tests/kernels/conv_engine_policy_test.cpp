@@ -149,13 +149,19 @@ TEST_CASE("The fastest candidate that ran wins, the earliest on a tie") {
 }
 
 TEST_CASE("CAFLOW_CUDNN_ENGINES: unset or anything but a 'no' keeps the engine path on") {
-  CHECK(engines_enabled(nullptr));
-  CHECK(engines_enabled("1"));
-  CHECK(engines_enabled(""));
+  for (const char* on : {static_cast<const char*>(nullptr), "1", "", "yes"}) {
+    CAPTURE(on ? on : "(unset)");
+    CHECK(parse_engine_switch(on).on);
+    CHECK_FALSE(parse_engine_switch(on).log_choices);
+  }
   for (const char* off : {"0", "false", "off", "no", "FALSE", "OFF"}) {
     CAPTURE(off);
-    CHECK_FALSE(engines_enabled(off));
+    CHECK_FALSE(parse_engine_switch(off).on);
+    CHECK_FALSE(parse_engine_switch(off).log_choices);
   }
+  // "log": on, and every choice said.
+  CHECK(parse_engine_switch("log").on);
+  CHECK(parse_engine_switch("log").log_choices);
 }
 
 }  // namespace
