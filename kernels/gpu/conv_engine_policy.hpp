@@ -68,10 +68,10 @@ inline const char* refusal_of(const std::vector<engine_note>& notes) {
 }
 
 // The most plans taken from one heuristics query (refused and failed ones not counted), in its
-// order, best guess first:
-// PyTorch's benchmark mode times its first 10; the tail is rarely faster and each costs a plan
-// and a few runs at the first step of a shape.
-constexpr size_t max_configs_per_query = 16;
+// order, best guess first. PyTorch's benchmark mode times at most 10 per shape over both of its
+// queries (torch.backends.cudnn.benchmark_limit); the tail is rarely faster, and each plan costs
+// a finalization and a few runs at the first step of a shape.
+constexpr size_t max_configs_per_query = 10;
 
 // The most workspace a candidate may ask for: larger ones would crowd out the tensors.
 constexpr int64_t max_engine_workspace = int64_t{512} << 20;
