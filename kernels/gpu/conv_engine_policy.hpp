@@ -25,7 +25,7 @@ inline engine_switch parse_engine_switch(const char* env) {
   if (env == nullptr) return {};
   const std::string_view v(env);
   if (v == "0" || v == "false" || v == "off" || v == "no" || v == "FALSE" || v == "OFF")
-    return {.on = false};
+    return {.on = false, .log_choices = false};
   return {.on = true, .log_choices = v == "log"};
 }
 inline engine_switch engine_switch_from_environment() {
