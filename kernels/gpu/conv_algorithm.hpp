@@ -6,7 +6,8 @@
 // once per shape and kernel (see plan_cache.hpp).
 //
 // Only full-precision algorithms are chosen (FMA math, no TF32 tensor cores), so results agree
-// with the CPU kernels and with cuBLAS's MatMul to float32 rounding.
+// with the CPU kernels and with cuBLAS's MatMul to float32 rounding. cuDNN's backend engines
+// (conv_engine.hpp) are the second source; the kernels time both and keep the faster.
 #include "kernels/gpu/cudnn_support.hpp"
 
 namespace caflow::gpu {

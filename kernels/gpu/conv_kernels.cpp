@@ -2,27 +2,39 @@
 // float32. Shapes and padding are resolved by the same conv2d_geometry_for as the CPU kernels,
 // so both accept the same inputs and word their errors alike.
 //
-// Two layout mismatches are bridged by copies on the GPU: caflow's HWIO filters (the
-// [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back, and
-// padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
+// On the legacy cuDNN API two layout mismatches are bridged by copies on the GPU: caflow's HWIO
+// filters (the [patch, out_depth] matrix) are transposed to cuDNN's out_depth-first KRSC and back,
+// and padding cuDNN cannot express (SAME's extra row or column after the input) is added to a copy
 // of the input, or, for the input gradient, computed over the padded frame and cropped off
 // (see window_plan.hpp).
 //
-// Each kernel keeps, per geometry, its descriptors and the algorithm cuDNN measured fastest for
-// them (plan_cache.hpp): the first step of a shape pays for the search, later steps only
-// queue the convolution, with a workspace of the chosen algorithm's size from the GPU's BFC.
+// Each kernel keeps, per geometry, what it chose by measurement (plan_cache.hpp): the fastest
+// of cuDNN's backend engines (conv_engine.hpp), which read caflow's layouts in place, and the
+// legacy API's fastest algorithm (conv_algorithm.hpp), which needs the copies above. The first
+// step of a shape pays for the search; later steps only queue the convolution, with a
+// workspace of the chosen plan's size from the GPU's BFC. An engine that fails, at the search
+// or later, leaves the legacy algorithm in its place, said once on std::clog.
 #include <array>
+#include <atomic>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <sstream>
 
 #include "kernels/common/conv_checks.hpp"
 #include "kernels/gpu/conv_algorithm.hpp"
-#include "kernels/gpu/plan_cache.hpp"
+#include "kernels/gpu/conv_engine.hpp"
+#include "kernels/gpu/conv_engine_policy.hpp"
 #include "kernels/gpu/cudnn_support.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
+#include "kernels/gpu/plan_cache.hpp"
+#include "kernels/gpu/stream_timer.hpp"
 
 namespace caflow::gpu {
 namespace {
 
-// What cuDNN needs for one geometry, made once; x describes the padded frame.
+// The legacy API's descriptors for one geometry; x describes the padded frame.
 template <class Algo>
 struct cudnn_conv : conv_descriptors {
   window_plan plan;
@@ -30,36 +42,204 @@ struct cudnn_conv : conv_descriptors {
   measured_algorithm<Algo> chosen;
 };
 
-// The chosen algorithm's workspace from the GPU's allocator (none when it needs none).
+// What one geometry runs with: the engine plan when one was measured fastest, else the legacy
+// algorithm (kept beside an engine, as the fallback should the engine fail later).
 template <class Algo>
-status_or<tensor> workspace_for(gpu_device& dev, const cudnn_conv<Algo>& c) {
-  if (c.chosen.workspace_bytes == 0) return tensor();
-  return allocate_scratch(dev, c.chosen.workspace_bytes);
+struct conv_choice {
+  std::optional<cudnn_conv<Algo>> legacy;
+  std::optional<engine_plan> engine;
+  // Set by the first run of `engine` that failed: the legacy algorithm runs from then on.
+  std::shared_ptr<std::atomic<bool>> engine_failed = std::make_shared<std::atomic<bool>>(false);
+};
+
+// Scratch of `bytes` from the GPU's allocator (none when zero).
+status_or<tensor> workspace_of(gpu_device& dev, size_t bytes) {
+  if (bytes == 0) return tensor();
+  return allocate_scratch(dev, bytes);
 }
 inline void* data_or_null(const tensor& t) { return t.initialized() ? t.raw_data() : nullptr; }
 
-// Everything a search depends on. The rest is fixed for these kernels: float32, NHWC and
-// dilation 1 (other dtypes, formats and dilations are refused at construction).
-using conv_key = std::array<int64_t, 13>;
-conv_key key_of(const conv2d_geometry& g) {
-  return {g.batch,       g.in_rows,   g.in_cols,  g.in_depth, g.filter_rows,
-          g.filter_cols, g.out_depth, g.out_rows, g.out_cols, g.stride_rows,
-          g.stride_cols, g.pad_top,   g.pad_left};
+// A convolution's operands (see conv_pointers): x NHWC, w HWIO as caflow holds it, y NHWC.
+struct conv_operands {
+  tensor x, w, y;
+};
+
+conv_alignments alignments_of(const conv_operands& o) {
+  return {byte_alignment(o.x.raw_data()), byte_alignment(o.w.raw_data()),
+          byte_alignment(o.y.raw_data())};
 }
 
-// Reads and checks Conv2D's attrs once (kernels/common/conv_checks.hpp).
-template <class Algo>
+// Everything a choice depends on. The rest is fixed for these kernels: float32, NHWC and
+// dilation 1 (other dtypes, formats and dilations are refused at construction).
+using conv_key = std::array<int64_t, 16>;
+conv_key key_of(const conv2d_geometry& g, const conv_alignments& a) {
+  return {g.batch,       g.in_rows,     g.in_cols,     g.in_depth,
+          g.filter_rows, g.filter_cols, g.out_depth,   g.out_rows,
+          g.out_cols,    g.stride_rows, g.stride_cols, g.pad_top,
+          g.pad_left,    a.x,           a.w,           a.y};
+}
+
+// The filter (HWIO) in cuDNN's KRSC order, on the compute stream.
+status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter, const conv2d_geometry& g) {
+  CAFLOW_ASSIGN_OR_RETURN(
+      tensor t, dev.allocate(dtype::float32,
+                             tensor_shape{g.out_depth, g.filter_rows, g.filter_cols, g.in_depth}));
+  launch_transpose<float>(filter.data<float>(), g.patch_size(), g.out_depth, t.data<float>(),
+                          dev.compute_stream());
+  return t;
+}
+
+// Reads and checks Conv2D's attrs once (kernels/common/conv_checks.hpp), and whether the
+// engine path is on (CAFLOW_CUDNN_ENGINES, conv_engine_policy.hpp).
+template <class Algo, conv_direction Direction>
 class cudnn_conv_kernel : public gpu_op_kernel {
  public:
- public:
-  explicit cudnn_conv_kernel(kernel_construction& c) : gpu_op_kernel(c) {
+  explicit cudnn_conv_kernel(kernel_construction& c)
+      : gpu_op_kernel(c), engines_(engine_switch_from_environment()) {
     CAFLOW_OP_REQUIRES_OK(c, read_conv2d_kernel_params(c, device_gpu, &params_));
   }
 
  protected:
-  // REQUIRES a non-empty output and patch.
-  static status_or<cudnn_conv<Algo>> describe(const conv2d_geometry& g) {
-    cudnn_conv<Algo> d;
+  using legacy_conv = cudnn_conv<Algo>;
+
+  // The legacy API on the operands: the measured fastest algorithm for `d`, and one run of
+  // d.chosen with the copies it needs. Both queue on the handle's stream.
+  virtual status_or<measured_algorithm<Algo>> legacy_search(gpu_device& dev, cudnnHandle_t h,
+                                                            const legacy_conv& d,
+                                                            const conv2d_geometry& g,
+                                                            const conv_operands& o) = 0;
+  virtual status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
+                            const conv2d_geometry& g, const conv_operands& o) = 0;
+
+  // The convolution of `g` on `o`, with the choice made for this geometry (made now at its
+  // first call). REQUIRES a non-empty output and patch.
+  status convolve(gpu_device& dev, const conv2d_geometry& g, const conv_operands& o) {
+    CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
+    // The stream is asked for on every call: it may depend on the calling thread.
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnSetStream(cudnn.handle, dev.compute_stream()), "cudnnSetStream"));
+    const conv_alignments a = alignments_of(o);
+    CAFLOW_ASSIGN_OR_RETURN(
+        auto c, plans_.get(key_of(g, a), [&] { return choose(dev, cudnn.handle, g, o, a); }));
+    if (c->engine && !c->engine_failed->load()) {
+      status s = engine_run(dev, cudnn.handle, *c->engine, g, o);
+      if (s.ok() || !c->legacy) return s;
+      if (!c->engine_failed->exchange(true)) log_fallback(g, s);
+    }
+    return legacy_run(dev, cudnn.handle, *c->legacy, g, o);
+  }
+
+ private:
+  // The legacy algorithm, and with the engine path on every engine plan, timed alike on the
+  // kernel's own buffers (copies included); the fastest is kept.
+  status_or<conv_choice<Algo>> choose(gpu_device& dev, cudnnHandle_t h, const conv2d_geometry& g,
+                                      const conv_operands& o, const conv_alignments& a) {
+    conv_choice<Algo> c;
+    auto legacy = [&]() -> status_or<legacy_conv> {
+      CAFLOW_ASSIGN_OR_RETURN(legacy_conv d, describe(g));
+      CAFLOW_ASSIGN_OR_RETURN(d.chosen, legacy_search(dev, h, d, g, o));
+      return d;
+    }();
+    if (legacy.ok()) c.legacy = std::move(legacy).value();
+    if (!engines_.on) {
+      if (!c.legacy) return legacy.get_status();
+      return c;
+    }
+    auto engines = engine_candidates(h, Direction, g, a);
+    if (!engines.ok()) {
+      if (!c.legacy) return legacy.get_status();
+      log_fallback(g, engines.get_status());
+      return c;
+    }
+    std::vector<candidate_time> times;
+    float best = std::numeric_limits<float>::infinity();
+    status last;
+    auto measure = [&](const std::function<status()>& queue) {
+      auto ms = time_on_stream(dev, queue, best * give_up_factor);
+      if (ms.ok()) {
+        best = std::min(best, *ms);
+        times.push_back({*ms});
+      } else {
+        last = ms.get_status();
+        times.push_back({});
+      }
+    };
+    for (const engine_plan& e : *engines) measure([&] { return engine_run(dev, h, e, g, o); });
+    const bool engine_ran = fastest_candidate(times).has_value();
+    if (c.legacy) measure([&] { return legacy_run(dev, h, *c.legacy, g, o); });
+    const auto fastest = fastest_candidate(times);
+    if (!fastest) return last;
+    if (!engine_ran) log_fallback(g, last);
+    if (engines_.log_choices) log_choice(g, *engines, times, *fastest);
+    if (*fastest < engines->size()) c.engine = std::move((*engines)[*fastest]);
+    return c;
+  }
+
+  // Queues plan `p` on the operands: the filter read in place when the plan takes HWIO, else
+  // through a KRSC copy (and, for the filter gradient, back).
+  status engine_run(gpu_device& dev, cudnnHandle_t h, const engine_plan& p,
+                    const conv2d_geometry& g, const conv_operands& o) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, static_cast<size_t>(p.workspace_bytes)));
+    tensor w = o.w;
+    if (p.layout == filter_layout::krsc) {
+      if constexpr (Direction == conv_direction::backward_filter) {
+        CAFLOW_ASSIGN_OR_RETURN(
+            w, dev.allocate(dtype::float32,
+                            tensor_shape{g.out_depth, g.filter_rows, g.filter_cols, g.in_depth}));
+      } else {
+        CAFLOW_ASSIGN_OR_RETURN(w, to_krsc(dev, o.w, g));
+      }
+    }
+    CAFLOW_RETURN_IF_ERROR(
+        execute(h, p, {o.x.raw_data(), w.raw_data(), o.y.raw_data()}, data_or_null(ws)));
+    if (Direction == conv_direction::backward_filter && p.layout == filter_layout::krsc) {
+      // KRSC, read as [out_depth, patch], back to HWIO.
+      launch_transpose<float>(w.data<float>(), g.out_depth, g.patch_size(), o.w.data<float>(),
+                              dev.compute_stream());
+    }
+    return {};
+  }
+
+  // "Conv2D 'name' on input [n,h,w,c] with filter [r,s,c,k], strides r,c", for the log.
+  std::string shape_text(const conv2d_geometry& g) const {
+    std::ostringstream text;
+    text << type_string() << " '" << name() << "' on input [" << g.batch << "," << g.in_rows << ","
+         << g.in_cols << "," << g.in_depth << "] with filter [" << g.filter_rows << ","
+         << g.filter_cols << "," << g.in_depth << "," << g.out_depth << "], strides "
+         << g.stride_rows << "," << g.stride_cols;
+    return text.str();
+  }
+
+  // One line per kernel and geometry: the search gives way at most once per geometry, and a
+  // chosen engine that fails later once more.
+  void log_fallback(const conv2d_geometry& g, const status& why) const {
+    std::clog << "caflow: " + shape_text(g) +
+                     ": cuDNN's engines give way to its legacy algorithm (" + why.to_string() +
+                     ")\n"
+              << std::flush;
+  }
+
+  // With CAFLOW_CUDNN_ENGINES=log: what was chosen, against the legacy algorithm (timed last).
+  void log_choice(const conv2d_geometry& g, const std::vector<engine_plan>& engines,
+                  const std::vector<candidate_time>& times, size_t fastest) const {
+    std::ostringstream line;
+    line << "caflow: " << shape_text(g) << ": ";
+    if (fastest < engines.size())
+      line << "engine " << engines[fastest].engine << " (" << to_string(engines[fastest].layout)
+           << " filter, " << engines[fastest].workspace_bytes << " bytes of workspace) "
+           << *times[fastest].ms << " ms";
+    else
+      line << "the legacy algorithm";
+    line << " of " << engines.size() << " engine plans";
+    if (times.size() > engines.size() && times.back().ms)
+      line << "; legacy " << *times.back().ms << " ms";
+    line << "\n";
+    std::clog << line.str() << std::flush;
+  }
+
+  // The legacy descriptors. REQUIRES a non-empty output and patch.
+  static status_or<legacy_conv> describe(const conv2d_geometry& g) {
+    legacy_conv d;
     d.plan = plan_window(g);
     d.output = {g.batch, g.out_rows, g.out_cols, g.out_depth};
     CAFLOW_RETURN_IF_ERROR(check_cudnn_sizes(
@@ -82,22 +262,16 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     return d;
   }
 
-  // The filter (HWIO) in cuDNN's KRSC order.
-  static status_or<tensor> to_krsc(gpu_device& dev, const tensor& filter,
-                                   const conv2d_geometry& g) {
-    CAFLOW_ASSIGN_OR_RETURN(tensor t,
-                            dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
-                                                                      g.filter_cols, g.in_depth}));
-    launch_transpose<float>(filter.data<float>(), g.patch_size(), g.out_depth, t.data<float>(),
-                            dev.compute_stream());
-    return t;
-  }
-
+ protected:
   conv2d_params params_;
-  plan_cache<conv_key, cudnn_conv<Algo>> plans_;
+
+ private:
+  const engine_switch engines_;
+  plan_cache<conv_key, conv_choice<Algo>> plans_;
 };
 
-class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
+class conv2d_op final
+    : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t, conv_direction::forward> {
   using algo = cudnnConvolutionFwdAlgo_t;
 
  public:
@@ -116,32 +290,34 @@ class conv2d_op final : public cudnn_conv_kernel<cudnnConvolutionFwdAlgo_t> {
       CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, filter, out));
+    CAFLOW_OP_REQUIRES_OK(ctx, convolve(dev, g, {input, filter, out}));
   }
 
  private:
-  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input, const tensor& filter,
-             tensor& out) {
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, plan_window(g), 0.0f));
-    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
-    CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-    CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
-      CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
-      CAFLOW_ASSIGN_OR_RETURN(d.chosen, measure_forward(dev, cudnn.handle, d, x.data<float>(),
-                                                        w.data<float>(), out.data<float>()));
-      return d;
-    }));
-    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
+  status_or<measured_algorithm<algo>> legacy_search(gpu_device& dev, cudnnHandle_t h,
+                                                    const legacy_conv& d, const conv2d_geometry& g,
+                                                    const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, o.x, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, o.w, g));
+    return measure_forward(dev, h, d, x.data<float>(), w.data<float>(), o.y.data<float>());
+  }
+
+  status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
+                    const conv2d_geometry& g, const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, o.x, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, o.w, g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, d.chosen.workspace_bytes));
     const float one = 1, zero = 0;
     return cudnn_status(
-        cudnnConvolutionForward(cudnn.handle, &one, c->x.get(), x.data<float>(), c->w.get(),
-                                w.data<float>(), c->conv.get(), c->chosen.algo, data_or_null(ws),
-                                c->chosen.workspace_bytes, &zero, c->y.get(), out.data<float>()),
+        cudnnConvolutionForward(h, &one, d.x.get(), x.data<float>(), d.w.get(), w.data<float>(),
+                                d.conv.get(), d.chosen.algo, data_or_null(ws),
+                                d.chosen.workspace_bytes, &zero, d.y.get(), o.y.data<float>()),
         "cudnnConvolutionForward");
   }
 };
 
-class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolutionBwdDataAlgo_t> {
+class conv2d_backprop_input_op final
+    : public cudnn_conv_kernel<cudnnConvolutionBwdDataAlgo_t, conv_direction::backward_data> {
   using algo = cudnnConvolutionBwdDataAlgo_t;
 
  public:
@@ -164,40 +340,39 @@ class conv2d_backprop_input_op final : public cudnn_conv_kernel<cudnnConvolution
       CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, filter, out_backprop, out));
+    CAFLOW_OP_REQUIRES_OK(ctx, convolve(dev, g, {out, filter, out_backprop}));
   }
 
  private:
-  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& filter,
-             const tensor& out_backprop, tensor& out) {
-    const window_plan plan = plan_window(g);
-    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, filter, g));
+  status_or<measured_algorithm<algo>> legacy_search(gpu_device& dev, cudnnHandle_t h,
+                                                    const legacy_conv& d, const conv2d_geometry& g,
+                                                    const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, o.w, g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, o.x));
+    return measure_backward_data(dev, h, d, w.data<float>(), o.y.data<float>(), dx.data<float>());
+  }
+
+  status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
+                    const conv2d_geometry& g, const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor w, to_krsc(dev, o.w, g));
     // The gradient over cuDNN's frame; the extra padding's part is cropped off below.
-    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, plan, out));
-    {
-      CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-      CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
-        CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
-        CAFLOW_ASSIGN_OR_RETURN(
-            d.chosen, measure_backward_data(dev, cudnn.handle, d, w.data<float>(),
-                                            out_backprop.data<float>(), dx.data<float>()));
-        return d;
-      }));
-      CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
-      const float one = 1, zero = 0;
-      CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardData(cudnn.handle, &one, c->w.get(), w.data<float>(), c->y.get(),
-                                       out_backprop.data<float>(), c->conv.get(), c->chosen.algo,
-                                       data_or_null(ws), c->chosen.workspace_bytes, &zero,
-                                       c->x.get(), dx.data<float>()),
-          "cudnnConvolutionBackwardData"));
-    }
-    crop_from_frame(dev, plan, dx, out);
+    CAFLOW_ASSIGN_OR_RETURN(tensor dx, gradient_frame(dev, d.plan, o.x));
+    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, d.chosen.workspace_bytes));
+    const float one = 1, zero = 0;
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnConvolutionBackwardData(h, &one, d.w.get(), w.data<float>(), d.y.get(),
+                                                  o.y.data<float>(), d.conv.get(), d.chosen.algo,
+                                                  data_or_null(ws), d.chosen.workspace_bytes, &zero,
+                                                  d.x.get(), dx.data<float>()),
+                     "cudnnConvolutionBackwardData"));
+    tensor out = o.x;
+    crop_from_frame(dev, d.plan, dx, out);
     return {};
   }
 };
 
-class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t> {
+class conv2d_backprop_filter_op final
+    : public cudnn_conv_kernel<cudnnConvolutionBwdFilterAlgo_t, conv_direction::backward_filter> {
   using algo = cudnnConvolutionBwdFilterAlgo_t;
 
  public:
@@ -219,36 +394,38 @@ class conv2d_backprop_filter_op final : public cudnn_conv_kernel<cudnnConvolutio
       CAFLOW_OP_REQUIRES_OK(ctx, fill_zeros(dev, out));
       return;
     }
-    CAFLOW_OP_REQUIRES_OK(ctx, run(dev, g, input, out_backprop, out));
+    CAFLOW_OP_REQUIRES_OK(ctx, convolve(dev, g, {input, out, out_backprop}));
   }
 
  private:
-  status run(gpu_device& dev, const conv2d_geometry& g, const tensor& input,
-             const tensor& out_backprop, tensor& out) {
-    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, input, plan_window(g), 0.0f));
-    CAFLOW_ASSIGN_OR_RETURN(tensor dw,
-                            dev.allocate(dtype::float32, tensor_shape{g.out_depth, g.filter_rows,
-                                                                      g.filter_cols, g.in_depth}));
-    {
-      CAFLOW_ASSIGN_OR_RETURN(auto cudnn, dev.cudnn());
-      CAFLOW_ASSIGN_OR_RETURN(auto c, plans_.get(key_of(g), [&]() -> status_or<cudnn_conv<algo>> {
-        CAFLOW_ASSIGN_OR_RETURN(cudnn_conv<algo> d, describe(g));
-        CAFLOW_ASSIGN_OR_RETURN(
-            d.chosen, measure_backward_filter(dev, cudnn.handle, d, x.data<float>(),
-                                              out_backprop.data<float>(), dw.data<float>()));
-        return d;
-      }));
-      CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_for(dev, *c));
-      const float one = 1, zero = 0;
-      CAFLOW_RETURN_IF_ERROR(cudnn_status(
-          cudnnConvolutionBackwardFilter(cudnn.handle, &one, c->x.get(), x.data<float>(), c->y.get(),
-                                         out_backprop.data<float>(), c->conv.get(), c->chosen.algo,
-                                         data_or_null(ws), c->chosen.workspace_bytes, &zero,
-                                         c->w.get(), dw.data<float>()),
-          "cudnnConvolutionBackwardFilter"));
-    }
+  // The filter gradient in KRSC order, as the legacy API writes it.
+  static status_or<tensor> krsc_scratch(gpu_device& dev, const conv2d_geometry& g) {
+    return dev.allocate(dtype::float32,
+                        tensor_shape{g.out_depth, g.filter_rows, g.filter_cols, g.in_depth});
+  }
+
+  status_or<measured_algorithm<algo>> legacy_search(gpu_device& dev, cudnnHandle_t h,
+                                                    const legacy_conv& d, const conv2d_geometry& g,
+                                                    const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, o.x, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dw, krsc_scratch(dev, g));
+    return measure_backward_filter(dev, h, d, x.data<float>(), o.y.data<float>(), dw.data<float>());
+  }
+
+  status legacy_run(gpu_device& dev, cudnnHandle_t h, const legacy_conv& d,
+                    const conv2d_geometry& g, const conv_operands& o) override {
+    CAFLOW_ASSIGN_OR_RETURN(tensor x, padded_input(dev, o.x, d.plan, 0.0f));
+    CAFLOW_ASSIGN_OR_RETURN(tensor dw, krsc_scratch(dev, g));
+    CAFLOW_ASSIGN_OR_RETURN(tensor ws, workspace_of(dev, d.chosen.workspace_bytes));
+    const float one = 1, zero = 0;
+    CAFLOW_RETURN_IF_ERROR(
+        cudnn_status(cudnnConvolutionBackwardFilter(h, &one, d.x.get(), x.data<float>(), d.y.get(),
+                                                    o.y.data<float>(), d.conv.get(), d.chosen.algo,
+                                                    data_or_null(ws), d.chosen.workspace_bytes,
+                                                    &zero, d.w.get(), dw.data<float>()),
+                     "cudnnConvolutionBackwardFilter"));
     // KRSC, read as [out_depth, patch], back to HWIO.
-    launch_transpose<float>(dw.data<float>(), g.out_depth, g.patch_size(), out.data<float>(),
+    launch_transpose<float>(dw.data<float>(), g.out_depth, g.patch_size(), o.w.data<float>(),
                             dev.compute_stream());
     return {};
   }

@@ -1,6 +1,12 @@
 // Conv2D, its backprops and the pooling ops on the GPU (cuDNN) against the CPU kernels on
-// random inputs, plus small hand-checked cases for SAME's asymmetric padding, which cuDNN
-// cannot express directly and the kernels pad by hand.
+// random inputs, plus small hand-checked cases for SAME's asymmetric padding, which cuDNN's
+// legacy API cannot express directly and the kernels pad by hand. The convolutions run with
+// cuDNN's backend engines on (the default) and off (CAFLOW_CUDNN_ENGINES=0).
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
 #include "gpu/gpu_test_util.hpp"
 
 #ifdef CAFLOW_HAVE_CUDA
@@ -223,6 +229,118 @@ TEST_CASE("Conv2D and its backprops match the CPU on the CNN's layers") {
   const attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
   check_conv(*gpu, {16, 28, 28, 1}, {5, 5, 1, 32}, same, 200, 1e-3);
   check_conv(*gpu, {16, 14, 14, 32}, {5, 5, 32, 64}, same, 210, 1e-3);
+}
+
+// CAFLOW_CUDNN_ENGINES set to `value` (null: unset) for the scope, then as it was. Kernels read
+// it when they are made, and run_gpu_kernel makes one per call.
+class scoped_engines_switch {
+ public:
+  explicit scoped_engines_switch(const char* value) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    set(value);
+  }
+  ~scoped_engines_switch() { set(old_ ? old_->c_str() : nullptr); }
+
+ private:
+  static constexpr const char* name = "CAFLOW_CUDNN_ENGINES";
+  static void set(const char* value) {
+    if (value != nullptr)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  std::optional<std::string> old_;
+};
+
+// std::clog's lines while it lives (the kernels say there when the engine path gives way).
+class clog_capture {
+ public:
+  clog_capture() : old_(std::clog.rdbuf(captured_.rdbuf())) {}
+  ~clog_capture() { std::clog.rdbuf(old_); }
+  std::string text() const { return captured_.str(); }
+
+ private:
+  std::ostringstream captured_;
+  std::streambuf* old_;
+};
+
+// `op` on the GPU with the engine path on and then off, each against the CPU. With
+// `engines_required` the engine path must not have given way to the legacy algorithms.
+void check_both_paths(device& gpu, const std::string& op, const std::vector<tensor>& inputs,
+                      const attr_map& attrs, double tol, bool engines_required) {
+  CAPTURE(op);
+  auto cpu = run_kernel(op, inputs, attrs);
+  REQUIRE_MESSAGE(cpu.ok(), cpu.get_status().to_string());
+  for (const char* value : {static_cast<const char*>(nullptr), "0"}) {
+    const std::string engines = value ? value : "(unset)";
+    CAPTURE(engines);
+    scoped_engines_switch env(value);
+    clog_capture log;
+    auto on_gpu = run_gpu_kernel(gpu, op, inputs, attrs);
+    REQUIRE_MESSAGE(on_gpu.ok(), on_gpu.get_status().to_string());
+    REQUIRE(on_gpu->size() == 1);
+    check_tensor(on_gpu->at(0), cpu->at(0), tol);
+    // Engines off: nothing to give way, nothing said.
+    if (value != nullptr || engines_required) CHECK_MESSAGE(log.text().empty(), log.text());
+  }
+}
+
+// The three convolution kernels through both paths.
+void check_conv_both_paths(device& gpu, const tensor_shape& input_shape,
+                           const tensor_shape& filter_shape, const attr_map& attrs, uint32_t seed,
+                           double tol, bool engines_required) {
+  CAPTURE(input_shape.to_string());
+  CAPTURE(filter_shape.to_string());
+  const tensor x = random_tensor<float>(input_shape, -1, 1, seed);
+  const tensor w = random_tensor<float>(filter_shape, -1, 1, seed + 1);
+  check_both_paths(gpu, "Conv2D", {x, w}, attrs, tol, engines_required);
+  const tensor dy =
+      random_tensor<float>(cpu_output_shape("Conv2D", {x, w}, attrs), -1, 1, seed + 2);
+  check_both_paths(gpu, "Conv2DBackpropInput", {sizes_of(input_shape), w, dy}, attrs, tol,
+                   engines_required);
+  check_both_paths(gpu, "Conv2DBackpropFilter", {x, sizes_of(filter_shape), dy}, attrs, tol,
+                   engines_required);
+}
+
+TEST_CASE("Conv2D and its backprops match the CPU with cuDNN's engines on and off") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  struct conv_case {
+    tensor_shape input, filter;
+    std::vector<int> strides;
+    const char* padding;
+  };
+  const conv_case cases[] = {
+      // SAME, asymmetric: pad_total 1, all after (stride 2), and 3 = 1 before + 2 after.
+      {{2, 7, 7, 3}, {2, 2, 3, 5}, {1, 2, 2, 1}, "SAME"},
+      {{2, 9, 8, 3}, {4, 4, 3, 4}, {1, 1, 1, 1}, "SAME"},
+      {{2, 9, 8, 3}, {4, 4, 3, 4}, {1, 2, 2, 1}, "SAME"},
+      // VALID, stride 1, and stride 2 leaving the last row and column unused.
+      {{2, 8, 9, 3}, {3, 3, 3, 4}, {1, 1, 1, 1}, "VALID"},
+      {{2, 8, 10, 3}, {3, 3, 3, 4}, {1, 2, 2, 1}, "VALID"},
+      // A single input channel and a single output channel.
+      {{3, 10, 10, 1}, {5, 5, 1, 8}, {1, 1, 1, 1}, "SAME"},
+      {{3, 10, 10, 4}, {3, 3, 4, 1}, {1, 2, 2, 1}, "VALID"},
+  };
+  uint32_t seed = 700;
+  for (const conv_case& c : cases) {
+    CAPTURE(c.padding);
+    CAPTURE(c.strides[1]);
+    check_conv_both_paths(*gpu, c.input, c.filter, conv_attrs(c.strides, c.padding), seed += 3,
+                          1e-4, false);
+  }
+  attr_map explicit_pads = conv_attrs({1, 2, 1, 1}, "EXPLICIT");
+  explicit_pads["explicit_paddings"] = std::vector<int>{0, 0, 3, 0, 1, 2, 0, 0};
+  check_conv_both_paths(*gpu, {2, 7, 6, 3}, {3, 3, 3, 2}, explicit_pads, seed += 3, 1e-4, false);
+}
+
+TEST_CASE("On the CNN's layers an engine is found, and both paths match the CPU") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  // The benchmark's layers, smaller batches: some cuDNN engine must run each of them (no
+  // fallback line on std::clog), in full float32 (the CPU's values to rounding).
+  const attr_map same = conv_attrs({1, 1, 1, 1}, "SAME");
+  check_conv_both_paths(*gpu, {8, 28, 28, 1}, {5, 5, 1, 32}, same, 800, 1e-3, true);
+  check_conv_both_paths(*gpu, {8, 14, 14, 32}, {5, 5, 32, 64}, same, 810, 1e-3, true);
+  check_conv_both_paths(*gpu, {4, 14, 14, 64}, {3, 3, 64, 64}, same, 820, 1e-3, true);
 }
 
 TEST_CASE("MaxPool, AvgPool and their gradients match the CPU") {
