@@ -142,6 +142,13 @@ std::unique_ptr<executor::capture_plan> executor::plan_capture(const executor& e
     for (int c : node.control_inputs) seg.external_edges += p->segment_of[c] >= 0 ? 0 : 1;
   }
   p->kept.resize(n);
+  if (log_enabled(log_level::info)) {
+    std::string sizes;
+    for (const auto& seg : p->segments) sizes += (sizes.empty() ? "" : ", ") + std::to_string(seg.order.size());
+    write_log(log_level::info, task_of_device(ex.dev_.name()), "partition of ", n, " nodes on ",
+              ex.dev_.name(), ": recorded in ", p->segments.size(), " segment(s) of ", sizes,
+              " nodes");
+  }
   return p;
 }
 

@@ -14,7 +14,9 @@
 // step of a shape pays for the search; later steps only queue the convolution, with a
 // workspace of the chosen plan's size from the GPU's BFC. An engine that fails, at the search
 // or later, leaves the legacy algorithm in its place, said once on std::clog.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <atomic>
 #include <functional>
 #include <iostream>
@@ -164,7 +166,24 @@ class cudnn_conv_kernel : public gpu_op_kernel {
         times.push_back({});
       }
     };
-    for (const engine_plan& e : *engines) measure([&] { return engine_run(dev, h, e, g, o); });
+    // The legacy algorithm's result is what every engine must agree with: an engine that
+    // mishandles a layout or padding, or loses precision (some FFT and Winograd variants), is
+    // out of the race however fast it is.
+    tensor reference;
+    if (c.legacy) {
+      status ran = legacy_run(dev, h, *c.legacy, g, o);
+      auto host = ran.ok() ? dev.copy_to_host(output_of(o)) : status_or<tensor>(ran);
+      if (host.ok()) reference = std::move(host).value();
+    }
+    for (const engine_plan& e : *engines) {
+      measure([&] { return engine_run(dev, h, e, g, o); });
+      if (!times.back().ms || !reference.initialized()) continue;
+      status agrees = agrees_with(dev, output_of(o), reference);
+      if (!agrees.ok()) {
+        last = agrees.with_context("engine " + std::to_string(e.engine));
+        times.back() = {};
+      }
+    }
     const bool engine_ran = fastest_candidate(times).has_value();
     if (c.legacy) measure([&] { return legacy_run(dev, h, *c.legacy, g, o); });
     const auto fastest = fastest_candidate(times);
@@ -173,6 +192,31 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     if (engines_.log_choices) log_choice(g, *engines, times, *fastest);
     if (*fastest < engines->size()) c.engine = std::move((*engines)[*fastest]);
     return c;
+  }
+
+  // The operand the convolution writes: y forward, x for the input gradient, w for the filter's.
+  static const tensor& output_of(const conv_operands& o) {
+    if constexpr (Direction == conv_direction::forward) return o.y;
+    else if constexpr (Direction == conv_direction::backward_data) return o.x;
+    else return o.w;
+  }
+
+  // Whether `out` (on the GPU) matches `reference` (on the host) to within float32 rounding of
+  // differently ordered sums: 5e-6 of the largest magnitude (at least 1) per element.
+  static status agrees_with(gpu_device& dev, const tensor& out, const tensor& reference) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor got, dev.copy_to_host(out));
+    const float* a = got.data<float>();
+    const float* r = reference.data<float>();
+    double scale = 1;
+    for (int64_t i = 0; i < reference.num_elements(); ++i)
+      scale = std::max(scale, static_cast<double>(std::abs(r[i])));
+    for (int64_t i = 0; i < reference.num_elements(); ++i) {
+      const double diff = std::abs(static_cast<double>(a[i]) - static_cast<double>(r[i]));
+      if (!(diff <= 5e-6 * scale))
+        return errors::internal("element ", i, " is ", a[i], " where the legacy algorithm gives ",
+                                r[i], " (beyond 5e-6 of ", scale, ")");
+    }
+    return {};
   }
 
   // Queues plan `p` on the operands: the filter read in place when the plan takes HWIO, else

@@ -16,5 +16,6 @@ CAFLOW_REGISTER_HOST_MEMORY("ArgMax", device_gpu, "dimension");
 CAFLOW_REGISTER_HOST_MEMORY("Conv2DBackpropInput", device_gpu, "input_sizes");
 CAFLOW_REGISTER_HOST_MEMORY("Conv2DBackpropFilter", device_gpu, "filter_sizes");
 CAFLOW_REGISTER_HOST_MEMORY("AvgPoolGrad", device_gpu, "orig_input_shape");
+CAFLOW_REGISTER_HOST_MEMORY("Tile", device_gpu, "multiples");
 
 }  // namespace caflow
