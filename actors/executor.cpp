@@ -38,7 +38,9 @@ bool executor::on_actor_thread() { return actor_thread_depth > 0; }
 
 executor::executor(std::shared_ptr<const graph> g, device& dev)
     : graph_(std::move(g)), dev_(dev), memory_(dev.memory()), waits_(std::make_unique<recv_waits>()) {}
-executor::~executor() = default;
+executor::~executor() {
+  if (times_) log_node_times();
+}
 
 status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const graph> g, device& dev,
                                                      kernel_cache* shared) {
@@ -99,6 +101,7 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     CAFLOW_ASSIGN_OR_RETURN(ex->frames_, plan_frames(*ex));
   }
   ex->capture_ = plan_capture(*ex);
+  ex->times_ = make_node_times(ex->items_.size(), ex->capture_ ? ex->capture_->segments.size() : 0);
   ex->costs_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
   for (size_t i = 0; i < ex->items_.size(); ++i)
     ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
@@ -245,12 +248,14 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
       kernel_context ctx;
     };
     auto* call = new async_call(item, dev_, s->step, inputs);
+    const auto began = times_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     // A _Recv may complete inline, so it is listed as waiting before it asks.
     if (item.is_recv) waits_->add(s->step.step_id, id, item.info);
     const auto start = s->trace ? trace_recorder::clock::now() : trace_recorder::clock::time_point{};
     static_cast<async_op_kernel*>(item.kernel.get())->compute_async(call->ctx, [this, s, id, call,
-                                                                                 start] {
+                                                                                 start, began] {
       const node_item& done_item = items_[id];
+      if (times_) add_node_time(id, began);
       if (done_item.is_recv) waits_->remove(s->step.step_id, id);
       if (s->trace) {
         const int64_t bytes = done_item.is_recv && !call->outputs.empty()
@@ -274,6 +279,13 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
     outputs = large.data();
   }
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
+  if (times_) [[unlikely]] {
+    const auto began = std::chrono::steady_clock::now();
+    item.kernel->compute(ctx);
+    add_node_time(id, began);
+    finish_node(s, id, outputs, ctx.get_status(), ready);
+    return;
+  }
   // Always on an actor's thread: a node whose cost grew with its inputs' values (a Fill of a
   // bigger shape) goes back to the device's threads from its next step on.
   const bool measure = item.may_inline && (off_actor || actor_thread_depth > 0 ||

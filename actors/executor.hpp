@@ -94,6 +94,7 @@ class executor {
   struct ready_list;
   struct frame_plan;  // actors/executor_frames.cpp
   struct capture_plan;  // actors/executor_capture.cpp
+  struct node_times;    // actors/executor_node_times.cpp
   struct frame_step;
   friend struct frame_step;
 
@@ -136,6 +137,13 @@ class executor {
   std::unique_ptr<recv_waits> waits_;
   std::unique_ptr<frame_plan> frames_;  // only for graphs with control flow
   std::unique_ptr<capture_plan> capture_;  // only on devices that record their work
+  // With CAFLOW_NODE_TIMES set: each node's wall time (a kernel's host part; a _Recv's wait),
+  // logged at info when the executor goes, for finding where a step waits.
+  std::unique_ptr<node_times> times_;
+  static std::unique_ptr<node_times> make_node_times(size_t nodes, size_t segments);
+  void add_node_time(int id, std::chrono::steady_clock::time_point start);
+  void add_segment_time(int k, std::chrono::steady_clock::time_point start);
+  void log_node_times() const;
 };
 
 }  // namespace caflow

@@ -306,6 +306,7 @@ void executor::run_segment(step_state* s, int k, ready_list& ready) {
   capture_plan& p = *capture_;
   capture_plan::segment& seg = p.segments[k];
   const bool last = k + 1 == static_cast<int>(p.segments.size());
+  const auto began = times_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   status st;
   if (!s->errors.aborted()) {
     bool done = false;
@@ -349,6 +350,7 @@ void executor::run_segment(step_state* s, int k, ready_list& ready) {
       s->step.cancellation->cancel();
     }
   }
+  if (times_) add_segment_time(k, began);
   // A node none of whose outputs leaves the segment passes nothing on: no outputs are needed.
   const bool ok = st.ok() && !s->errors.aborted();
   for (int id : seg.order) {

@@ -79,6 +79,15 @@ struct executor::capture_plan {
   std::vector<std::vector<kernel_value>> kept;
 };
 
+// Per node and per recorded segment: wall time in all and runs (CAFLOW_NODE_TIMES).
+struct executor::node_times {
+  explicit node_times(size_t nodes, size_t segments)
+      : ns(new std::atomic<int64_t>[nodes]()), runs(new std::atomic<int64_t>[nodes]()),
+        segment_ns(new std::atomic<int64_t>[segments + 1]()),
+        segment_runs(new std::atomic<int64_t>[segments + 1]()) {}
+  std::unique_ptr<std::atomic<int64_t>[]> ns, runs, segment_ns, segment_runs;
+};
+
 // A step's first error and whether it has aborted, kept the same way by both paths.
 class step_errors {
  public:
