@@ -6,6 +6,10 @@
 // on caflow's NHWC buffers and, where an engine accepts it, its HWIO filter, with no padded,
 // transposed or cropped copies.
 //
+// Offering an engine is not trusting it: some accept the HWIO strides yet compute as if the
+// filter were packed, so the search in conv_kernels.cpp keeps only engines whose output agrees
+// with the legacy algorithm's (measured on an H100: every HWIO plan was dropped so).
+//
 // Only full-precision engines are offered (refusal_of in conv_engine_policy.hpp): float32
 // compute, none that runs on tensor cores (TF32) or converts its inputs down, and none compiled
 // at run time. CAFLOW_CUDNN_ENGINES=0 turns the path off (conv_engine_policy.hpp).
