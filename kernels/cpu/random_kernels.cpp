@@ -3,48 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <random>
-#include <span>
 
+#include "kernels/common/random_args.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
 #include "kernels/cpu/random_distributions.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
-
-// The op allows only int32 and int64 shape tensors.
-int64_t shape_entry(const tensor& t, int64_t i) {
-  return t.type() == dtype::int32 ? int64_t{t.data<int32_t>()[i]} : t.data<int64_t>()[i];
-}
-
-status shape_from_tensor(const tensor& t, tensor_shape* out) {
-  if (t.rank() != 1)
-    return errors::invalid_argument("shape must be a vector of dims, got a tensor of shape ",
-                                    t.shape().to_string());
-  if (t.type() != dtype::int32 && t.type() != dtype::int64)
-    return errors::invalid_argument("shape must be int32 or int64, got ", dtype_name(t.type()));
-  const int64_t rank = t.num_elements();
-  if (rank > max_rank)
-    return errors::invalid_argument("shape has ", rank, " dims, more than the maximum rank ",
-                                    max_rank);
-  std::array<int64_t, max_rank> dims{};
-  for (int64_t i = 0; i < rank; ++i) {
-    dims[i] = shape_entry(t, i);
-    if (dims[i] < 0)
-      return errors::invalid_argument("shape dim ", i, " is ", dims[i],
-                                      "; dims must be non-negative");
-  }
-  CAFLOW_ASSIGN_OR_RETURN(
-      *out, tensor_shape::make(std::span<const int64_t>(dims.data(), static_cast<size_t>(rank))));
-  return {};
-}
-
-uint64_t seed_from_device() {
-  std::random_device rd;
-  const uint64_t hi = rd();
-  return (hi << 32) | rd();
-}
 
 // Writes n samples; group g reads the blocks from first_block + g * blocks_per_group on.
 template <class Dist, class T>
@@ -85,15 +51,13 @@ class random_op final : public op_kernel {
     int64_t seed = 0, seed2 = 0;
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("seed", &seed));
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("seed2", &seed2));
-    if (seed == 0 && seed2 == 0)
-      stream_ = random::philox_stream(seed_from_device(), seed_from_device());
-    else
-      stream_ = random::philox_stream(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    const random_seeds seeds = resolve_random_seeds(seed, seed2);
+    stream_ = random::philox_stream(seeds.seed, seeds.seed2);
   }
 
   void compute(kernel_context& ctx) override {
     tensor_shape shape;
-    CAFLOW_OP_REQUIRES_OK(ctx, shape_from_tensor(ctx.input(0), &shape));
+    CAFLOW_OP_REQUIRES_OK(ctx, random_output_shape(ctx.input(0), &shape));
     tensor* out = ctx.allocate_output(0, shape);
     if (out == nullptr) return;
     const int64_t n = shape.num_elements();

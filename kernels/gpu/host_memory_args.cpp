@@ -17,5 +17,8 @@ CAFLOW_REGISTER_HOST_MEMORY("Conv2DBackpropInput", device_gpu, "input_sizes");
 CAFLOW_REGISTER_HOST_MEMORY("Conv2DBackpropFilter", device_gpu, "filter_sizes");
 CAFLOW_REGISTER_HOST_MEMORY("AvgPoolGrad", device_gpu, "orig_input_shape");
 CAFLOW_REGISTER_HOST_MEMORY("Tile", device_gpu, "multiples");
+CAFLOW_REGISTER_HOST_MEMORY("RandomUniform", device_gpu, "shape");
+CAFLOW_REGISTER_HOST_MEMORY("RandomStandardNormal", device_gpu, "shape");
+CAFLOW_REGISTER_HOST_MEMORY("TruncatedNormal", device_gpu, "shape");
 
 }  // namespace caflow
