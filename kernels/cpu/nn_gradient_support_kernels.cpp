@@ -1,13 +1,14 @@
 // Kernels the gradient machinery builds on: BroadcastGradientArgs (which dims to sum a
 // broadcast gradient over) and StopGradient (the input itself, bytes shared).
 #include "graph/util/broadcast_reduction.hpp"
+#include "kernels/host_computed.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
 
 template <class T>
-class broadcast_gradient_args_op final : public op_kernel {
+class broadcast_gradient_args_op : public op_kernel {
  public:
   using op_kernel::op_kernel;
 
@@ -45,6 +46,12 @@ class stop_gradient_op final : public op_kernel {
 
 CAFLOW_REGISTER_TYPED_KERNELS("BroadcastGradientArgs", device_cpu, "T",
                               broadcast_gradient_args_op, int32_t, int64_t);
+// On a GPU: the same host computation on host-memory shapes (kernels/host_computed.hpp).
+template <class T>
+using broadcast_gradient_args_on_host = host_computed<broadcast_gradient_args_op<T>>;
+CAFLOW_REGISTER_TYPED_KERNELS("BroadcastGradientArgs", device_gpu, "T",
+                              broadcast_gradient_args_on_host, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("BroadcastGradientArgs", device_gpu, "s0", "s1", "r0", "r1");
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("StopGradient").device(any_device), stop_gradient_op);
 
 }  // namespace caflow

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cpu/eigen_eval.hpp"
+#include "kernels/host_computed.hpp"
 #include "kernels/kernel_registry.hpp"
 
 namespace caflow {
@@ -32,7 +33,7 @@ int64_t product_of_dims(const tensor_shape& s, int begin, int end) {
 }
 
 template <class T>
-class pack_op final : public op_kernel {
+class pack_op : public op_kernel {
  public:
   explicit pack_op(kernel_construction& c) : op_kernel(c) {
     CAFLOW_OP_REQUIRES_OK(c, c.get_attr("axis", &axis_));
@@ -130,6 +131,11 @@ class unpack_op final : public op_kernel {
 
 CAFLOW_REGISTER_TYPED_KERNELS("Pack", device_cpu, "T", pack_op, float, double, int32_t, int64_t,
                               uint8_t, bool);
+// On a GPU, integer Packs (of shapes) on the host (kernels/host_computed.hpp).
+template <class T>
+using pack_on_host = host_computed<pack_op<T>>;
+CAFLOW_REGISTER_TYPED_KERNELS("Pack", device_gpu, "T", pack_on_host, int32_t, int64_t);
+CAFLOW_REGISTER_HOST_MEMORY("Pack", device_gpu, "values", "output");
 CAFLOW_REGISTER_TYPED_KERNELS("Unpack", device_cpu, "T", unpack_op, float, double, int32_t, int64_t,
                               uint8_t, bool);
 
