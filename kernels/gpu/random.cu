@@ -80,9 +80,10 @@ __device__ int normal_group(const philox_seeds& s, uint64_t b, double* out) {
 }
 
 template <class T>
-__global__ void random_kernel(random_kind kind, philox_seeds seeds, uint64_t first_block, T* out,
+__global__ void random_kernel(random_kind kind, philox_seeds seeds, const uint64_t* counter, T* out,
                               int64_t n, int group, uint64_t blocks_per_group) {
   const int64_t groups = (n + group - 1) / group;
+  const uint64_t first_block = *counter;
   CAFLOW_GRID_LOOP(g, groups) {
     uint64_t block = first_block + static_cast<uint64_t>(g) * blocks_per_group;
     T got[4];
@@ -105,6 +106,8 @@ __global__ void random_kernel(random_kind kind, philox_seeds seeds, uint64_t fir
   }
 }
 
+__global__ void advance(uint64_t* counter, uint64_t by) { *counter += by; }
+
 }  // namespace
 
 int random_group_size(random_kind, bool is_double) { return is_double ? 2 : 4; }
@@ -113,18 +116,20 @@ uint64_t random_blocks_per_group(random_kind kind) {
 }
 
 template <class T>
-void launch_random(random_kind kind, const philox_seeds& seeds, uint64_t first_block, T* out,
+void launch_random(random_kind kind, const philox_seeds& seeds, uint64_t* counter, T* out,
                    int64_t n, cudaStream_t stream) {
   if (n == 0) return;
   const int group = random_group_size(kind, sizeof(T) == 8);
   const int64_t groups = (n + group - 1) / group;
   random_kernel<T><<<blocks_for(groups), threads_per_block, 0, stream>>>(
-      kind, seeds, first_block, out, n, group, random_blocks_per_group(kind));
+      kind, seeds, counter, out, n, group, random_blocks_per_group(kind));
+  advance<<<1, 1, 0, stream>>>(counter,
+                               static_cast<uint64_t>(groups) * random_blocks_per_group(kind));
 }
 
-template void launch_random<float>(random_kind, const philox_seeds&, uint64_t, float*, int64_t,
+template void launch_random<float>(random_kind, const philox_seeds&, uint64_t*, float*, int64_t,
                                    cudaStream_t);
-template void launch_random<double>(random_kind, const philox_seeds&, uint64_t, double*, int64_t,
+template void launch_random<double>(random_kind, const philox_seeds&, uint64_t*, double*, int64_t,
                                     cudaStream_t);
 
 }  // namespace caflow::gpu

@@ -1,8 +1,8 @@
 // RandomUniform, RandomStandardNormal and TruncatedNormal on the GPU: the CPU kernels' streams
-// (random_launch.hpp), so a graph draws the same values wherever it is placed. Stateful: each
-// step reserves the next blocks of its stream on the host, so a step is never recorded into a
-// CUDA graph (a replay would repeat the same values).
-#include <atomic>
+// (random_launch.hpp), so a graph draws the same values wherever it is placed. The position in
+// the stream is a counter in the GPU's memory that each launch reads and advances, so a step
+// recorded into a CUDA graph draws fresh values at every replay.
+#include <mutex>
 
 #include "kernels/common/random_args.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
@@ -22,7 +22,6 @@ class random_op final : public gpu_op_kernel {
     seeds_ = {static_cast<uint32_t>(s.seed), static_cast<uint32_t>(s.seed >> 32),
               static_cast<uint32_t>(s.seed2), static_cast<uint32_t>(s.seed2 >> 32)};
   }
-  bool is_capturable() const override { return false; }
 
  protected:
   void compute_on(kernel_context& ctx, gpu_device& g) override {
@@ -33,17 +32,30 @@ class random_op final : public gpu_op_kernel {
     tensor out = allocate_output(ctx, g, 0, shape);
     const int64_t n = shape.num_elements();
     if (!out.initialized() || n == 0) return;
-    const int group = random_group_size(Kind, sizeof(T) == 8);
-    const uint64_t groups = static_cast<uint64_t>((n + group - 1) / group);
-    // As on the CPU: concurrent steps reserve disjoint block ranges.
-    const uint64_t first =
-        next_block_.fetch_add(groups * random_blocks_per_group(Kind), std::memory_order_relaxed);
-    launch_random<T>(Kind, seeds_, first, out.data<T>(), n, g.compute_stream());
+    CAFLOW_OP_REQUIRES_OK(ctx, make_counter(g));
+    launch_random<T>(Kind, seeds_, static_cast<uint64_t*>(counter_.raw_data()), out.data<T>(), n,
+                     g.compute_stream());
   }
 
  private:
+  // The stream's position, zeroed on the GPU at the kernel's first step (a plain one: a
+  // partition's first step of a shape is never recorded).
+  status make_counter(gpu_device& g) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (counter_.initialized()) return {};
+    // Zeroing it inside a recording would rewind the stream at every replay.
+    if (g.is_capturing())
+      return errors::failed_precondition("the random stream of '", name(),
+                                         "' has not started, so its first step cannot be recorded");
+    CAFLOW_ASSIGN_OR_RETURN(tensor t, g.allocate(dtype::int64, tensor_shape{1}));  // a uint64
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(t.raw_data(), 0, sizeof(uint64_t), g.compute_stream()));
+    counter_ = std::move(t);
+    return {};
+  }
+
   philox_seeds seeds_;
-  std::atomic<uint64_t> next_block_{0};
+  std::mutex mu_;
+  tensor counter_;
 };
 
 template <class T>

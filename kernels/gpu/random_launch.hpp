@@ -3,7 +3,8 @@
 // Each draws exactly the Philox4x32-10 blocks the CPU kernels draw (kernels/cpu/
 // random_distributions.hpp): group g of a step reads blocks from first_block + g *
 // blocks_per_group, so for the same seeds and step the uniform values are bit-identical to the
-// CPU's, and the normal ones equal to float rounding of the device's sqrt, log, sin and cos.
+// CPU's, and the normal ones equal to float rounding of the device's sqrt, log, sin and cos
+// (while the kernel's steps run one after another, as they do on one stream).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -21,8 +22,11 @@ struct philox_seeds {
 int random_group_size(random_kind kind, bool is_double);
 uint64_t random_blocks_per_group(random_kind kind);
 
+// Reads the first block of the step from *counter (device memory), then adds the blocks it
+// used to it: the stream's position lives on the GPU, so a recorded step replayed draws new
+// values each time, as a launched one does.
 template <class T>
-void launch_random(random_kind kind, const philox_seeds& seeds, uint64_t first_block, T* out,
+void launch_random(random_kind kind, const philox_seeds& seeds, uint64_t* counter, T* out,
                    int64_t n, cudaStream_t stream);
 
 }  // namespace caflow::gpu

@@ -25,6 +25,44 @@ TEST_CASE("RandomUniform on the GPU equals the CPU's bit for bit") {
   CHECK(bad.get_status().message().find("dims must be non-negative") != std::string::npos);
 }
 
+TEST_CASE("Consecutive steps of one GPU kernel continue the CPU's stream") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  auto op = op_registry::global().find("RandomUniform");
+  REQUIRE(op.ok());
+  node_def n;
+  n.name = "steps";
+  n.op = "RandomUniform";
+  n.attrs = random_attrs(dtype::float32, 3, 4);
+  add_default_attrs(**op, n);
+  auto sig = resolve_signature(**op, n);
+  REQUIRE(sig.ok());
+  auto on_gpu = kernel_registry::global().create(n, *sig, *gpu);
+  REQUIRE(on_gpu.ok());
+  // Step 1 draws 10 values (3 blocks of 4); step 2 starts at block 3, at the CPU stream's
+  // value 12, as a CPU kernel's second step would.
+  auto cpu = run_kernel("RandomUniform", {vec32({16})}, random_attrs(dtype::float32, 3, 4));
+  REQUIRE(cpu.ok());
+  const float* stream = cpu->at(0).data<float>();
+  for (int step = 0; step < 2; ++step) {
+    CAPTURE(step);
+    std::vector<kernel_value> in(1), out(1);
+    auto shape = copy_to_gpu(*gpu, vec32({step == 0 ? 10 : 2}));
+    REQUIRE(shape.ok());
+    in[0].value = *shape;
+    cancellation_manager cancel;
+    call_frame frame;
+    step_context ctx_step{1, &frame, &cancel, nullptr};
+    kernel_context ctx(**on_gpu, *gpu, ctx_step, in.data(), out.data());
+    (*on_gpu)->compute(ctx);
+    REQUIRE_MESSAGE(ctx.ok(), ctx.get_status().to_string());
+    auto host = copy_to_host(*gpu, out[0].value);
+    REQUIRE(host.ok());
+    const int first = step == 0 ? 0 : 12;
+    for (int64_t i = 0; i < host->num_elements(); ++i)
+      CHECK(host->data<float>()[i] == stream[first + i]);
+  }
+}
+
 TEST_CASE("RandomStandardNormal on the GPU equals the CPU's to float rounding") {
   CAFLOW_REQUIRE_GPU(gpu);
   check_gpu_matches_cpu(*gpu, "RandomStandardNormal", {vec32({64, 33})},
