@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "graph/util/array_index_util.hpp"
+#include "kernels/common/tile_checks.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/kernel_registry.hpp"
 
@@ -102,32 +103,15 @@ class tile_bytes : public op_kernel {
 
   void compute(kernel_context& ctx) override {
     const tensor& input = ctx.input(0);
-    const tensor& mult_t = ctx.input(1);
-    const int rank = input.rank();
-    CAFLOW_OP_REQUIRES(
-        ctx, mult_t.rank() == 1 && mult_t.num_elements() == rank,
-        errors::invalid_argument("multiples must be a vector with one entry per input dimension; "
-                                 "input shape ",
-                                 input.shape().to_string(), ", multiples shape ",
-                                 mult_t.shape().to_string()));
-    std::vector<int64_t> mult = index_values(mult_t);
-    std::vector<int64_t> out_dims(rank);
-    for (int k = 0; k < rank; ++k) {
-      CAFLOW_OP_REQUIRES(
-          ctx, mult[k] >= 0,
-          errors::invalid_argument("multiples[", k, "] = ", mult[k], " is negative; multiples ",
-                                   format_dims(mult)));
-      CAFLOW_OP_REQUIRES(ctx, !__builtin_mul_overflow(input.dim(k), mult[k], &out_dims[k]),
-                         errors::invalid_argument("tiling dimension ", k, " of size ", input.dim(k),
-                                                  " ", mult[k], " times overflows int64"));
-    }
-    auto out_shape = tensor_shape::make(out_dims);
-    CAFLOW_OP_REQUIRES_OK(ctx, out_shape.get_status());
-    if (*out_shape == input.shape()) {
+    auto tiled = tile_output_shape(input.shape(), ctx.input(1));
+    CAFLOW_OP_REQUIRES_OK(ctx, tiled.get_status());
+    std::vector<int64_t> mult = std::move(tiled->multiples);
+    const tensor_shape& out_shape = tiled->output;
+    if (out_shape == input.shape()) {
       ctx.set_output(0, input);
       return;
     }
-    tensor* out = ctx.allocate_output(0, *out_shape);
+    tensor* out = ctx.allocate_output(0, out_shape);
     if (!out || out->num_elements() == 0) return;
 
     const tile_plan plan(input.shape(), dtype_size(input.type()), std::move(mult));

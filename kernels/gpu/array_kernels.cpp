@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "graph/util/array_index_util.hpp"
+#include "kernels/common/tile_checks.hpp"
 #include "kernels/gpu/array_launch.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 
@@ -87,39 +87,24 @@ class tile_op final : public gpu_op_kernel {
     auto mult_t = host_input(ctx, g, 1);
     CAFLOW_OP_REQUIRES_OK(ctx, mult_t.get_status());
     const int rank = input.rank();
-    CAFLOW_OP_REQUIRES(
-        ctx, mult_t->rank() == 1 && mult_t->num_elements() == rank,
-        errors::invalid_argument("multiples must be a vector with one entry per input dimension; "
-                                 "input shape ",
-                                 input.shape().to_string(), ", multiples shape ",
-                                 mult_t->shape().to_string()));
-    const std::vector<int64_t> mult = index_values(*mult_t);
-    std::vector<int64_t> out_dims(static_cast<size_t>(rank));
-    for (int k = 0; k < rank; ++k) {
-      CAFLOW_OP_REQUIRES(ctx, mult[k] >= 0,
-                         errors::invalid_argument("multiples[", k, "] = ", mult[k],
-                                                  " is negative"));
-      CAFLOW_OP_REQUIRES(ctx, !__builtin_mul_overflow(input.dim(k), mult[k], &out_dims[k]),
-                         errors::invalid_argument("tiling dimension ", k, " of size ", input.dim(k),
-                                                  " ", mult[k], " times overflows int64"));
-    }
-    auto out_shape = tensor_shape::make(out_dims);
-    CAFLOW_OP_REQUIRES_OK(ctx, out_shape.get_status());
-    if (*out_shape == input.shape()) {
+    auto tiled = tile_output_shape(input.shape(), *mult_t);
+    CAFLOW_OP_REQUIRES_OK(ctx, tiled.get_status());
+    const tensor_shape& out_shape = tiled->output;
+    if (out_shape == input.shape()) {
       ctx.set_output(0, input);
       return;
     }
     CAFLOW_OP_REQUIRES(ctx, rank <= max_tile_rank,
                        errors::unimplemented("Tile on the GPU takes at most ", max_tile_rank,
                                              " dimensions, got ", rank));
-    tensor out = allocate_output(ctx, g, 0, *out_shape);
+    tensor out = allocate_output(ctx, g, 0, out_shape);
     if (!out.initialized() || out.num_elements() == 0) return;
     tile_dims d;
     d.rank = rank;
     int64_t stride = 1;
     for (int k = rank - 1; k >= 0; --k) {
       d.in_dims[k] = input.dim(k);
-      d.out_dims[k] = out_dims[k];
+      d.out_dims[k] = out_shape.dim(k);
       d.in_strides[k] = stride;
       stride *= input.dim(k);
     }
