@@ -37,6 +37,9 @@ class gpu_graph final : public device_graph {
   }
   status launch() override {
     CAFLOW_RETURN_IF_ERROR(g_.activate());
+    // A copy out of the last replay's buffers (to a peer GPU, on the copy stream) may still be
+    // reading them: this replay writes them again only after it.
+    CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g_.compute_stream(), g_.copy_stream()));
     return cuda_status(cudaGraphLaunch(exec_, g_.compute_stream()), "cudaGraphLaunch");
   }
 
