@@ -271,13 +271,12 @@ class Run:
 def run_one(args, fault, workdir):
     run = Run(args, fault, workdir)
     res = {"fault": fault, "detect": None, "recover": None, "lost": None, "acc": None,
-           "why": "", "log": run.log.name}
+           "why": [], "log": run.log.name}
     deadline = time.monotonic() + args.timeout
+    t_fault, fault_step = None, None
     try:
         run.start_cluster()
-        if fault == "none":
-            t_fault, fault_step = None, None
-        else:
+        if fault != "none":
             t_line, line_step = run.wait_for_fault_point(deadline)
             t_fault = time.monotonic()
             run.inject()
@@ -287,31 +286,29 @@ def run_one(args, fault, workdir):
         codes = run.wait_for_end(deadline)
         bad = {r: c for r, c in codes.items() if c != 0}
         if bad:
-            res["why"] = "exit codes " + ", ".join(f"{r}={c}" for r, c in bad.items())
-        if t_fault is not None:
-            detect, recover, restored, acc = run.measure(t_fault, fault_step)
-            res.update(detect=detect, recover=recover, acc=acc)
-            if restored is None:
-                res["why"] += " no restore seen"
-            else:
-                res["lost"] = fault_step - restored
-                res["restored"] = restored
-                res["fault_step"] = fault_step
-        else:
-            res["acc"] = run.measure(0, 0)[3]
+            res["why"].append("exit codes " + ", ".join(f"{r}={c}" for r, c in bad.items()))
     except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as e:
-        res["why"] += f" {e}"
+        res["why"].append(f"{e}")
     finally:
         res["seconds"] = args.timeout - (deadline - time.monotonic())
         run.reap_all()
-    ok = not res["why"] and res["acc"] is not None and res["acc"] >= args.min_accuracy
-    if fault != "none":
-        ok = ok and res["lost"] is not None and res["lost"] <= args.checkpoint_every
-    if res["acc"] is not None and res["acc"] < args.min_accuracy:
-        res["why"] += f" accuracy {res['acc']:.4f} < {args.min_accuracy}"
+    # Measured on failures too: how far a run that did not finish got says where it stuck.
+    if t_fault is not None:
+        detect, recover, restored, acc = run.measure(t_fault, fault_step)
+        res.update(detect=detect, recover=recover, acc=acc)
+        if restored is None:
+            res["why"].append("no restore seen")
+        else:
+            res.update(lost=fault_step - restored, restored=restored, fault_step=fault_step)
+    else:
+        res["acc"] = run.measure(0, 0)[3]
+    if res["acc"] is None:
+        res["why"].append("no test accuracy")
+    elif res["acc"] < args.min_accuracy:
+        res["why"].append(f"accuracy {res['acc']:.4f} < {args.min_accuracy}")
     if res["lost"] is not None and res["lost"] > args.checkpoint_every:
-        res["why"] += f" lost {res['lost']} steps > {args.checkpoint_every}"
-    res["ok"] = ok
+        res["why"].append(f"lost {res['lost']} steps > {args.checkpoint_every}")
+    res["ok"] = not res["why"]
     return res
 
 
@@ -353,7 +350,7 @@ def main():
             print(f"RESULT chaos_{f} value={fmt(r['recover'], '.2f')} unit=s "
                   f"detect_s={fmt(r['detect'], '.2f')} steps_lost={fmt(r['lost'], 'd')} "
                   f"accuracy={fmt(r['acc'], '.4f')} run_s={r['seconds']:.0f} ok={int(r['ok'])}"
-                  + ("" if r["ok"] else f" why={r['why'].strip()!r}"), flush=True)
+                  + ("" if r["ok"] else f" why={'; '.join(r['why'])!r}"), flush=True)
             if not r["ok"]:
                 print(f"chaos: {f}: log kept at {r['log']}", flush=True)
     finally:
