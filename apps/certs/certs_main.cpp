@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   issue_cmd->add_option("--days", days, "validity")->capture_default_str()->check(CLI::Range(1, 36500));
   issue_cmd->add_flag("--force", force, "replace existing files");
 
+  // CLI11 would say only "A subcommand is required".
+  if (argc > 1 && argv[1][0] != '-' && std::string(argv[1]) != "ca" && std::string(argv[1]) != "issue")
+    return fail(2, "unknown command '" + std::string(argv[1]) + "': 'ca' or 'issue' (see --help)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
