@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   auto* ca_cmd = app.add_subcommand("ca", "a new CA: DIR/ca.pem and DIR/ca.key (mode 0600)");
   ca_cmd->add_option("DIR", ca_dir, "directory (created when missing)")->required();
   ca_cmd->add_option("--name", ca.name, "the CA's common name")->capture_default_str();
-  ca_cmd->add_option("--days", ca.days, "validity")->capture_default_str()->check(CLI::Range(1, 36500));
+  ca_cmd->add_option("--days", ca.days, "validity in days")->capture_default_str()->check(CLI::Range(1, 36500));
   ca_cmd->add_flag("--force", ca.force, "replace an existing CA (its certificates stop working)");
 
   std::string issue_dir, spec_flag, client;
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
       "--cluster", spec_flag, "one certificate per task (caflow-server's --cluster syntax)");
   auto* client_opt = issue_cmd->add_option("--client", client, "one client certificate");
   cluster_opt->excludes(client_opt);
-  issue_cmd->add_option("--days", days, "validity")->capture_default_str()->check(CLI::Range(1, 36500));
+  issue_cmd->add_option("--days", days, "validity in days")->capture_default_str()->check(CLI::Range(1, 36500));
   issue_cmd->add_flag("--force", force, "replace existing files");
 
   // CLI11 would say only "A subcommand is required".
