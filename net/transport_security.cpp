@@ -1,7 +1,6 @@
 #include "net/transport_security.hpp"
 
 #include <openssl/bio.h>
-#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -10,6 +9,8 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+
+#include "net/openssl_handles.hpp"
 
 namespace caflow {
 namespace {
@@ -27,19 +28,6 @@ status check_readable(const char* flag, const std::string& path) {
     return errors::invalid_argument(flag, " file '", path, "' is empty or not a regular file");
   return {};
 }
-
-// OpenSSL's reason for the last failure on this thread, cleared; "" when it gave none.
-std::string openssl_reason() {
-  const unsigned long e = ERR_get_error();
-  ERR_clear_error();
-  if (e == 0) return "";
-  char buf[256];
-  ERR_error_string_n(e, buf, sizeof buf);
-  return std::string(" (") + buf + ")";
-}
-
-template <class T, void (*Free)(T*)>
-using openssl_ptr = std::unique_ptr<T, std::integral_constant<decltype(Free), Free>>;
 
 status_or<openssl_ptr<BIO, BIO_free_all>> open_pem(const char* flag, const std::string& path) {
   openssl_ptr<BIO, BIO_free_all> bio(BIO_new_file(path.c_str(), "r"));
