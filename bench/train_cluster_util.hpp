@@ -63,6 +63,30 @@ inline data::dataset first_examples(data::fashion_mnist_split split, int64_t n,
 
 // `o.mode` (sync or async) on 1 ps + `workers` worker tasks, each worker training on its shard
 // of `train`; the sum of the workers' samples per second.
+// The sync-against-local benches' setup (train_sync_overhead, train_sync_gpu): a global batch of
+// 100 over 2 workers, 20 global steps per epoch of the first 2000 training images, 100 test
+// images for the chief's evaluation after the timed steps.
+struct sync_vs_local {
+  static constexpr int global_batch = 100;
+  static constexpr int workers = 2;
+  static constexpr int64_t train_size = 2000;
+  static constexpr int64_t test_size = 100;
+
+  // caflow-train's options for `mode` at that global batch (per worker in a cluster).
+  static train_app::train_options options(train_app::model_kind model, train_app::replication mode,
+                                          int epochs, int threads, const char* device = "cpu") {
+    train_app::train_options o;
+    o.model = model;
+    o.mode = mode;
+    o.epochs = epochs;
+    o.batch_size = mode == train_app::replication::local ? global_batch : global_batch / workers;
+    o.threads = threads;
+    o.progress = false;
+    o.device = device;
+    return o;
+  }
+};
+
 inline double cluster_samples_per_s(const train_app::train_options& o, int workers, int threads,
                                     const data::dataset& train, const data::dataset& test) {
   using namespace train_app;

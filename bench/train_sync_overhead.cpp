@@ -21,20 +21,14 @@ using namespace caflow::train_app;
 
 namespace {
 
-constexpr int global_batch = 100;
-constexpr int workers = 2;
-constexpr int64_t train_size = 2000;  // 20 global steps per epoch
-constexpr int64_t test_size = 100;    // the chief's evaluation after the timed steps
+using setup = bench::sync_vs_local;
+constexpr int global_batch = setup::global_batch;
+constexpr int workers = setup::workers;
+constexpr int64_t train_size = setup::train_size;
+constexpr int64_t test_size = setup::test_size;
 
 train_options options(replication mode, int epochs, int threads) {
-  train_options o;
-  o.model = model_kind::mlp;
-  o.mode = mode;
-  o.epochs = epochs;
-  o.batch_size = mode == replication::local ? global_batch : global_batch / workers;
-  o.threads = threads;
-  o.progress = false;
-  return o;
+  return setup::options(model_kind::mlp, mode, epochs, threads);
 }
 
 double local_samples_per_s(int epochs, const data::dataset& train, const data::dataset& test) {
