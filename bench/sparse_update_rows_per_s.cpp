@@ -36,8 +36,8 @@ struct config {
 
 struct worker_graph {
   scope root;
-  output ids;
-  operation train_op, init;
+  output ids{};
+  operation train_op{}, init{};
 };
 
 worker_graph build(const config& c, int task, bool dense) {

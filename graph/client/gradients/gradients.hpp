@@ -139,7 +139,7 @@ struct sparse_gradient_registrar {
 enum class aggregation_method { add_n, experimental_tree };
 enum class unconnected_gradients { none, zero };
 struct gradient_options {
-  std::vector<output> stop_gradients;
+  std::vector<output> stop_gradients{};
   dense_fallback_log log_dense_fallback = log_to_clog;
   bool colocate_gradients_with_ops = false;
   aggregation_method aggregation = aggregation_method::add_n;

@@ -20,14 +20,14 @@
 namespace caflow::ops {
 
 struct tensor_array_attrs {
-  partial_shape element_shape;  // unknown by default
+  partial_shape element_shape{};  // unknown by default
   bool dynamic_size = false;    // writes past the end grow the array
   bool clear_after_read = true; // each element can be read once
   // All elements have one shape, learnt from the first write. The default of tf.TensorArray
   // (infer_shape=True), not of the op: it lets a gradient array read elements no gradient
   // reached as zeros. Set it to false for elements of different shapes (a ragged split).
   bool identical_element_shapes = true;
-  std::string tensor_array_name;
+  std::string tensor_array_name{};
 };
 
 struct tensor_array_outputs {
