@@ -24,7 +24,9 @@
 #include "actors/executor.hpp"
 #include "devices/cpu_device.hpp"
 #include "kernels/cancellation.hpp"
+#include "graph/ir/partition.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/local_rendezvous.hpp"
 
 using namespace caflow;
 
@@ -394,4 +396,54 @@ TEST_CASE("a later segment reads an earlier one's value directly, from what the 
   // z reads y from segment 0 (a kept value) and p from outside: segment 1.
   CHECK(dev.stats.recordings == 2);
   CHECK(dev.stats.launches == 4);
+}
+
+TEST_CASE("a value that comes back from another device is read in a segment after what it depends on") {
+  // y = AddOne(x) [segment 0] is sent to another device, which sends back r = 10 y; z = y + r
+  // reads r through a _Recv the partitioner marks loops_back_via y, so z waits in segment 1.
+  // Unmarked, z would join segment 0, which would wait for r, which waits for y: a deadlock.
+  const std::string other = "/job:localhost/replica:0/task:0/device:CPU:1";
+  auto edge = [&](node_def n, const std::string& tensor, const std::string& from,
+                  const std::string& to) {
+    n.attrs["tensor_name"] = tensor;
+    n.attrs["send_device"] = from;
+    n.attrs["send_device_incarnation"] = int64_t{7};
+    n.attrs["recv_device"] = to;
+    return n;
+  };
+  const node_def send_y =
+      edge({"send_y", "_Send", cpu0, {"y"}, {{"T", dtype::float32}}}, "y:0", cpu0, other);
+  node_def recv_r = edge({"recv_r", "_Recv", cpu0, {}, {{"tensor_type", dtype::float32}}}, "r:0",
+                         other, cpu0);
+  recv_r.attrs["loops_back_via"] = std::vector<std::string>{"y"};
+  recording_device dev;
+  auto ex = make(dev, {
+      {"x", "_Arg", cpu0, {}, {{"T", dtype::float32}, {"index", int64_t{0}}}},
+      {"y", "TestRecAddOne", cpu0, {"x"}, {}},
+      send_y,
+      recv_r,
+      {"z", "TestRecAdd", cpu0, {"y", "recv_r"}, {}},
+      {"ret", "_Retval", cpu0, {"z"}, {{"T", dtype::float32}, {"index", int64_t{0}}}},
+  });
+  auto rdv = std::make_shared<local_rendezvous>();
+  const std::string y_key = rendezvous_key(send_y), r_key = rendezvous_key(recv_r);
+  for (int64_t s = 1; s <= 4; ++s) {
+    // The other device: r = 10 y, sent once y has arrived.
+    rdv->recv_async(y_key, s, [rdv, r_key, s](const status& st, const tensor& y) {
+      REQUIRE(st.ok());
+      tensor r = tensor::allocate(default_allocator(), dtype::float32, y.shape()).value();
+      for (int64_t i = 0; i < y.num_elements(); ++i) r.data<float>()[i] = 10 * y.data<float>()[i];
+      REQUIRE(rdv->send(r_key, s, r).ok());
+    });
+    call_frame frame;
+    frame.args = {filled(3, float(s))};
+    frame.rets.resize(1);
+    cancellation_manager cm;
+    const status st = ex->run({s, &frame, &cm, rdv.get()}, std::chrono::seconds(10));
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    for (int i = 0; i < 3; ++i) CHECK(frame.rets[0].data<float>()[i] == 11 * (float(s) + 1));
+    rdv->cleanup_step(s);
+  }
+  CHECK(dev.stats.recordings == 2);  // both segments, at step 2
+  CHECK(dev.stats.launches == 6);    // two per step from step 2 on
 }
