@@ -15,6 +15,11 @@
 //           values into the kept buffers and launches the recording;
 //   plain   runs the segment's kernels in order, as a step without recording would.
 //
+// The marks matter: a partition built by hand, whose _Recv values depend on its own _Sends
+// without saying so, would hold a segment for a value that waits on that segment (the step then
+// ends at its timeout, session_options::operation_timeout). Partitions from graph/ir/partition
+// always carry them (tests/actors/executor_capture_test.cpp runs a marked round trip).
+//
 // The first step of each shape runs without gating, so kernels plan and measure (cuDNN's
 // algorithm search synchronizes, which a recording cannot hold). A step whose values do not
 // match the recording runs plainly from that segment on, and the next step is a warm-up before
