@@ -33,6 +33,7 @@ TEST_CASE("caflow-server refuses bad GPU flags, naming the flag") {
            {{"--gpu-memory-fraction", "1.5"}, "--gpu-memory-fraction takes a number in (0, 1], got '1.5'"},
            {{"--gpu-memory-fraction", "x"}, "--gpu-memory-fraction takes a number in (0, 1], got 'x'"},
            {{"--gpu-allow-growth", "yes"}, "--gpu-allow-growth takes 0 or 1, got 'yes'"},
+           {{"--gpu-graphs", "on"}, "--gpu-graphs takes 0 or 1, got 'on'"},
            {{"--num-gpus", "-1"}, "--num-gpus takes a non-negative integer, got '-1'"},
            {{"--gpu-visible-devices", "x"}, "visible_device_list 'x': 'x' is not a GPU index"}}) {
     std::vector<std::string> argv = base;
@@ -48,6 +49,8 @@ TEST_CASE("caflow-train: --device gpu without a visible GPU says why; a bad --de
   std::string out;
   CHECK(run({CAFLOW_TRAIN_BINARY, "--device", "tpu"}, &out) != 0);
   CHECK_MESSAGE(out.find("--device") != std::string::npos, out);
+  CHECK(run({CAFLOW_TRAIN_BINARY, "--gpu-graphs", "maybe"}, &out) != 0);
+  CHECK_MESSAGE(out.find("--gpu-graphs") != std::string::npos, out);
   if (!caflow::local_gpus().gpus.empty()) {
     MESSAGE("a GPU is visible: the no-GPU case is not tested here");
     return;
