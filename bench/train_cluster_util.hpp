@@ -72,6 +72,13 @@ struct sync_vs_local {
   static constexpr int64_t train_size = 2000;
   static constexpr int64_t test_size = 100;
 
+  static data::dataset train_set(const char** source) {
+    return first_examples(data::fashion_mnist_split::train, train_size, source);
+  }
+  static data::dataset test_set(const char** source) {
+    return first_examples(data::fashion_mnist_split::test, test_size, source);
+  }
+
   // caflow-train's options for `mode` at that global batch (per worker in a cluster).
   static train_app::train_options options(train_app::model_kind model, train_app::replication mode,
                                           int epochs, int threads, const char* device = "cpu") {

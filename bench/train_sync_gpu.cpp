@@ -20,11 +20,6 @@ using namespace caflow::train_app;
 namespace {
 
 using setup = bench::sync_vs_local;
-constexpr int global_batch = setup::global_batch;
-constexpr int workers = setup::workers;
-constexpr int64_t train_size = setup::train_size;
-constexpr int64_t test_size = setup::test_size;
-
 train_options options(model_kind model, replication mode, int epochs, int threads) {
   return setup::options(model, mode, epochs, threads, "gpu");
 }
@@ -39,12 +34,11 @@ int main(int argc, char** argv) {
     std::printf("train_sync_gpu: skipped: no GPU (%s)\n", local_gpus().why_none.c_str());
     return 0;
   }
-  const int epochs = static_cast<int>(std::max<int64_t>(1, steps / (train_size / global_batch)));
+  const int64_t steps_per_epoch = setup::train_size / setup::global_batch;
+  const int epochs = static_cast<int>(std::max<int64_t>(1, steps / steps_per_epoch));
   const char* source = nullptr;
-  const data::dataset train =
-      bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
-  const data::dataset test =
-      bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
+  const data::dataset train = setup::train_set(&source);
+  const data::dataset test = setup::test_set(&source);
   for (model_kind model : {model_kind::mlp, model_kind::cnn}) {
     const train_options lo = options(model, replication::local, epochs, 2);
     auto graph = build_client_graph(lo, {});
@@ -53,11 +47,11 @@ int main(int argc, char** argv) {
     if (!local.ok()) std::fprintf(stderr, "%s\n", local.get_status().to_string().c_str());
     bench::check(local.ok(), "local training failed");
     const double sync = bench::cluster_samples_per_s(
-        options(model, replication::sync, epochs, threads), workers, threads, train, test);
+        options(model, replication::sync, epochs, threads), setup::workers, threads, train, test);
     std::printf("caflow %s on GPU:0, %d global steps of batch %d: local %.0f samples/s, sync 1 ps "
                 "+ %d workers %.0f samples/s\n",
-                to_string(model), epochs * static_cast<int>(train_size / global_batch),
-                global_batch, local->samples_per_second, workers, sync);
+                to_string(model), epochs * static_cast<int>(steps_per_epoch),
+                setup::global_batch, local->samples_per_second, setup::workers, sync);
     std::printf(
         "RESULT train_sync_gpu_%s value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
         "note=%s-data,baseline-local-mode-same-gpu\n",

@@ -22,11 +22,6 @@ using namespace caflow::train_app;
 namespace {
 
 using setup = bench::sync_vs_local;
-constexpr int global_batch = setup::global_batch;
-constexpr int workers = setup::workers;
-constexpr int64_t train_size = setup::train_size;
-constexpr int64_t test_size = setup::test_size;
-
 train_options options(replication mode, int epochs, int threads) {
   return setup::options(model_kind::mlp, mode, epochs, threads);
 }
@@ -43,8 +38,8 @@ double local_samples_per_s(int epochs, const data::dataset& train, const data::d
 
 double sync_samples_per_s(int epochs, int threads, const data::dataset& train,
                           const data::dataset& test) {
-  return bench::cluster_samples_per_s(options(replication::sync, epochs, threads), workers, threads,
-                                      train, test);
+  return bench::cluster_samples_per_s(options(replication::sync, epochs, threads), setup::workers,
+                                      threads, train, test);
 }
 
 }  // namespace
@@ -53,21 +48,19 @@ int main(int argc, char** argv) {
   int steps = 2000, threads = 1;
   bench::parse_steps_and_threads(
       argc, argv, "bench_train_sync_overhead [--steps N] [--threads-per-task N]", &steps, &threads);
-  const int64_t steps_per_epoch = train_size / global_batch;
+  const int64_t steps_per_epoch = setup::train_size / setup::global_batch;
   const int epochs = static_cast<int>(std::max<int64_t>(1, steps / steps_per_epoch));
   const char* source = nullptr;
-  const data::dataset train =
-      bench::first_examples(data::fashion_mnist_split::train, train_size, &source);
-  const data::dataset test =
-      bench::first_examples(data::fashion_mnist_split::test, test_size, &source);
+  const data::dataset train = setup::train_set(&source);
+  const data::dataset test = setup::test_set(&source);
 
   const double local = local_samples_per_s(epochs, train, test);
   const double sync = sync_samples_per_s(epochs, threads, train, test);
   std::printf(
       "caflow mlp, %lld global steps of batch %d: local %.0f samples/s (2 threads), "
       "sync 1 ps + %d workers %.0f samples/s (%d intra-op thread%s per task)\n",
-      static_cast<long long>(epochs * steps_per_epoch), global_batch, local, workers, sync, threads,
-      threads == 1 ? "" : "s");
+      static_cast<long long>(epochs * steps_per_epoch), setup::global_batch, local, setup::workers,
+      sync, threads, threads == 1 ? "" : "s");
   // bench_util's format with a note on where the images came from.
   std::printf(
       "RESULT train_sync_overhead value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
