@@ -26,12 +26,15 @@ class region_sub_allocator final : public sub_allocator {
 
 class gpu_graph final : public device_graph {
  public:
-  gpu_graph(gpu_device& g, cudaGraph_t graph, cudaGraphExec_t exec, std::shared_ptr<allocator> pool)
-      : g_(g), graph_(graph), exec_(exec), pool_(std::move(pool)) {}
+  // `copied` orders each launch after the copy stream's work (made once, not per launch).
+  gpu_graph(gpu_device& g, cudaGraph_t graph, cudaGraphExec_t exec, cudaEvent_t copied,
+            std::shared_ptr<allocator> pool)
+      : g_(g), graph_(graph), exec_(exec), copied_(copied), pool_(std::move(pool)) {}
   ~gpu_graph() override {
     (void)g_.activate();
     // A launch still queued keeps running after this: wait for it before its pool goes.
     (void)cudaStreamSynchronize(g_.compute_stream());
+    (void)cudaEventDestroy(copied_);
     (void)cudaGraphExecDestroy(exec_);
     (void)cudaGraphDestroy(graph_);
   }
@@ -39,7 +42,8 @@ class gpu_graph final : public device_graph {
     CAFLOW_RETURN_IF_ERROR(g_.activate());
     // A copy out of the last replay's buffers (to a peer GPU, on the copy stream) may still be
     // reading them: this replay writes them again only after it.
-    CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g_.compute_stream(), g_.copy_stream()));
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaEventRecord(copied_, g_.copy_stream()));
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(g_.compute_stream(), copied_, 0));
     return cuda_status(cudaGraphLaunch(exec_, g_.compute_stream()), "cudaGraphLaunch");
   }
 
@@ -47,6 +51,7 @@ class gpu_graph final : public device_graph {
   gpu_device& g_;
   cudaGraph_t graph_;
   cudaGraphExec_t exec_;
+  cudaEvent_t copied_;
   std::shared_ptr<allocator> pool_;
 };
 
@@ -82,13 +87,20 @@ class gpu_capture final : public device_capture {
     cudaGraph_t graph = nullptr;
     CAFLOW_RETURN_IF_ERROR(close(&graph));
     cudaGraphExec_t exec = nullptr;
-    const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    cudaEvent_t copied = nullptr;
+    cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
+    const char* what = "cudaGraphInstantiate";
+    if (e == cudaSuccess) {
+      e = cudaEventCreateWithFlags(&copied, cudaEventDisableTiming);
+      what = "cudaEventCreateWithFlags";
+    }
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
+      if (exec) (void)cudaGraphExecDestroy(exec);
       (void)cudaGraphDestroy(graph);
-      return cuda_status(e, "cudaGraphInstantiate");
+      return cuda_status(e, what);
     }
-    return std::unique_ptr<device_graph>(new gpu_graph(g_, graph, exec, scope_.pool));
+    return std::unique_ptr<device_graph>(new gpu_graph(g_, graph, exec, copied, scope_.pool));
   }
 
  private:

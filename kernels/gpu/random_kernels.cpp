@@ -2,8 +2,6 @@
 // (random_launch.hpp), so a graph draws the same values wherever it is placed. The position in
 // the stream is a counter in the GPU's memory that each launch reads and advances, so a step
 // recorded into a CUDA graph draws fresh values at every replay.
-#include <mutex>
-
 #include "kernels/common/random_args.hpp"
 #include "kernels/gpu/gpu_op_kernel.hpp"
 #include "kernels/gpu/random_launch.hpp"
@@ -21,6 +19,17 @@ class random_op final : public gpu_op_kernel {
     const random_seeds s = resolve_random_seeds(seed, seed2);
     seeds_ = {static_cast<uint32_t>(s.seed), static_cast<uint32_t>(s.seed >> 32),
               static_cast<uint32_t>(s.seed2), static_cast<uint32_t>(s.seed2 >> 32)};
+    // The stream's position, zeroed on the GPU before any step of the kernel is queued.
+    gpu_device* g = as_gpu(c.dev());
+    CAFLOW_OP_REQUIRES(c, g != nullptr,
+                       errors::internal("a GPU kernel was built for ", c.dev().name()));
+    CAFLOW_OP_REQUIRES_OK(c, g->activate());
+    auto counter = g->allocate(dtype::int64, tensor_shape{1});  // holds a uint64
+    CAFLOW_OP_REQUIRES_OK(c, counter.get_status());
+    counter_ = std::move(counter).value();
+    CAFLOW_OP_REQUIRES_OK(c, cuda_status(cudaMemsetAsync(counter_.raw_data(), 0, sizeof(uint64_t),
+                                                         g->compute_stream()),
+                                         "cudaMemsetAsync"));
   }
 
  protected:
@@ -32,29 +41,12 @@ class random_op final : public gpu_op_kernel {
     tensor out = allocate_output(ctx, g, 0, shape);
     const int64_t n = shape.num_elements();
     if (!out.initialized() || n == 0) return;
-    CAFLOW_OP_REQUIRES_OK(ctx, make_counter(g));
     launch_random<T>(Kind, seeds_, static_cast<uint64_t*>(counter_.raw_data()), out.data<T>(), n,
                      g.compute_stream());
   }
 
  private:
-  // The stream's position, zeroed on the GPU at the kernel's first step (a plain one: a
-  // partition's first step of a shape is never recorded).
-  status make_counter(gpu_device& g) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (counter_.initialized()) return {};
-    // Zeroing it inside a recording would rewind the stream at every replay.
-    if (g.is_capturing())
-      return errors::failed_precondition("the random stream of '", name(),
-                                         "' has not started, so its first step cannot be recorded");
-    CAFLOW_ASSIGN_OR_RETURN(tensor t, g.allocate(dtype::int64, tensor_shape{1}));  // a uint64
-    CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(t.raw_data(), 0, sizeof(uint64_t), g.compute_stream()));
-    counter_ = std::move(t);
-    return {};
-  }
-
   philox_seeds seeds_;
-  std::mutex mu_;
   tensor counter_;
 };
 
