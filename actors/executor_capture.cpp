@@ -101,26 +101,37 @@ std::unique_ptr<executor::capture_plan> executor::plan_capture(const executor& e
   p->segment_of.assign(n, -1);
   // For a node outside the core: the first segment that may read its value (0: before any).
   std::vector<int> ready_for(n, 0);
+  // For a node outside the core: the node outside it that its ready_for waits on (itself when
+  // it reads the core), so the log can say what cuts each segment.
+  std::vector<int> cut_by(n, -1);
+  std::vector<std::pair<int, int>> first_of;  // per segment: (first node, what it waited for)
   std::vector<uint8_t> work(n, 0);
   int segments = 0;
   for (int id : order) {
     const node_item& item = ex.items_[id];
     const graph_node& node = g.node(id);
-    const bool core = !item.is_async && !item.is_send && !item.is_recv && item.kernel->is_capturable();
-    int at = 0;
+    bool core = !item.is_async && !item.is_send && !item.is_recv && item.kernel->is_capturable();
+    if (core && !item.kernel->records_outside_inputs())
+      for (const in_edge& e : node.inputs) core &= p->segment_of[e.src] >= 0;
+    int at = 0, why = -1;
     auto look = [&](int src) {
       const int k = p->segment_of[src];
-      at = std::max(at, k >= 0 ? (core ? k : k + 1) : ready_for[src]);
+      const int here = k >= 0 ? (core ? k : k + 1) : ready_for[src];
+      if (here <= at) return;
+      at = here;
+      why = k >= 0 ? id : cut_by[src];
     };
     for (const in_edge& e : node.inputs) look(e.src);
     for (int c : node.control_inputs) look(c);
     for (int a : waits_for[id]) look(a);
     if (core) {
       p->segment_of[id] = at;
+      if (at >= segments) first_of.resize(at + 1, {id, why});
       segments = std::max(segments, at + 1);
       work[at] |= item.kernel->is_expensive() || node.num_inputs() > 0;
     } else {
       ready_for[id] = at;
+      cut_by[id] = why;
     }
   }
   // Segments without a node are dropped; the order among the others stays.
@@ -148,11 +159,17 @@ std::unique_ptr<executor::capture_plan> executor::plan_capture(const executor& e
   }
   p->kept.resize(n);
   if (log_enabled(log_level::info)) {
-    std::string sizes;
+    std::string sizes, cuts;
     for (const auto& seg : p->segments) sizes += (sizes.empty() ? "" : ", ") + std::to_string(seg.order.size());
+    for (int k = 1; k < segments; ++k) {
+      if (renumber[k] <= 0) continue;
+      const auto [first, why] = first_of[k];
+      cuts += "; segment " + std::to_string(renumber[k] + 1) + " starts at " + g.node(first).def->name;
+      if (why >= 0) cuts += ", after " + g.node(why).def->name + " (" + g.node(why).def->op + ", not recorded)";
+    }
     write_log(log_level::info, task_of_device(ex.dev_.name()), "partition of ", n, " nodes on ",
               ex.dev_.name(), ": recorded in ", p->segments.size(), " segment(s) of ", sizes,
-              " nodes");
+              " nodes", cuts);
   }
   return p;
 }

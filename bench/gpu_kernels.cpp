@@ -68,6 +68,12 @@ class gpu_op {
     in_.resize(host_inputs.size());
     out_.resize(sig->output_types.size());
     for (size_t i = 0; i < host_inputs.size(); ++i) {
+      // What the kernel reads in host memory (a backprop's sizes) stays there, as in a graph;
+      // on the GPU, every run would first wait for a copy back.
+      if (kernel_->input_on_host(static_cast<int>(i))) {
+        in_[i].value = host_inputs[i];
+        continue;
+      }
       auto t = copy_to_gpu(gpu, host_inputs[i]);
       if (!t.ok()) fail(t.get_status().to_string());
       in_[i].value = std::move(t).value();

@@ -55,10 +55,7 @@ status conditional_accumulator::apply_gradient(int64_t local_step, const tensor&
                                       " does not match the ", count_,
                                       " gradient(s) of shape ", sum_.shape().to_string(),
                                       " accumulated so far in '", name_, "'");
-    if (local_step < global_step_) {
-      ++dropped_;
-      return {};
-    }
+    if (is_stale_locked(local_step)) return {};
     if (count_ == 0) {
       CAFLOW_ASSIGN_OR_RETURN(sum_, tensor::allocate(alloc, type_, gradient.shape()));
       if (gradient.byte_size() > 0)
@@ -111,10 +108,7 @@ status conditional_accumulator::apply_sparse_gradient(int64_t local_step, const 
   completions out;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (local_step < global_step_) {
-      ++dropped_;
-      return {};
-    }
+    if (is_stale_locked(local_step)) return {};
     CAFLOW_RETURN_IF_ERROR(rows_.add(indices, values, add).with_context("accumulator '" + name_ + "'"));
     if (shape_given) dense_shape_ = dense_shape;
     ++count_;
@@ -160,7 +154,27 @@ void conditional_accumulator::take_gradient(int64_t num_required, const caller& 
 
 void conditional_accumulator::set_global_step(int64_t step) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (step < global_step_) {
+    dropped_ += count_;
+    clear_locked();
+    rewound_ = true;
+  }
   global_step_ = step;
+}
+
+bool conditional_accumulator::is_stale_locked(int64_t local_step) {
+  // Without a restore, a step beyond the global step is kept: the chief hands out a step only
+  // after every accumulator took it, so it cannot come from before one.
+  const bool stale = local_step < global_step_ || (rewound_ && local_step > global_step_);
+  if (stale) ++dropped_;
+  return stale;
+}
+
+void conditional_accumulator::clear_locked() {
+  sum_ = tensor();
+  rows_ = sparse_gradient_sum();
+  dense_shape_ = tensor();
+  count_ = 0;
 }
 
 int64_t conditional_accumulator::num_accumulated() const {
@@ -182,10 +196,7 @@ void conditional_accumulator::flush_locked(completions& out) {
   // One take per round: the next taker waits for gradients applied after this one's.
   if (takers_.empty() || count_ < takers_.front()->required) return;
   taken t{std::move(sum_), std::move(rows_), std::move(dense_shape_), count_};
-  sum_ = tensor();
-  rows_ = sparse_gradient_sum();
-  dense_shape_ = tensor();
-  count_ = 0;
+  clear_locked();
   finish_locked(*takers_.front(), {}, std::move(t), out);
   takers_.pop_front();
 }

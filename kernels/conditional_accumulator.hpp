@@ -67,7 +67,7 @@ class conditional_accumulator final : public resource,
   status matches(dtype type, const partial_shape& shape, reduction r, bool sparse = false) const;
 
   // Checks dtype and shape (against the declared shape and against the gradients summed so
-  // far), then adds the gradient unless local_step is below the global step. `add` runs under
+  // far), then adds the gradient unless it is stale (see is_stale_locked). `add` runs under
   // the lock; the first gradient of a round is copied into a buffer from `alloc`.
   status apply_gradient(int64_t local_step, const tensor& gradient,
                         const std::shared_ptr<allocator>& alloc, add_fn add);
@@ -78,11 +78,14 @@ class conditional_accumulator final : public resource,
                                const tensor& dense_shape, sparse_gradient_sum::add_fn add);
   // Completes with the sum once at least num_required (>= 1) gradients are in.
   void take_gradient(int64_t num_required, const caller& from, take_done done);
+  // A step below the current one is a restore going back: the gradients summed so far were
+  // computed for steps it undid, so they are dropped, and so is any later gradient from a step
+  // beyond the restored one (computed before the restore, on values it replaced).
   void set_global_step(int64_t step);
 
   int64_t num_accumulated() const;
   int64_t global_step() const;
-  // Gradients dropped as stale since the accumulator was made.
+  // Gradients dropped as stale since the accumulator was made (those a restore dropped too).
   int64_t num_dropped() const;
 
  private:
@@ -101,6 +104,10 @@ class conditional_accumulator final : public resource,
   };
   using completions = std::vector<completion>;
 
+  // A gradient for a step before the global step (a straggler's), or, after a restore went
+  // back, for a step beyond it. Counts it as dropped.
+  bool is_stale_locked(int64_t local_step);
+  void clear_locked();
   void flush_locked(completions& out);
   void finish_locked(take_waiter& w, status st, taken t, completions& out);
   void cancel_waiter(int64_t id);
@@ -119,6 +126,7 @@ class conditional_accumulator final : public resource,
   int64_t count_ = 0;
   int64_t global_step_ = 0;
   int64_t dropped_ = 0;
+  bool rewound_ = false;  // set_global_step went back at least once
   std::deque<std::unique_ptr<take_waiter>> takers_;
   int64_t next_waiter_ = 0;
 };

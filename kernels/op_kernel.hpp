@@ -74,6 +74,11 @@ class op_kernel {
   // state that changes per step (random generators, queues, counters) or that wait for the
   // device.
   virtual bool is_capturable() const { return false; }
+  // Whether a capturable kernel is also recorded when an input comes from outside the
+  // recording. Not a copy of a host value into device memory: its input is usually a batch fed
+  // anew each step, which would never match the recorded one; run plainly, its output comes in
+  // like any device value from outside.
+  virtual bool records_outside_inputs() const { return true; }
 
   const std::string& name() const { return def_.name; }
   const std::string& type_string() const { return def_.op; }

@@ -151,15 +151,17 @@ status_or<int64_t> initialize_variables(const train_options& o, const client_pla
     CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.shared_init}));
   } else {
     CAFLOW_RETURN_IF_ERROR(wait_until_initialized(sess, g));
-    // A resumed job: the other clients pick up where the chief's checkpoint left off.
-    if (!o.checkpoint_dir.empty()) {
-      CAFLOW_ASSIGN_OR_RETURN(resumed_global_step, read_global_step(sess, g));
-    }
   }
   // The accumulators of a ps that outlived the last attempt hold a newer global step than a
-  // restored one: the chief resets them before anyone's gradients come.
+  // restored one: the chief resets them before anyone's gradients come, and then hands each
+  // other worker the token its local initializer waits for.
   if (g.sync && plan.is_chief()) CAFLOW_RETURN_IF_ERROR(sess.run_targets({g.sync->chief_initializer()}));
   if (!g.local_init.empty()) CAFLOW_RETURN_IF_ERROR(sess.run_targets(g.local_init));
+  // A resumed job: the other clients pick up where the chief's checkpoint left off (in sync
+  // mode, read only after the chief's token, so after its restore).
+  if (!plan.is_chief() && !o.checkpoint_dir.empty()) {
+    CAFLOW_ASSIGN_OR_RETURN(resumed_global_step, read_global_step(sess, g));
+  }
   return resumed_global_step;
 }
 

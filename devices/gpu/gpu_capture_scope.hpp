@@ -5,8 +5,10 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <vector>
 
 #include "graph/core/allocator.hpp"
+#include "graph/core/tensor.hpp"
 
 namespace caflow {
 
@@ -16,6 +18,9 @@ struct gpu_capture_scope {
   const gpu_device* dev = nullptr;
   cudaStream_t stream = nullptr;
   std::shared_ptr<allocator> pool;
+  // Host buffers that recorded copies read (gpu_copy.cpp): kept as long as the recording,
+  // since every replay copies from them again.
+  std::vector<tensor> staged;
   gpu_capture_scope* outer = nullptr;  // an enclosing recording of another GPU
 
   // The calling thread's innermost open recording, or nullptr.

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "devices/gpu/cuda_status.hpp"
+#include "devices/gpu/gpu_capture_scope.hpp"
 #include "devices/gpu/gpu_device.hpp"
 
 namespace caflow {
@@ -19,6 +20,11 @@ status_or<gpu_device*> need_gpu(device& d) {
 // Keeps a tensor's bytes until the work queued so far on `stream` is done. The callback only
 // drops a reference (a BFC deallocation is bookkeeping, no CUDA call, as callbacks require).
 status hold_until_done(cudaStream_t stream, const tensor& t) {
+  // Recorded, the callback would run (and free) at every replay.
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamIsCapturing(stream, &capturing));
+  if (capturing != cudaStreamCaptureStatusNone)
+    return errors::unimplemented("a transfer between GPUs cannot be recorded in a CUDA graph");
   auto* held = new tensor(t);
   const cudaError_t e = cudaLaunchHostFunc(
       stream, [](void* p) { delete static_cast<tensor*>(p); }, held);
@@ -70,6 +76,14 @@ status_or<tensor> copy_to_gpu(device& dev, const tensor& host) {
   CAFLOW_ASSIGN_OR_RETURN(tensor pinned,
                           tensor::allocate(g->pinned_allocator(), host.type(), host.shape()));
   std::memcpy(pinned.raw_data(), host.raw_data(), bytes);
+  if (gpu_capture_scope* c = gpu_capture_scope::current(); c && c->dev == g) {
+    // Recorded: every replay copies these bytes again, so the staging buffer lives as long as
+    // the recording. The executor replays only where the host value equals the recorded one.
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), pinned.raw_data(), bytes,
+                                                cudaMemcpyHostToDevice, c->stream));
+    c->staged.push_back(std::move(pinned));
+    return out;
+  }
   // The destination chunk may have been freed by a kernel still queued on the compute stream.
   CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g->copy_stream(), g->compute_stream()));
   CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), pinned.raw_data(), bytes,

@@ -28,8 +28,9 @@ class gpu_graph final : public device_graph {
  public:
   // `copied` orders each launch after the copy stream's work (made once, not per launch).
   gpu_graph(gpu_device& g, cudaGraph_t graph, cudaGraphExec_t exec, cudaEvent_t copied,
-            std::shared_ptr<allocator> pool)
-      : g_(g), graph_(graph), exec_(exec), copied_(copied), pool_(std::move(pool)) {}
+            std::shared_ptr<allocator> pool, std::vector<tensor> staged)
+      : g_(g), graph_(graph), exec_(exec), copied_(copied), pool_(std::move(pool)),
+        staged_(std::move(staged)) {}
   ~gpu_graph() override {
     (void)g_.activate();
     // A launch still queued keeps running after this: wait for it before its pool goes.
@@ -53,6 +54,7 @@ class gpu_graph final : public device_graph {
   cudaGraphExec_t exec_;
   cudaEvent_t copied_;
   std::shared_ptr<allocator> pool_;
+  std::vector<tensor> staged_;
 };
 
 class gpu_capture final : public device_capture {
@@ -100,7 +102,7 @@ class gpu_capture final : public device_capture {
       (void)cudaGraphDestroy(graph);
       return cuda_status(e, what);
     }
-    return std::unique_ptr<device_graph>(new gpu_graph(g_, graph, exec, copied, scope_.pool));
+    return std::unique_ptr<device_graph>(new gpu_graph(g_, graph, exec, copied, scope_.pool, std::move(scope_.staged)));
   }
 
  private:

@@ -26,15 +26,36 @@ void register_typed(const char* op, const char* device, type_list<Ts...>) {
 }  // namespace detail
 
 // Add and AddV2 (both Add's kernel), Sub and Mul over number_types; RealDiv over real_types.
+// A device with memory of its own leaves int32 out (Types = device_number_types): its int32
+// arithmetic is shape arithmetic, computed on the host (host_int32_arithmetic), as TF does.
 template <template <class> class Add, template <class> class Sub, template <class> class Mul,
-          template <class> class RealDiv>
+          template <class> class RealDiv, class Types = number_types>
 struct arithmetic_kernels {
   explicit arithmetic_kernels(const char* device) {
-    detail::register_typed<Add>("Add", device, number_types{});
-    detail::register_typed<Add>("AddV2", device, number_types{});
-    detail::register_typed<Sub>("Sub", device, number_types{});
-    detail::register_typed<Mul>("Mul", device, number_types{});
+    detail::register_typed<Add>("Add", device, Types{});
+    detail::register_typed<Add>("AddV2", device, Types{});
+    detail::register_typed<Sub>("Sub", device, Types{});
+    detail::register_typed<Mul>("Mul", device, Types{});
     detail::register_typed<RealDiv>("RealDiv", device, real_types{});
+  }
+};
+using device_number_types = type_list<float, double, int64_t>;
+
+// The host's int32 Add, AddV2, Sub and Mul registered for `device`, every arg in host memory.
+template <template <class> class Add, template <class> class Sub, template <class> class Mul>
+struct host_int32_arithmetic {
+  explicit host_int32_arithmetic(const char* device) {
+    for (const char* op : {"Add", "AddV2"}) add<Add<int32_t>>(op, device);
+    add<Sub<int32_t>>("Sub", device);
+    add<Mul<int32_t>>("Mul", device);
+  }
+
+ private:
+  template <class K>
+  static void add(const char* op, const char* device) {
+    kernel_registry::global().add(
+        kernel_def_builder(op).device(device).type_constraint<int32_t>("T").host_memory("x").host_memory("y").host_memory("z").build(
+            [](kernel_construction& c) -> std::unique_ptr<op_kernel> { return std::make_unique<K>(c); }));
   }
 };
 

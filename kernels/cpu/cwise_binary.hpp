@@ -126,7 +126,7 @@ template <bool Value>
 struct incompatible_shapes_give {};
 
 template <class T, class Op, class Incompatible = fail_on_incompatible_shapes>
-class binary_op final : public op_kernel {
+class binary_op : public op_kernel {
  public:
   using out_type = result_of_t<Op, T, T>;
 

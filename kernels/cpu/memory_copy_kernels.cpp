@@ -19,6 +19,11 @@ class copy_to_host_op final : public op_kernel {
 class copy_from_host_op final : public op_kernel {
  public:
   using op_kernel::op_kernel;
+  // Recorded where its input is computed in the recording (shapes from host-computed kernels):
+  // the device copies from a buffer it keeps (gpu_copy.cpp), and a replay happens only where
+  // the host values it depends on are the recorded ones (actors/executor_capture.cpp).
+  bool is_capturable() const override { return true; }
+  bool records_outside_inputs() const override { return false; }
   void compute(kernel_context& ctx) override {
     auto here = ctx.dev().copy_in(ctx.input(0));
     CAFLOW_OP_REQUIRES_OK(ctx, here.get_status());

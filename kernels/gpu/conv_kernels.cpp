@@ -154,15 +154,18 @@ class cudnn_conv_kernel : public gpu_op_kernel {
       return c;
     }
     std::vector<candidate_time> times;
+    std::vector<std::string> refused;  // per candidate, for the log: why it is out
     float best = std::numeric_limits<float>::infinity();
     status last;
     auto measure = [&](const std::function<status()>& queue) {
       auto ms = time_on_stream(dev, queue, best * give_up_factor);
+      refused.emplace_back();
       if (ms.ok()) {
         best = std::min(best, *ms);
         times.push_back({*ms});
       } else {
         last = ms.get_status();
+        refused.back() = last.message();
         times.push_back({});
       }
     };
@@ -181,6 +184,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
       status agrees = agrees_with(dev, output_of(o), reference);
       if (!agrees.ok()) {
         last = agrees.with_context("engine " + std::to_string(e.engine));
+        refused.back() = std::to_string(*times.back().ms) + " ms but " + agrees.message();
         times.back() = {};
       }
     }
@@ -189,7 +193,7 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     const auto fastest = fastest_candidate(times);
     if (!fastest) return last;
     if (!engine_ran) log_fallback(g, last);
-    if (engines_.log_choices) log_choice(g, *engines, times, *fastest);
+    if (engines_.log_choices) log_choice(g, *engines, times, refused, *fastest);
     if (*fastest < engines->size()) c.engine = std::move((*engines)[*fastest]);
     return c;
   }
@@ -202,7 +206,10 @@ class cudnn_conv_kernel : public gpu_op_kernel {
   }
 
   // Whether `out` (on the GPU) matches `reference` (on the host) to within float32 rounding of
-  // differently ordered sums: 5e-6 of the largest magnitude (at least 1) per element.
+  // differently ordered sums: 1e-4 of the largest magnitude (at least 1) per element. On an
+  // H100, engines that sum in another order differ from the legacy result by 5e-6 to 6e-6 of
+  // it (sums of 10^3 to 10^4 products), while one that misreads a layout is off by 10% or more.
+  static constexpr double agreement = 1e-4;
   static status agrees_with(gpu_device& dev, const tensor& out, const tensor& reference) {
     CAFLOW_ASSIGN_OR_RETURN(tensor got, dev.copy_to_host(out));
     const float* a = got.data<float>();
@@ -212,9 +219,9 @@ class cudnn_conv_kernel : public gpu_op_kernel {
       scale = std::max(scale, static_cast<double>(std::abs(r[i])));
     for (int64_t i = 0; i < reference.num_elements(); ++i) {
       const double diff = std::abs(static_cast<double>(a[i]) - static_cast<double>(r[i]));
-      if (!(diff <= 5e-6 * scale))
+      if (!(diff <= agreement * scale))
         return errors::internal("element ", i, " is ", a[i], " where the legacy algorithm gives ",
-                                r[i], " (beyond 5e-6 of ", scale, ")");
+                                r[i], " (beyond ", agreement, " of ", scale, ")");
     }
     return {};
   }
@@ -265,7 +272,8 @@ class cudnn_conv_kernel : public gpu_op_kernel {
 
   // With CAFLOW_CUDNN_ENGINES=log: what was chosen, against the legacy algorithm (timed last).
   void log_choice(const conv2d_geometry& g, const std::vector<engine_plan>& engines,
-                  const std::vector<candidate_time>& times, size_t fastest) const {
+                  const std::vector<candidate_time>& times, const std::vector<std::string>& refused,
+                  size_t fastest) const {
     std::ostringstream line;
     line << "caflow: " << shape_text(g) << ": ";
     if (fastest < engines.size())
@@ -278,6 +286,11 @@ class cudnn_conv_kernel : public gpu_op_kernel {
     if (times.size() > engines.size() && times.back().ms)
       line << "; legacy " << *times.back().ms << " ms";
     line << "\n";
+    for (size_t i = 0; i < engines.size(); ++i) {
+      line << "  engine " << engines[i].engine << " (" << to_string(engines[i].layout) << "): ";
+      if (times[i].ms) line << *times[i].ms << " ms\n";
+      else line << "out: " << refused[i] << "\n";
+    }
     std::clog << line.str() << std::flush;
   }
 

@@ -103,7 +103,9 @@ using sigmoid_grad_op = binary_op<sigmoid_grad_f, T, T>;
 template <class T>
 using tanh_grad_op = binary_op<tanh_grad_f, T, T>;
 
-const cwise::arithmetic_kernels<add_op, sub_op, mul_op, real_div_op> arithmetic(device_gpu);
+// int32: on the host (kernels/cpu/cwise_arith.cpp).
+const cwise::arithmetic_kernels<add_op, sub_op, mul_op, real_div_op, cwise::device_number_types>
+    arithmetic(device_gpu);
 const cwise::comparison_kernels<equal_op, greater_op, less_op> comparisons(device_gpu);
 
 }  // namespace

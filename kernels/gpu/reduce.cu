@@ -131,9 +131,14 @@ struct reduce_plan {
   size_t scratch_bytes = 0;
 };
 
+// CUB's index type is that of the count: 32-bit indices where they suffice, since its 64-bit
+// index arithmetic can cost bandwidth on a memory-bound pass.
 template <class R, class T>
 cudaError_t full_reduce(void* scratch, size_t& bytes, const T* in, T* out, int64_t size,
                         cudaStream_t stream) {
+  if (size <= INT_MAX)
+    return cub::DeviceReduce::Reduce(scratch, bytes, in, out, static_cast<int>(size), R{},
+                                     R::template identity<T>(), stream);
   return cub::DeviceReduce::Reduce(scratch, bytes, in, out, size, R{}, R::template identity<T>(),
                                    stream);
 }

@@ -22,6 +22,7 @@
 #include <sstream>
 
 #include "actors/executor.hpp"
+#include "actors/log.hpp"
 #include "devices/cpu_device.hpp"
 #include "kernels/cancellation.hpp"
 #include "graph/ir/partition.hpp"
@@ -354,6 +355,8 @@ TEST_CASE("with recording off nothing is recorded") {
 
 TEST_CASE("a node reached from the core through a node outside it is recorded in a later segment") {
   recording_device dev;
+  REQUIRE(init_logging("info").ok());
+  stderr_to_file err;
   //   y = AddOne(x) [segment 0] -> p = Pass(y) [not recordable] -> z = AddOne(p) [segment 1]
   auto ex = make(dev, {
       {"x", "_Arg", cpu0, {}, {{"T", dtype::float32}, {"index", int64_t{0}}}},
@@ -372,6 +375,42 @@ TEST_CASE("a node reached from the core through a node outside it is recorded in
   }
   CHECK(dev.stats.recordings == 2);  // both segments, at step 2
   CHECK(dev.stats.launches == 6);    // two per step from step 2 on
+  REQUIRE(init_logging("warn").ok());
+  // The plan says what cut the core, so a partition's segments can be told apart on a GPU.
+  CHECK_MESSAGE(err.text().find("recorded in 2 segment(s) of 1, 1 nodes; segment 2 starts at z, "
+                                "after p (TestRecPass, not recorded)") != std::string::npos,
+                err.text());
+}
+
+TEST_CASE("a copy from host memory is recorded when its input is, and runs plainly when fed from outside") {
+  recording_device dev;
+  REQUIRE(init_logging("info").ok());
+  stderr_to_file err;
+  // cy = _CopyFromHost(y) reads a value of the core: recorded with it. ch = _CopyFromHost(h)
+  // reads a feed, new each step: it runs plainly and its output comes in from outside.
+  auto ex = make(dev, {
+      {"x", "_Arg", cpu0, {}, {{"T", dtype::float32}, {"index", int64_t{0}}}},
+      {"h", "_Arg", cpu0, {}, {{"T", dtype::float32}, {"index", int64_t{1}}}},
+      {"ch", "_CopyFromHost", cpu0, {"h"}, {{"T", dtype::float32}}},
+      {"y", "TestRecAddOne", cpu0, {"x"}, {}},
+      {"cy", "_CopyFromHost", cpu0, {"y"}, {{"T", dtype::float32}}},
+      {"z", "TestRecAdd", cpu0, {"y", "cy"}, {}},
+      {"w", "TestRecAdd", cpu0, {"z", "ch"}, {}},
+      {"ret", "_Retval", cpu0, {"w"}, {{"T", dtype::float32}, {"index", int64_t{0}}}},
+  });
+  for (int64_t s = 1; s <= 4; ++s) {
+    const float h = float(10 * s);
+    call_frame frame;
+    frame.args = {filled(2, float(s)), filled(2, h)};
+    frame.rets.resize(1);
+    cancellation_manager cm;
+    REQUIRE(ex->run({s, &frame, &cm, nullptr}).ok());
+    for (int i = 0; i < 2; ++i) CHECK(frame.rets[0].data<float>()[i] == 2 * (float(s) + 1) + h);
+  }
+  CHECK(dev.stats.recordings == 1);  // one segment, recorded at step 2
+  CHECK(dev.stats.launches == 3);    // steps 2 to 4
+  REQUIRE(init_logging("warn").ok());
+  CHECK_MESSAGE(err.text().find("recorded in 1 segment(s) of 4 nodes") != std::string::npos, err.text());
 }
 
 TEST_CASE("a later segment reads an earlier one's value directly, from what the plan keeps") {

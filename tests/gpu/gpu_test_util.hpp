@@ -33,8 +33,9 @@ inline device* test_gpu() {
     return;                                                                     \
   }
 
-// Runs `op` on `gpu`: inputs are copied to the GPU, outputs back. Type attrs must be given
-// (nothing is inferred), defaults are added.
+// Runs `op` on `gpu`: inputs are copied to the GPU (but those the kernel reads in host memory,
+// as in a graph), outputs back. Type attrs must be given (nothing is inferred), defaults are
+// added.
 inline status_or<std::vector<tensor>> run_gpu_kernel(device& gpu, const std::string& op_name,
                                                      const std::vector<tensor>& inputs,
                                                      std::map<std::string, attr_value> attrs) {
@@ -48,6 +49,10 @@ inline status_or<std::vector<tensor>> run_gpu_kernel(device& gpu, const std::str
   CAFLOW_ASSIGN_OR_RETURN(auto kernel, kernel_registry::global().create(n, sig, gpu));
   std::vector<kernel_value> in(inputs.size()), out(sig.output_types.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (kernel->input_on_host(static_cast<int>(i))) {
+      in[i].value = inputs[i];
+      continue;
+    }
     CAFLOW_ASSIGN_OR_RETURN(in[i].value, copy_to_gpu(gpu, inputs[i]));
   }
   cancellation_manager cancel;

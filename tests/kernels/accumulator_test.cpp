@@ -115,6 +115,37 @@ TEST_CASE("gradients older than the global step are dropped and counted") {
   CHECK(resource->global_step() == 5);
 }
 
+TEST_CASE("a global step set back (a restore) drops what was summed and later gradients beyond it") {
+  auto root = scope::new_root();
+  test_accumulator acc(root, dtype::float32, partial_shape{1});
+  session sess(root, bounded);
+  auto set_step = [&](int64_t step) {
+    REQUIRE(sess.run_targets({acc.set_step}, {{acc.new_step, tensor::scalar(step)}}).ok());
+  };
+  set_step(450);
+  REQUIRE(acc.apply_grad(sess, 450, vec<float>({100})).ok());
+  REQUIRE(acc.apply_grad(sess, 451, vec<float>({100})).ok());  // no restore yet: kept
+  CHECK(acc.num_accumulated(sess) == 2);
+  auto resource = sess.cpu().resources().lookup<conditional_accumulator>("", "acc");
+  REQUIRE(resource);
+  set_step(450);  // the same step: nothing is dropped
+  CHECK(acc.num_accumulated(sess) == 2);
+  set_step(400);  // the chief restored step 400: both were computed for undone steps
+  CHECK(acc.num_accumulated(sess) == 0);
+  CHECK(resource->num_dropped() == 2);
+  // A worker that took its step before the restore is still at 451: dropped, as is 399.
+  REQUIRE(acc.apply_grad(sess, 451, vec<float>({100})).ok());
+  REQUIRE(acc.apply_grad(sess, 399, vec<float>({100})).ok());
+  CHECK(acc.num_accumulated(sess) == 0);
+  CHECK(resource->num_dropped() == 4);
+  REQUIRE(acc.apply_grad(sess, 400, vec<float>({2})).ok());
+  REQUIRE(acc.apply_grad(sess, 400, vec<float>({4})).ok());
+  check_tensor(run_ok(sess, acc.take_feed(2), {acc.take}).at(0), {1}, std::vector<float>{3});
+  set_step(401);  // the next update: forward again
+  REQUIRE(acc.apply_grad(sess, 401, vec<float>({1})).ok());
+  CHECK(acc.num_accumulated(sess) == 1);
+}
+
 TEST_CASE("a take waits for num_required gradients, holding no thread") {
   auto root = scope::new_root();
   test_accumulator acc(root, dtype::float32, partial_shape{2});

@@ -19,9 +19,21 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
   if (!global_step.valid() || global_step.type() != dtype::int64)
     return errors::invalid_argument("synchronous replicas need an int64 global step");
   const scope s = root.new_sub_scope("sync_replicas");
+  const scope on_step = s.colocate_with(global_step.ref);
+  auto token_queue = ops::fifo_queue(
+      on_step.with_op_name("token_queue"), {dtype::int64},
+      {.shapes = {partial_shape({})}, .container = {}, .shared_name = opts_.shared_prefix + "/token_queue"});
 
-  local_step_ = create_variable(s.with_device(opts_.local_device), "local_step",
-                                ops::identity(s, global_step),
+  // The chief starts from the global step it initialized or restored; every other worker from
+  // a token the chief's initializer hands out after that, so none computes a first step on
+  // values a restore is about to replace.
+  const output first_step =
+      opts_.is_chief
+          ? ops::identity(s, global_step)
+          : ops::ensure_shape(on_step, ops::queue_dequeue(on_step.with_op_name("first_token"),
+                                                          token_queue, {dtype::int64}).at(0),
+                              partial_shape({}));
+  local_step_ = create_variable(s.with_device(opts_.local_device), "local_step", first_step,
                                 {.trainable = false, .validate_shape = true});
 
   std::vector<operation> applied;
@@ -53,11 +65,6 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
   if (applied.empty())
     return errors::invalid_argument("no gradient for any variable of the synchronous update");
 
-  const scope on_step = s.colocate_with(global_step.ref);
-  auto token_queue = ops::fifo_queue(
-      on_step.with_op_name("token_queue"), {dtype::int64},
-      {.shapes = {partial_shape({})}, .container = {}, .shared_name = opts_.shared_prefix + "/token_queue"});
-
   close_tokens_ = ops::queue_close(on_step.with_op_name("close_token_queue"), token_queue);
   if (!opts_.is_chief) {
     // A worker's step ends with a token: the global step of the update that used its gradient.
@@ -86,11 +93,19 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
     averaged.push_back(
         {ops::accumulator_take_gradient(on_var, acc, num_required, gv.var.type()), gv.var});
   }
+  // Each other replica's first token, handed out only once every accumulator took the step:
+  // a gradient for a step beyond an accumulator's would be dropped after a restore.
+  auto hand_out = [&](const std::vector<operation>& after, const output& step) {
+    const int others = total - 1;
+    auto tokens = ops::fill(on_step.with_control_dependencies(after),
+                            ops::constant(s, std::vector<int32_t>{others}, {1}), step);
+    return ops::queue_enqueue_many(on_step, token_queue, {tokens});
+  };
   std::vector<operation> resets;
-  for (const auto& [acc, gv] : accumulators) {
-    auto current = ops::identity(s.colocate_with(gv.var.ref), global_step);
+  auto current = ops::identity(on_step, global_step);
+  for (const auto& [acc, gv] : accumulators)
     resets.push_back(ops::accumulator_set_global_step(s.colocate_with(gv.var.ref), acc, current));
-  }
+  if (total > 1) resets.push_back(hand_out(resets, current));
   chief_init_ = ops::group(s.with_op_name("sync_replicas/chief_init"), resets);
   CAFLOW_ASSIGN_OR_RETURN(operation update, opt_.apply_gradients(s, averaged, global_step));
   const scope after_update = s.with_control_dependencies({update});
@@ -99,10 +114,7 @@ status_or<operation> sync_replicas_optimizer::apply_gradients(
   for (const auto& [acc, gv] : accumulators)
     handed_out.push_back(
         ops::accumulator_set_global_step(s.colocate_with(gv.var.ref), acc, new_step));
-  if (const int others = total - 1; others > 0) {
-    auto tokens = ops::fill(on_step, ops::constant(s, std::vector<int32_t>{others}, {1}), new_step);
-    handed_out.push_back(ops::queue_enqueue_many(on_step, token_queue, {tokens}));
-  }
+  if (total > 1) handed_out.push_back(hand_out(handed_out, new_step));
   if (!s.ok()) return s.get_status();
   auto train_op = ops::assign(s.with_op_name("train_op").with_control_dependencies(handed_out),
                               local_step_, new_step);

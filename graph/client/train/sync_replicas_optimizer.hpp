@@ -49,13 +49,16 @@ class sync_replicas_optimizer {
   status_or<operation> minimize(const scope& s, const output& loss, const variable& global_step,
                                 const std::vector<variable>& var_list);
 
-  // Sets this worker's step counter to the current global step; run it after the shared
-  // variables are initialized, before the first training step.
+  // Sets this worker's step counter: the chief's to the current global step, another
+  // worker's to a token from the chief's initializer (it waits for one). Run it after the
+  // shared variables are initialized, before the first training step.
   const operation& local_initializer() const { return local_step_.initializer; }
-  // The chief's (TF's chief_init_op): every accumulator takes the current global step. Run it
-  // after initializing or restoring the shared variables: a restored global step is older than
-  // what the accumulators of a ps that survived hold, and they would drop every gradient as
-  // stale. Invalid on other workers.
+  // The chief's (TF's chief_init_op): every accumulator takes the current global step, then
+  // each other replica gets a token for its first step. Run it after initializing or
+  // restoring the shared variables: a restored global step is older than what the
+  // accumulators of a ps that survived hold, and they would drop every gradient as stale (and
+  // drop the gradients they held: conditional_accumulator::set_global_step). Invalid on other
+  // workers.
   const operation& chief_initializer() const { return chief_init_; }
   // Closes the token queue: every worker waiting for a token, or asking for one later, fails
   // with OUT_OF_RANGE (is_end_of_training). The chief runs it after its last update, so
