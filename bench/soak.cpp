@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -53,10 +54,12 @@ namespace {
 // by the destructor.
 class server_process {
  public:
-  server_process(const std::string& binary, const std::string& cluster, const std::string& job,
-                 int task, const std::filesystem::path& log)
+  // `secret`: the run's cluster id, so the tasks serve in the default, authenticated
+  // configuration (a secret on one host; see net/plaintext_policy.hpp).
+  server_process(const std::string& binary, const std::string& cluster, const std::string& secret,
+                 const std::string& job, int task, const std::filesystem::path& log)
       : name_(job + "_" + std::to_string(task)), log_(log) {
-    const std::vector<std::string> args = {binary, "--insecure", "--cluster", cluster, "--job", job, "--task",
+    const std::vector<std::string> args = {binary, "--cluster-id", secret, "--cluster", cluster, "--job", job, "--task",
                                            std::to_string(task), "--intra-op-threads", "1",
                                            "--inter-op-threads", "1"};
     std::vector<char*> argv;
@@ -150,11 +153,14 @@ int main(int argc, char** argv) {
   const auto logs = std::filesystem::temp_directory_path() /
                     ("caflow-soak-" + std::to_string(::getpid()));
   std::filesystem::create_directories(logs);
+  std::random_device entropy;
+  const std::string secret = "soak-" + std::to_string(entropy()) + "-" + std::to_string(entropy());
   std::vector<std::unique_ptr<server_process>> servers;
-  servers.push_back(std::make_unique<server_process>(binary, cluster, "ps", 0, logs / "ps_0.log"));
+  servers.push_back(
+      std::make_unique<server_process>(binary, cluster, secret, "ps", 0, logs / "ps_0.log"));
   for (int t = 0; t < 2; ++t)
     servers.push_back(std::make_unique<server_process>(
-        binary, cluster, "worker", t, logs / ("worker_" + std::to_string(t) + ".log")));
+        binary, cluster, secret, "worker", t, logs / ("worker_" + std::to_string(t) + ".log")));
   for (const auto& s : servers)
     if (!s->wait_serving(std::chrono::seconds(60))) {
       std::fprintf(stderr, "%s did not start serving:\n%s\n", s->name().c_str(),
@@ -175,6 +181,7 @@ int main(int argc, char** argv) {
 
   session_options opts;
   opts.target = "caflow://127.0.0.1:" + std::to_string(ports[master_on_ps ? 0 : 1]);
+  opts.security.cluster_id = secret;
   opts.connect_timeout = std::chrono::seconds(30);
   opts.operation_timeout = std::chrono::seconds(30);
   session sess(root, opts);
