@@ -77,7 +77,7 @@ std::vector<std::string> operator+(std::vector<std::string> a, const std::vector
 
 #define REQUIRE_CERTS(certs)                                                           \
   if (!(certs).made) {                                                                 \
-    MESSAGE("skipped: the openssl command is missing or could not make certificates"); \
+    MESSAGE("skipped: the openssl command is missing"); \
     return;                                                                            \
   }
 

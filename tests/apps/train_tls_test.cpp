@@ -31,7 +31,7 @@ TEST_CASE("caflow-train trains on a TLS cluster, in-process and as server proces
   if (!have_fashion_mnist()) return;
   const test_certs certs("caflow_train_tls_");
   if (!certs.made) {
-    MESSAGE("skipped: the openssl command is missing or could not make certificates");
+    MESSAGE("skipped: the openssl command is missing");
     return;
   }
   for (bool processes : {false, true}) {

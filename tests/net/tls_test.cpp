@@ -36,7 +36,7 @@ const test_certs& certs() {
 
 #define REQUIRE_CERTS()                                                       \
   if (!certs().made) {                                                        \
-    MESSAGE("skipped: the openssl command is missing or could not make certificates"); \
+    MESSAGE("skipped: the openssl command is missing"); \
     return;                                                                   \
   }
 

@@ -1,11 +1,13 @@
 #pragma once
 // A throw-away CA with server and client certificates (scripts/make_test_certs.sh) in a
 // temporary directory that goes with the object; `made` is false when the openssl command is
-// missing or failed, and tests then skip with a message.
+// missing, and tests then skip with a message. A script that fails throws: a test that
+// silently skips could never fail.
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "net/transport_security.hpp"
@@ -19,11 +21,13 @@ struct test_certs {
   explicit test_certs(const std::string& prefix) {
     if (std::system("command -v openssl >/dev/null 2>&1") != 0) return;
     dir = std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()));
-    // This header is tests/test_util/test_certs.hpp of the source tree.
-    const auto script = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() /
-                        "scripts" / "make_test_certs.sh";
+    // The source tree's scripts/, from the build (ccache's base directory makes __FILE__
+    // relative, so it cannot be found from here).
+    const std::filesystem::path script = CAFLOW_SOURCE_DIR "/scripts/make_test_certs.sh";
     const std::string cmd = "bash '" + script.string() + "' '" + dir.string() + "' >/dev/null";
-    made = std::system(cmd.c_str()) == 0;
+    if (std::system(cmd.c_str()) != 0)
+      throw std::runtime_error("test certificates: '" + cmd + "' failed");
+    made = true;
   }
   ~test_certs() {
     std::error_code ec;
