@@ -1,0 +1,49 @@
+// caflow's parameter-server training against PyTorch's own: the MLP of caflow-train on 1 ps + 2
+// workers, synchronous, batch 50 per worker (bench::sync_vs_local, as train_sync_overhead), in
+// global samples per second. bench/run runs the baseline first, bench/pytorch_ps_train.py (1 ps
+// + 2 trainers over torch.distributed.rpc, the same model, batch, Adam and threads per process),
+// and passes its rate in.
+//
+//   bench_train_ps_vs_pytorch [--steps N] [--threads-per-task N] [--baseline SAMPLES_PER_S]
+//
+// Without --baseline the RESULT line has no ratio.
+#include <string>
+
+#include "train_cluster_util.hpp"
+
+using namespace caflow;
+using namespace caflow::train_app;
+
+int main(int argc, char** argv) {
+  int steps = 2000, threads = 1;
+  double baseline = 0;
+  const char* usage =
+      "bench_train_ps_vs_pytorch [--steps N] [--threads-per-task N] [--baseline SAMPLES_PER_S]";
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--baseline" && i + 1 < argc) baseline = std::stod(argv[++i]);
+    else rest.push_back(argv[i]);
+  }
+  bench::parse_steps_and_threads(static_cast<int>(rest.size()), rest.data(), usage, &steps,
+                                 &threads);
+  using setup = bench::sync_vs_local;
+  const int64_t steps_per_epoch = setup::train_size / setup::global_batch;
+  const int epochs = static_cast<int>(std::max<int64_t>(1, steps / steps_per_epoch));
+  const char* source = nullptr;
+  const data::dataset train = setup::train_set(&source);
+  const data::dataset test = setup::test_set(&source);
+  const double sync = bench::cluster_samples_per_s(
+      setup::options(model_kind::mlp, replication::sync, epochs, threads), setup::workers, threads,
+      train, test);
+  std::printf("caflow mlp, %lld global steps of batch %d on 1 ps + %d workers, sync: %.0f samples/s\n",
+              static_cast<long long>(epochs * steps_per_epoch), setup::global_batch,
+              setup::workers, sync);
+  if (baseline > 0)
+    std::printf("RESULT train_ps_vs_pytorch value=%.4g unit=samples/s baseline=%.4g ratio=%.3f "
+                "note=%s-data,baseline-pytorch-rpc-ps\n",
+                sync, baseline, sync / baseline, source);
+  else
+    std::printf("RESULT train_ps_vs_pytorch value=%.4g unit=samples/s note=%s-data\n", sync, source);
+  std::fflush(stdout);
+  return 0;
+}
