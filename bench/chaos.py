@@ -43,7 +43,8 @@ DETECTED = re.compile(r"recovering from the newest checkpoint|was lost|UNAVAILAB
 # deadlock: the reader threads run while Popen forks).
 DIE_WITH_DRIVER = ["setpriv", "--pdeathsig", "KILL"] if shutil.which("setpriv") else []
 
-FAULTS = ["kill_worker", "kill_chief", "kill_ps", "stop_ps", "stop_worker", "supervisor_kill_ps"]
+FAULTS = ["kill_worker", "kill_chief", "kill_ps", "stop_ps", "stop_worker", "supervisor_kill_ps",
+          "supervisor_kill_worker"]
 
 
 def free_ports(n):
@@ -232,8 +233,9 @@ class Run:
             os.kill(pid, signal.SIGSTOP)
             time.sleep(self.args.stop_seconds)
             os.kill(pid, signal.SIGCONT)
-        elif f == "supervisor_kill_ps":
-            os.kill(self.supervisor_child("ps"), signal.SIGKILL)
+        elif f in ("supervisor_kill_ps", "supervisor_kill_worker"):
+            os.kill(self.supervisor_child("ps" if f == "supervisor_kill_ps" else "worker"),
+                    signal.SIGKILL)
         else:
             raise ValueError(f"unknown fault {f}")
 
