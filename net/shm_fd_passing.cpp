@@ -103,7 +103,7 @@ status_or<shm_segment> receive_segment(const socket_fd& s, io_deadline until) {
   }
   const auto got = static_cast<size_t>(n);
   status rest = read_exact_until(s, header.data() + got, header.size() - got, until,
-                                 "a shm segment's header");
+                                 "the rest of a shm segment's header");
   if (!rest.ok()) {
     close_all(fds);
     return rest;

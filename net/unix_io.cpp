@@ -46,7 +46,8 @@ status read_exact_until(const socket_fd& s, void* into, size_t bytes, io_deadlin
     const ssize_t n = ::recv(s.get(), p + got, bytes - got, MSG_DONTWAIT);
     if (n > 0) {
       got += static_cast<size_t>(n);
-    } else if (n == 0) {
+    } else if (n == 0 || errno == ECONNRESET) {
+      // ECONNRESET: the peer closed with bytes of ours still unread, the same end for us.
       return errors::unavailable("peer closed the connection during ", what, " after ", got,
                                  " of ", bytes, " bytes");
     } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
