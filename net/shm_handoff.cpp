@@ -1,0 +1,111 @@
+#include "net/shm_handoff.hpp"
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "net/shm_handshake.hpp"
+
+namespace caflow {
+namespace {
+
+status_or<sockaddr_un> unix_address(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    return errors::invalid_argument("shm socket path '", path, "' is empty or longer than ",
+                                    sizeof addr.sun_path - 1, " bytes");
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  return addr;
+}
+
+// Non-blocking: every read and write on it waits in poll, with a deadline (net/unix_io.hpp).
+status_or<socket_fd> unix_socket(const std::string& path) {
+  socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!s.valid())
+    return errors::internal("socket(AF_UNIX) for '", path, "' failed: ", std::strerror(errno));
+  return s;
+}
+
+}  // namespace
+
+status_or<shm_listener> shm_listener::open() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  std::string dir = std::string(runtime && *runtime ? runtime : "/tmp") + "/caflow-shm-XXXXXX";
+  // mkdtemp creates the directory with mode 0700: no other uid can reach what is inside.
+  if (!::mkdtemp(dir.data()))
+    return errors::internal("mkdtemp(", dir, ") failed: ", std::strerror(errno));
+  std::string path = dir + "/s";
+  auto fail = [&](status st) {
+    ::unlink(path.c_str());
+    ::rmdir(dir.c_str());
+    return st;
+  };
+  auto addr = unix_address(path);
+  if (!addr.ok()) return fail(addr.get_status());
+  auto s = unix_socket(path);
+  if (!s.ok()) return fail(s.get_status());
+  if (::bind(s->get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0)
+    return fail(errors::internal("bind(", path, ") failed: ", std::strerror(errno)));
+  if (::listen(s->get(), 64) != 0)
+    return fail(errors::internal("listen(", path, ") failed: ", std::strerror(errno)));
+  return shm_listener(std::move(s).value(), std::move(dir), std::move(path));
+}
+
+shm_listener::shm_listener(shm_listener&& other) noexcept
+    : socket_(std::move(other.socket_)),
+      dir_(std::exchange(other.dir_, {})),
+      path_(std::exchange(other.path_, {})) {}
+
+shm_listener::~shm_listener() {
+  if (dir_.empty()) return;
+  socket_ = socket_fd();
+  ::unlink(path_.c_str());
+  ::rmdir(dir_.c_str());
+}
+
+status_or<shm_channel> shm_listener::accept(std::string_view secret,
+                                            std::chrono::milliseconds patience) {
+  const io_deadline until = std::chrono::steady_clock::now() + patience;
+  socket_fd peer;
+  while (!peer.valid()) {
+    CAFLOW_RETURN_IF_ERROR(
+        wait_readable_until(socket_, until, "a connection to the shm listener"));
+    peer = socket_fd(::accept4(socket_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    // A connection that went away between poll and accept: wait for the next one.
+    if (!peer.valid() && errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+      return errors::unavailable("accept(", path_, ") failed: ", std::strerror(errno));
+  }
+  CAFLOW_RETURN_IF_ERROR(shm_handshake_as_listener(peer, secret, until));
+  return shm_channel(std::move(peer));
+}
+
+status_or<shm_channel> shm_connect(const std::string& path, std::string_view secret,
+                                   std::chrono::milliseconds patience) {
+  const io_deadline until = std::chrono::steady_clock::now() + patience;
+  CAFLOW_ASSIGN_OR_RETURN(sockaddr_un addr, unix_address(path));
+  CAFLOW_ASSIGN_OR_RETURN(socket_fd s, unix_socket(path));
+  // A Unix socket's connect completes at once, unless the listener's backlog is full: then a
+  // blocking connect would wait for as long as the listener does not accept, so the socket is
+  // non-blocking (all I/O on it polls anyway) and a full backlog is retried until the deadline.
+  for (;;) {
+    if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) break;
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN)
+      return errors::unavailable("no shm listener at '", path, "': connect failed: ",
+                                 std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= until)
+      return errors::deadline_exceeded("timed out connecting to the shm listener at '", path,
+                                       "': its backlog stayed full");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CAFLOW_RETURN_IF_ERROR(shm_handshake_as_connector(s, secret, until));
+  return shm_channel(std::move(s));
+}
+
+}  // namespace caflow
