@@ -7,6 +7,7 @@
 //   bench_train_ps_vs_pytorch [--steps N] [--threads-per-task N] [--baseline SAMPLES_PER_S]
 //
 // Without --baseline the RESULT line has no ratio.
+#include <cstdlib>
 #include <string>
 
 #include "train_cluster_util.hpp"
@@ -21,8 +22,17 @@ int main(int argc, char** argv) {
       "bench_train_ps_vs_pytorch [--steps N] [--threads-per-task N] [--baseline SAMPLES_PER_S]";
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--baseline" && i + 1 < argc) baseline = std::stod(argv[++i]);
-    else rest.push_back(argv[i]);
+    if (std::string(argv[i]) != "--baseline") {
+      rest.push_back(argv[i]);
+      continue;
+    }
+    char* end = nullptr;
+    baseline = i + 1 < argc ? std::strtod(argv[++i], &end) : 0;
+    if (end == nullptr || *end != '\0' || !(baseline > 0)) {
+      std::fprintf(stderr, "bench_train_ps_vs_pytorch: --baseline needs samples/s > 0\nusage: %s\n",
+                   usage);
+      return 2;
+    }
   }
   bench::parse_steps_and_threads(static_cast<int>(rest.size()), rest.data(), usage, &steps,
                                  &threads);

@@ -19,12 +19,8 @@ status_or<gpu_device*> need_gpu(device& d) {
 
 // Keeps a tensor's bytes until the work queued so far on `stream` is done. The callback only
 // drops a reference (a BFC deallocation is bookkeeping, no CUDA call, as callbacks require).
+// Never while recording: the callback would run, and free, at every replay.
 status hold_until_done(cudaStream_t stream, const tensor& t) {
-  // Recorded, the callback would run (and free) at every replay.
-  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-  CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamIsCapturing(stream, &capturing));
-  if (capturing != cudaStreamCaptureStatusNone)
-    return errors::unimplemented("a transfer between GPUs cannot be recorded in a CUDA graph");
   auto* held = new tensor(t);
   const cudaError_t e = cudaLaunchHostFunc(
       stream, [](void* p) { delete static_cast<tensor*>(p); }, held);
@@ -114,6 +110,11 @@ status_or<tensor> copy_gpu_to_gpu(device& dst_dev, device& src_dev, const tensor
   CAFLOW_ASSIGN_OR_RETURN(gpu_device * dst, need_gpu(dst_dev));
   CAFLOW_ASSIGN_OR_RETURN(gpu_device * src, need_gpu(src_dev));
   if (dst == src) return on_src;
+  // Its source is held by a host callback (hold_until_done), which a recording cannot keep.
+  if (const gpu_capture_scope* c = gpu_capture_scope::current();
+      c && (c->dev == src || c->dev == dst))
+    return errors::unimplemented("a transfer from ", src->name(), " to ", dst->name(),
+                                 " cannot be recorded in a CUDA graph");
   enable_peer_access(dst->cuda_id(), src->cuda_id());
   CAFLOW_RETURN_IF_ERROR(dst->activate());
   CAFLOW_ASSIGN_OR_RETURN(tensor out, dst->allocate(on_src.type(), on_src.shape()));

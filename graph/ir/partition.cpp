@@ -244,26 +244,24 @@ class partitioner {
     return recv;
   }
 
-  // Adds "_send_<base>" reading `input` on `src_dev` and "_recv_<base>" on `dst_dev`; returns
-  // the _Recv's name.
   // Whether node `src` is reached from a node on device `dev` (along data and control edges).
   bool reached_from(int dev, int src) {
     std::vector<uint8_t>& r = reached_[dev];
     if (r.empty()) {
       r.assign(static_cast<size_t>(g_.num_nodes()), 0);
-      std::vector<int> todo;
+      std::vector<int> stack;
       for (const graph_node& n : g_.nodes())
         if (node_device_[n.id] == dev) {
           r[n.id] = 1;
-          todo.push_back(n.id);
+          stack.push_back(n.id);
         }
-      while (!todo.empty()) {
-        const int id = todo.back();
-        todo.pop_back();
+      while (!stack.empty()) {
+        const int id = stack.back();
+        stack.pop_back();
         for (const out_edge& e : g_.node(id).outputs)
           if (!r[e.dst]) {
             r[e.dst] = 1;
-            todo.push_back(e.dst);
+            stack.push_back(e.dst);
           }
       }
     }
@@ -276,17 +274,17 @@ class partitioner {
     if (!reached_from(dev, src)) return {};
     std::vector<uint8_t> seen(static_cast<size_t>(g_.num_nodes()), 0);
     std::set<std::string> via;
-    std::vector<int> todo{src};
+    std::vector<int> stack{src};
     seen[src] = 1;
-    while (!todo.empty()) {
-      const graph_node& b = g_.node(todo.back());
-      todo.pop_back();
+    while (!stack.empty()) {
+      const graph_node& b = g_.node(stack.back());
+      stack.pop_back();
       auto visit = [&](int a) {
         if (node_device_[a] == dev) {
           via.insert(g_.node(a).name());
         } else if (!seen[a]) {
           seen[a] = 1;
-          todo.push_back(a);
+          stack.push_back(a);
         }
       };
       for (const in_edge& e : b.inputs) visit(e.src);
@@ -295,6 +293,8 @@ class partitioner {
     return {via.begin(), via.end()};
   }
 
+  // Adds "_send_<base>" reading `input` on `src_dev` and "_recv_<base>" on `dst_dev`; returns
+  // the _Recv's name.
   status_or<std::string> add_pair(const std::string& base, int src_dev, int dst_dev,
                                   const std::string& input, const std::string& edge, dtype type,
                                   std::vector<std::string> loops_back) {
