@@ -40,7 +40,10 @@ status_or<std::unique_ptr<bulk_receiver>> bulk_receiver::start(const std::string
                                                                std::string task) {
   CAFLOW_ASSIGN_OR_RETURN(socket_fd listener, listen_on(host, 0));
   const auto token = make_bulk_token();
-  bulk_endpoint at{host, bound_port(listener), std::string(token.begin(), token.end())};
+  bulk_endpoint at;
+  at.host = host;
+  at.port = bound_port(listener);
+  at.token = std::string(token.begin(), token.end());
   return std::unique_ptr<bulk_receiver>(
       new bulk_receiver(std::move(listener), std::move(at), std::move(task)));
 }

@@ -6,6 +6,7 @@
 
 #include "actors/bulk_sender.hpp"
 #include "actors/executor.hpp"
+#include "actors/shm_sender.hpp"
 #include "devices/device.hpp"
 #include "graph/ir/partition.hpp"
 #include "net/protocol.hpp"
@@ -23,12 +24,15 @@ thread_local int recv_calls_in_progress = 0;
 }  // namespace
 
 remote_rendezvous::remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev,
-                                     bindings sends, std::shared_ptr<bulk_sender> bulk)
+                                     bindings sends, std::shared_ptr<bulk_sender> bulk,
+                                     const std::shared_ptr<shm_sender>& shm)
     : local_(std::move(local)), dev_(dev), bulk_(std::move(bulk)) {
   sends_.reserve(sends.size());
   for (auto& [key, to] : sends) {
     const bool remote = to.actor && to.actor.node() != to.actor.home_system().node();
-    sends_.emplace(key, destination{std::move(to.actor), remote, std::move(to.bulk)});
+    std::shared_ptr<shm_link> link = remote && shm ? shm->link_to(to.bulk) : nullptr;
+    sends_.emplace(key,
+                   destination{std::move(to.actor), remote, std::move(to.bulk), std::move(link)});
   }
 }
 
@@ -40,6 +44,7 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
     return errors::failed_precondition("no rendezvous actor is bound to edge key '", key,
                                        "': the master binds every _Send before the first step");
   const destination& to = it->second;
+  if (to.shm && to.shm->send(to.actor, step_id, key, value)) return {};
   // In a process the message shares the buffer, whatever its size. Across processes a big
   // tensor goes in pieces that each share it too, so nothing is copied before serialization;
   // CAF keeps the order of messages from one sender to one receiver.

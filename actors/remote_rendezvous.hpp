@@ -5,9 +5,12 @@
 // into the worker's local_rendezvous, where _Recv kernels take them (sharing the sender's
 // buffer when both live in one process). Sending pushes: `send` looks the key up in the
 // bindings the master made with `bind` and sends one (cf_push_atom, edge_value) message to that
-// edge's rendezvous actor on the receiving task; a tensor of more than edge_chunk_bytes bound
-// for another process goes over the worker's bulk channel to that task when it has one
-// (actors/bulk_sender.hpp), else as (cf_chunk_atom, edge_chunk) messages, in order. Nothing
+// edge's rendezvous actor on the receiving task. Bound for another process on this host, a
+// tensor goes through the worker's shared memory link to that task when it has one
+// (actors/shm_sender.hpp: the bytes in a shared segment, only a descriptor in the message).
+// Otherwise a tensor of more than edge_chunk_bytes bound for another process goes over the
+// worker's bulk channel to that task when it has one (actors/bulk_sender.hpp), else as
+// (cf_chunk_atom, edge_chunk) messages, in order. Nothing
 // waits for an answer; a receiving side that refuses a value aborts the step there, and the
 // master spreads the abort.
 //
@@ -24,6 +27,8 @@ namespace caflow {
 
 class bulk_sender;
 class device;
+class shm_link;
+class shm_sender;
 
 class remote_rendezvous final : public rendezvous {
  public:
@@ -36,10 +41,12 @@ class remote_rendezvous final : public rendezvous {
 
   // `local` is the worker's receiving side. A value that completes a waiting _Recv on an
   // actor's thread continues that step on `dev`'s threads, never on the actor's. `bulk` (may
-  // be null) sends big tensors to tasks that have a bulk channel.
+  // be null) sends big tensors to tasks that have a bulk channel; `shm` (may be null) links
+  // to the tasks on this host that have a shared memory listener.
   // REQUIRES: `dev` outlives every step run with this rendezvous.
   remote_rendezvous(std::shared_ptr<rendezvous> local, device& dev, bindings sends,
-                    std::shared_ptr<bulk_sender> bulk = nullptr);
+                    std::shared_ptr<bulk_sender> bulk = nullptr,
+                    const std::shared_ptr<shm_sender>& shm = nullptr);
 
   // Errors: an unbound key (naming it).
   status send(const std::string& key, int64_t step_id, const tensor& value) override;
@@ -52,6 +59,7 @@ class remote_rendezvous final : public rendezvous {
     rendezvous_actor actor;
     bool remote = false;  // in another process: the tensor is serialized
     bulk_endpoint bulk;
+    std::shared_ptr<shm_link> shm;  // its task's shared memory link; null: none
   };
 
   std::shared_ptr<rendezvous> local_;

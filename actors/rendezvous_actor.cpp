@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "actors/executor.hpp"
+#include "actors/shm_receiver.hpp"
 #include "graph/core/allocator.hpp"
 #include "graph/ir/partition.hpp"
 #include "net/chunk_assembler.hpp"
@@ -24,6 +25,7 @@ struct rendezvous_state {
   std::string key;
   std::shared_ptr<rendezvous> local;
   std::shared_ptr<const finished_steps> finished;
+  std::shared_ptr<const shm_receiver> shm;  // null: this task takes no shared memory values
   size_t max_pending = 0;
   std::chrono::milliseconds stale_after{0};
   // Steps with a value deposited or being assembled here, and when the first came.
@@ -89,6 +91,17 @@ struct rendezvous_state {
     if (admit(v.step_id)) hand_over(v.step_id, v.key, v.value.value);
   }
 
+  void take_shared(const edge_shm& v) {
+    // The tensor first, even for a value that is dropped: its death gives the block back.
+    auto value = shm ? shm->take(v)
+                     : status_or<tensor>(errors::failed_precondition(
+                           "edge '", key, "' received a shared memory value of step ", v.step_id,
+                           ", but this task has no shared memory listener"));
+    if (finished->contains(v.step_id) || wrong_key(v.step_id, v.key)) return;
+    if (!value.ok()) local->abort_step(v.step_id, value.get_status());
+    else if (admit(v.step_id)) hand_over(v.step_id, v.key, *value);
+  }
+
   void take_chunk(const edge_chunk& c) {
     if (finished->contains(c.step_id) || wrong_key(c.step_id, c.key)) return;
     auto whole = assembling.take(c);
@@ -100,8 +113,10 @@ struct rendezvous_state {
 rendezvous_actor::behavior_type rendezvous_endpoint(
     rendezvous_actor::stateful_pointer<rendezvous_state> self, std::string key,
     std::shared_ptr<rendezvous> local, std::shared_ptr<const finished_steps> finished,
-    int max_pending_steps, std::chrono::milliseconds stale_after) {
+    std::shared_ptr<const shm_receiver> shm, int max_pending_steps,
+    std::chrono::milliseconds stale_after) {
   auto& st = self->state;
+  st.shm = std::move(shm);
   st.stale_after = stale_after;
   st.key = std::move(key);
   st.local = std::move(local);
@@ -117,6 +132,10 @@ rendezvous_actor::behavior_type rendezvous_endpoint(
       [self](cf_chunk_atom, const edge_chunk& c) {
         executor::actor_thread_scope on_actor;
         self->state.take_chunk(c);
+      },
+      [self](cf_shm_atom, const edge_shm& v) {
+        executor::actor_thread_scope on_actor;
+        self->state.take_shared(v);
       },
       [self](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
         auto& s = self->state;
@@ -154,10 +173,11 @@ bool finished_steps::contains(int64_t step_id) const {
 rendezvous_actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
                                         std::shared_ptr<rendezvous> local,
                                         std::shared_ptr<const finished_steps> finished,
+                                        std::shared_ptr<const shm_receiver> shm,
                                         int max_pending_steps,
                                         std::chrono::milliseconds stale_after) {
   return sys.spawn(rendezvous_endpoint, std::move(key), std::move(local), std::move(finished),
-                   max_pending_steps, stale_after);
+                   std::move(shm), max_pending_steps, stale_after);
 }
 
 }  // namespace caflow

@@ -21,6 +21,8 @@
 
 namespace caflow {
 
+class shm_receiver;
+
 // The steps that are over on a task, the most recent `capacity` of them. The worker adds each
 // step it cleans up, before it tells the step's rendezvous actors; they drop the values that
 // still arrive for it. Shared by the worker and its rendezvous actors; thread-safe.
@@ -38,13 +40,14 @@ class finished_steps {
 };
 
 // `local` is the worker's receiving rendezvous and `finished` its record of finished steps;
-// both are shared because the actor may outlive its worker by a message or two.
+// both are shared because the actor may outlive its worker by a message or two. `shm` (may be
+// null) resolves the descriptors of values sent through shared memory.
 // A value held for `stale_after` whose step was neither cleaned up nor finished here is
 // dropped (its step aborted here) when its room is needed: a live master cleans up a failed
 // step within its step timeout, so such a value's master was lost before the step ran here.
 rendezvous_actor spawn_rendezvous_actor(
     caf::actor_system& sys, std::string key, std::shared_ptr<rendezvous> local,
-    std::shared_ptr<const finished_steps> finished, int max_pending_steps,
-    std::chrono::milliseconds stale_after = std::chrono::minutes(2));
+    std::shared_ptr<const finished_steps> finished, std::shared_ptr<const shm_receiver> shm,
+    int max_pending_steps, std::chrono::milliseconds stale_after = std::chrono::minutes(2));
 
 }  // namespace caflow

@@ -68,7 +68,8 @@ struct server::impl {
     worker = spawn_worker(sys, {.job = opts.job, .task = opts.task, .cpu = opts.cpu,
                                 .gpu = opts.gpu, .device_count = opts.device_count,
                                 .stale_value_after = 2 * opts.step_timeout,
-                                .bulk_host = bulk ? where.host : std::string{}});
+                                .bulk_host = bulk ? where.host : std::string{},
+                                .shm_segment_bytes = opts.shm_segment_bytes});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
     // Named before the port opens: an earlier task introduces itself as soon as it can.
     intros = std::make_unique<introductions>(sys);

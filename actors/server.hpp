@@ -46,6 +46,11 @@ struct server_options {
   // Big cut-edge tensors to other tasks over a TCP connection of their own, straight from and
   // into tensor buffers (actors/bulk_receiver.hpp); off under TLS, which it would bypass.
   bool bulk_channel = true;
+  // Cut-edge tensors to tasks on this host through shared memory (actors/shm_sender.hpp): the
+  // size of the segment this task makes per such receiving task (virtual: pages are allocated
+  // where tensors are written). Only tasks that prove a per-task secret and run as this uid
+  // get one. 0: off, every value goes through TCP.
+  uint64_t shm_segment_bytes = uint64_t{256} << 20;
   // The directories below which the task's file ops (SaveV2, RestoreV2) may read and write
   // (caflow-server --checkpoint-root); none: every file op is refused. A graph comes from
   // whoever reached the port, so a server never touches files its own options do not allow

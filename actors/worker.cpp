@@ -275,6 +275,17 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
                 bulk.get_status().message());
     }
   }
+  if (opts.shm_segment_bytes > 0) {
+    auto shm = shm_receiver::start(st.task_name);
+    if (shm.ok()) {
+      st.shm_in = std::move(shm).value();
+      st.shm_out = std::make_shared<shm_sender>(st.task_name, opts.shm_segment_bytes);
+    } else {
+      write_log(log_level::warn, st.task_name,
+                "no shared memory links, values to tasks on this host go through TCP: ",
+                shm.get_status().message());
+    }
+  }
   return {
       [self](cf_reg_graph_atom,
              const register_graph_request& req) -> caf::result<register_graph_reply> {
@@ -288,11 +299,13 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
             std::make_shared<remote_rendezvous>(st.local, st.cpu(), remote_rendezvous::bindings{});
         register_graph_reply reply{g->handle, st.incarnation, g->recv_keys, {},
                                    st.bulk_in ? st.bulk_in->endpoint() : bulk_endpoint{}};
+        if (st.shm_in) st.shm_in->describe(reply.bulk);
         for (const std::string& key : g->recv_keys) {
           edge_endpoint& e = st.endpoints[key];
           if (!e.actor) {
             e.actor = spawn_rendezvous_actor(self->home_system(), key, st.local, st.finished,
-                                             st.max_pending_steps_per_edge, st.stale_value_after);
+                                             st.shm_in, st.max_pending_steps_per_edge,
+                                             st.stale_value_after);
             if (st.bulk_in) st.bulk_in->route(e.actor);
           }
           ++e.graphs;
@@ -316,7 +329,7 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
                                                    req.send_bulk.empty() ? bulk_endpoint{}
                                                                          : req.send_bulk[i]});
         g.rdv = std::make_shared<remote_rendezvous>(st.local, st.cpu(), std::move(sends),
-                                                    st.bulk_out);
+                                                    st.bulk_out, st.shm_out);
         g.bound = true;
         return true;
       },

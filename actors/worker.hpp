@@ -66,6 +66,10 @@ struct worker_options {
   // actors/bulk_receiver.hpp): the task's host. Empty: no bulk channel, everything goes through
   // CAF (the setting under TLS, which the plain-TCP channel would bypass).
   std::string bulk_host{};
+  // The size of the shared memory segment this worker makes for each task on its host that it
+  // sends to (actors/shm_sender.hpp); pages are only allocated where tensors are written.
+  // 0: no shared memory links, every value goes through TCP.
+  uint64_t shm_segment_bytes = 0;
 };
 
 // Spawns the worker of task `opts.task` of job `opts.job`, with its CPU device named

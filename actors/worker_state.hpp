@@ -18,6 +18,8 @@
 
 #include "actors/bulk_receiver.hpp"
 #include "actors/bulk_sender.hpp"
+#include "actors/shm_receiver.hpp"
+#include "actors/shm_sender.hpp"
 #include "actors/chunked_values.hpp"
 #include "actors/device_actor.hpp"
 #include "actors/executor.hpp"
@@ -157,6 +159,8 @@ struct worker_state {
   // Big cut-edge tensors to and from other processes (null: through CAF).
   std::unique_ptr<bulk_receiver> bulk_in;
   std::shared_ptr<bulk_sender> bulk_out;
+  std::shared_ptr<shm_receiver> shm_in;  // null: no shared memory links (to or from here)
+  std::shared_ptr<shm_sender> shm_out;
   static inline const char* name = "caflow.worker";
 
   worker_state() = default;

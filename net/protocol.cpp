@@ -15,6 +15,7 @@ void add_wire_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<run_graph_reply>("caflow::run_graph_reply");
   cfg.add_message_type<edge_value>("caflow::edge_value");
   cfg.add_message_type<edge_chunk>("caflow::edge_chunk");
+  cfg.add_message_type<edge_shm>("caflow::edge_shm");
   cfg.add_message_type<step_error>("caflow::step_error");
   cfg.add_message_type<run_step_request>("caflow::run_step_request");
   cfg.add_message_type<run_step_reply>("caflow::run_step_reply");

@@ -43,6 +43,8 @@ using cf_dereg_atom = caf::atom_constant<caf::atom("cf_dereg")>;
 using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
 // A piece of a _Send's tensor too big for one message: (cf_chunk_atom, edge_chunk).
 using cf_chunk_atom = caf::atom_constant<caf::atom("cf_chunk")>;
+// A _Send's tensor in a shared memory segment of the same host: (cf_shm_atom, edge_shm).
+using cf_shm_atom = caf::atom_constant<caf::atom("cf_shm")>;
 using cf_devices_atom = caf::atom_constant<caf::atom("cf_devs")>;
 using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
@@ -58,6 +60,21 @@ struct edge_value {
   wire_tensor value;
 };
 
+// A value that the sending task wrote into a shared memory segment it handed this task
+// (actors/shm_sender.hpp, actors/shm_receiver.hpp): only where the bytes are travels. Every
+// field is checked on arrival (a valid dtype and shape, a byte count equal to elements x
+// element size, a block inside a segment this task holds from that link) before a tensor
+// views the bytes.
+struct edge_shm {
+  int64_t step_id = 0;
+  std::string key;
+  uint8_t type = 0;  // dtype
+  std::vector<int64_t> dims;
+  uint64_t segment = 0;  // the receiving task's number for the segment
+  uint64_t offset = 0;   // of the tensor's first byte in the segment
+  uint64_t bytes = 0;
+};
+
 // The receiving end of one cut edge (actors/rendezvous_actor.hpp): one per rendezvous key, on
 // the receiving task; the master learns its handle from the worker's registration reply and
 // binds the sending _Send to it. Every message is one-way: nothing is answered.
@@ -71,6 +88,9 @@ struct edge_value {
 //           one deposits the tensor. Anything else (a gap, an overlap, too many bytes, a
 //           changed header, an absurd size) aborts the step on this task with an error naming
 //           the edge, and the transfer's remaining chunks are dropped.
+//   shm     (edge_shm) from a sender on the same host with a shared memory link to this task:
+//           the value viewed where the sender wrote it, deposited like a pushed one; a
+//           descriptor that fails its checks aborts the step here, naming the edge.
 //   abort   (step id, step_error) from this task's bulk receiver, for a value that arrived but
 //           could not be kept: aborts the step on this task with that root cause (code,
 //           message, node, device, task as sent), so its _Recv fails instead of waiting.
@@ -84,6 +104,7 @@ struct edge_value {
 using rendezvous_actor = caf::typed_actor<
     caf::reacts_to<cf_push_atom, edge_value>,
     caf::reacts_to<cf_chunk_atom, edge_chunk>,
+    caf::reacts_to<cf_shm_atom, edge_shm>,
     caf::reacts_to<cf_abort_atom, int64_t, step_error>,  // step id, root cause
     caf::reacts_to<cf_cleanup_atom, int64_t>>;           // step id
 
@@ -93,12 +114,18 @@ struct register_graph_request {
   std::string graph;    // serialize_graph() of the partition (with _Send/_Recv nodes)
 };
 
-// Where a worker takes big tensors over its bulk channel (actors/bulk_receiver.hpp); port 0:
-// it has none (TLS is on, or the listener could not open), so they come through CAF.
+// The side channels where a worker takes tensors outside CAF's messages.
+// - Its bulk channel (actors/bulk_receiver.hpp) for big tensors; port 0: it has none (TLS is
+//   on, or the listener could not open), so they come through CAF.
+// - Its shared memory listener (actors/shm_receiver.hpp) for tasks on the same host, which
+//   they recognize by the boot id; an empty path: it has none.
 struct bulk_endpoint {
   std::string host;
   uint16_t port = 0;
   std::string token;  // bulk_token_bytes random bytes a connection must start with
+  std::string shm_path;     // the listener's Unix socket
+  std::string shm_boot_id;  // /proc/sys/kernel/random/boot_id of the worker's host
+  std::string shm_secret;   // what a connecting task proves it knows (random, per worker)
 };
 
 struct register_graph_reply {
@@ -197,7 +224,13 @@ typename Inspector::result_type inspect(Inspector& f, register_graph_request& x)
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, bulk_endpoint& x) {
-  return f(caf::meta::type_name("bulk_endpoint"), x.host, x.port, x.token);
+  return f(caf::meta::type_name("bulk_endpoint"), x.host, x.port, x.token, x.shm_path,
+           x.shm_boot_id, x.shm_secret);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, edge_shm& x) {
+  return f(caf::meta::type_name("edge_shm"), x.step_id, x.key, x.type, x.dims, x.segment,
+           x.offset, x.bytes);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_graph_reply& x) {

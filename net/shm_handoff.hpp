@@ -57,6 +57,8 @@ class shm_listener {
 
   // What a connecting task needs (it learns it over the cluster's authenticated channel).
   const std::string& path() const { return path_; }
+  // The listening socket, for a poll loop that also waits on connections.
+  const socket_fd& socket() const { return socket_; }
 
   // The next connection whose peer passes the handshake, within `patience` (which bounds the
   // wait for a connection and the handshake together). A peer that fails the handshake is

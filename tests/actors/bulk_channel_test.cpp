@@ -70,6 +70,7 @@ rendezvous_actor::behavior_type recorder(rendezvous_actor::pointer, std::shared_
         if (whole.ok() && whole->initialized()) log->assembled.push_back(*whole);
         log->changed.notify_all();
       },
+      [](cf_shm_atom, const edge_shm&) {},
       [](cf_cleanup_atom, int64_t) {},
   };
 }

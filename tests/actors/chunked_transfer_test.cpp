@@ -80,7 +80,7 @@ struct forged_edge {
   caf::actor_system sys{cfg};
   std::shared_ptr<local_rendezvous> local = std::make_shared<local_rendezvous>();
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
-  rendezvous_actor endpoint = spawn_rendezvous_actor(sys, "k", local, finished, 2);
+  rendezvous_actor endpoint = spawn_rendezvous_actor(sys, "k", local, finished, nullptr, 2);
 
   ~forged_edge() { caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown); }
 

@@ -33,7 +33,7 @@ struct edge {
   rendezvous_actor endpoint;
 
   explicit edge(std::chrono::milliseconds stale_after)
-      : endpoint(spawn_rendezvous_actor(sys, "k", local, finished, 2, stale_after)) {}
+      : endpoint(spawn_rendezvous_actor(sys, "k", local, finished, nullptr, 2, stale_after)) {}
   ~edge() { caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown); }
 
   void push(int64_t step) {

@@ -95,7 +95,7 @@ inline const std::vector<wire_type>& wire_types() {
          r.incarnation = 7;
          r.recv_keys = {"a;b;x:0"};
          r.recv_endpoints = {rendezvous_actor{}};
-         r.bulk = {"127.0.0.1", 4242, std::string(16, 'k')};
+         r.bulk = {"127.0.0.1", 4242, std::string(16, 'k'), "/run/user/1/caflow-shm.x/s", "boot", "s"};
          return example_of(sys, r);
        }},
       {"caflow::bind_request", &round_trip<bind_request>,
@@ -104,7 +104,7 @@ inline const std::vector<wire_type>& wire_types() {
          r.graph_handle = "g1";
          r.send_keys = {"a;b;x:0"};
          r.send_endpoints = {rendezvous_actor{}};
-         r.send_bulk = {{"127.0.0.1", 4242, std::string(16, 'k')}};
+         r.send_bulk = {{"127.0.0.1", 4242, std::string(16, 'k'), "", "", ""}};
          return example_of(sys, r);
        }},
       {"caflow::run_graph_request", &round_trip<run_graph_request>,
@@ -134,6 +134,11 @@ inline const std::vector<wire_type>& wire_types() {
        [](caf::actor_system& sys) {
          auto chunks = make_chunks(6, "k", tensor::from_vector<double>({1, 2, 3, 4}), 16);
          return example_of(sys, chunks.at(1));
+       }},
+      {"caflow::edge_shm", &round_trip<edge_shm>,
+       [](caf::actor_system& sys) {
+         edge_shm r{7, "k", static_cast<uint8_t>(dtype::float32), {2, 3}, 1, 64, 24};
+         return example_of(sys, r);
        }},
       {"caflow::run_step_request", &round_trip<run_step_request>,
        [](caf::actor_system& sys) {

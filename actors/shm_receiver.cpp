@@ -1,0 +1,197 @@
+#include "actors/shm_receiver.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include "actors/log.hpp"
+#include "net/boot_id.hpp"
+#include "net/bulk_frame.hpp"
+#include "net/shm_lease.hpp"
+#include "net/unix_io.hpp"
+#include "net/wire_tensor.hpp"
+
+#include <caf/error.hpp>
+
+namespace caflow {
+namespace {
+
+// The bytes of one received block as a tensor buffer's memory: `allocate` hands out the block
+// (the buffer asks once), `deallocate` gives the lease back to the sender. Holds the segment so
+// its mapping outlives the link while a tensor views it.
+class shm_block_view final : public allocator {
+ public:
+  shm_block_view(std::shared_ptr<const shm_segment> segment, uint64_t offset)
+      : segment_(std::move(segment)), offset_(offset) {}
+  const char* name() const override { return "shm"; }
+  void* allocate(size_t) override { return bytes(); }
+  void deallocate(void*, size_t) override { shm_lease::give_back(bytes() - shm_lease_bytes); }
+
+ private:
+  char* bytes() const { return static_cast<char*>(segment_->data()) + offset_; }
+
+  std::shared_ptr<const shm_segment> segment_;
+  const uint64_t offset_;
+};
+
+status refuse(const edge_shm& v, const std::string& why) {
+  return errors::data_loss("shared memory value of edge '", v.key, "', step ", v.step_id, ": ",
+                           why);
+}
+
+}  // namespace
+
+status_or<std::shared_ptr<shm_receiver>> shm_receiver::start(std::string task) {
+  if (this_boot_id().empty())
+    return errors::unavailable("no shared memory links: /proc/sys/kernel/random/boot_id cannot be "
+                               "read, so tasks on this host cannot be told from others");
+  CAFLOW_ASSIGN_OR_RETURN(shm_listener listener, shm_listener::open());
+  const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) return errors::internal("eventfd failed: ", std::strerror(errno));
+  const auto secret = make_bulk_token();
+  return std::shared_ptr<shm_receiver>(new shm_receiver(
+      std::move(task), std::move(listener), std::string(secret.begin(), secret.end()), wake));
+}
+
+shm_receiver::shm_receiver(std::string task, shm_listener listener, std::string secret,
+                           int wake_fd)
+    : task_(std::move(task)),
+      listener_(std::move(listener)),
+      secret_(std::move(secret)),
+      wake_fd_(wake_fd),
+      thread_([this] { serve(); }) {}
+
+shm_receiver::~shm_receiver() {
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+  thread_.join();
+  ::close(wake_fd_);
+}
+
+void shm_receiver::describe(bulk_endpoint& at) const {
+  at.shm_path = listener_.path();
+  at.shm_boot_id = this_boot_id();
+  at.shm_secret = secret_;
+}
+
+size_t shm_receiver::links() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return segments_.size();
+}
+
+void shm_receiver::serve() {
+  std::vector<pollfd> fds;
+  for (;;) {
+    fds.assign({{wake_fd_, POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}});
+    for (const link& l : links_) fds.push_back({l.channel.socket().get(), POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      write_log(log_level::error, task_, "shared memory links: poll failed (",
+                std::strerror(errno), "); no more senders are taken");
+      return;
+    }
+    if (fds[0].revents != 0) return;
+    // Connections first: they index links_ as it was when polled.
+    std::vector<uint64_t> closed;
+    for (size_t i = 2; i < fds.size(); ++i)
+      if (fds[i].revents != 0) closed.push_back(links_[i - 2].id);
+    for (uint64_t id : closed)
+      forget(id, "its connection closed or sent more than its segment");
+    if (fds[1].revents != 0) accept_one();
+  }
+}
+
+void shm_receiver::accept_one() {
+  auto channel = listener_.accept(secret_);
+  if (!channel.ok()) {
+    // A connection that vanished before its handshake is common at shutdown; a refused proof
+    // or uid is someone trying: both are worth a line.
+    write_log(log_level::warn, task_, "shared memory link refused: ",
+              channel.get_status().message());
+    return;
+  }
+  if (links_.size() >= max_shm_links) {
+    write_log(log_level::warn, task_, "shared memory link refused: ", max_shm_links,
+              " senders are linked already");
+    return;
+  }
+  auto segment = channel->receive();
+  if (!segment.ok()) {
+    write_log(log_level::warn, task_, "shared memory link dropped: ",
+              segment.get_status().message());
+    return;
+  }
+  if (segment->size() > max_shm_segment_bytes) {
+    write_log(log_level::warn, task_, "shared memory link dropped: its segment of ",
+              segment->size(), " bytes exceeds ", max_shm_segment_bytes);
+    return;
+  }
+  const uint64_t id = next_id_++;
+  const status told = write_all_until(channel->socket(), &id, sizeof id,
+                                      std::chrono::steady_clock::now() + shm_patience,
+                                      "the segment's number");
+  if (!told.ok()) {
+    write_log(log_level::warn, task_, "shared memory link dropped: ", told.message());
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments_.emplace(id, std::make_shared<const shm_segment>(std::move(segment).value()));
+  }
+  links_.push_back({id, std::move(channel).value()});
+  write_log(log_level::debug, task_, "shared memory link ", id, " taken");
+}
+
+void shm_receiver::forget(uint64_t id, const char* why) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments_.erase(id);
+  }
+  std::erase_if(links_, [id](const link& l) { return l.id == id; });
+  write_log(log_level::debug, task_, "shared memory link ", id, " forgotten: ", why);
+}
+
+status_or<tensor> shm_receiver::take(const edge_shm& v) const {
+  if (!is_valid_dtype(v.type)) return refuse(v, "invalid dtype " + std::to_string(v.type));
+  if (v.dims.size() > static_cast<size_t>(max_rank))
+    return refuse(v, "rank " + std::to_string(v.dims.size()) + " exceeds " +
+                         std::to_string(max_rank));
+  auto shape = tensor_shape::make(v.dims);
+  if (!shape.ok()) return refuse(v, format_dims(v.dims) + ": " + shape.get_status().message());
+  const auto type = static_cast<dtype>(v.type);
+  const auto elements = static_cast<uint64_t>(shape->num_elements());
+  const uint64_t element_size = dtype_size(type);
+  if (elements > std::numeric_limits<uint64_t>::max() / element_size ||
+      v.bytes != elements * element_size)
+    return refuse(v, std::string(dtype_name(type)) + shape->to_string() + " announced with " +
+                         std::to_string(v.bytes) + " bytes");
+  if (v.bytes == 0) return refuse(v, "an empty tensor never travels in shared memory");
+  std::shared_ptr<const shm_segment> segment;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = segments_.find(v.segment);
+    if (it != segments_.end()) segment = it->second;
+  }
+  if (!segment)
+    return errors::not_found("shared memory value of edge '", v.key, "', step ", v.step_id,
+                             ": no segment ", v.segment, " is held from a live link");
+  // The lease header must lie in the segment too: the receiver writes it.
+  if (v.offset < shm_lease_bytes || v.offset % tensor_alignment != 0 ||
+      v.offset > segment->size() || v.bytes > segment->size() - v.offset)
+    return refuse(v, "block [" + std::to_string(v.offset) + ", +" + std::to_string(v.bytes) +
+                         ") does not lie aligned in segment " + std::to_string(v.segment) +
+                         " of " + std::to_string(segment->size()) + " bytes");
+  auto view = std::make_shared<shm_block_view>(segment, v.offset);
+  auto buf = std::make_shared<buffer>(std::move(view), v.bytes);
+  tensor t = tensor::view(std::move(buf), 0, type, *shape);
+  if (type == dtype::boolean)
+    if (auto err = check_bools("", t.raw_data(), v.bytes))
+      return refuse(v, caf::to_string(err));  // `t` dies here: the lease goes back
+  return t;
+}
+
+}  // namespace caflow

@@ -1,0 +1,99 @@
+#pragma once
+// The sending end of a worker's same-host shared memory links (docs/shm_transport.md).
+//
+// For each receiving task on this host (same boot id) that has a shared memory listener, the
+// worker makes one link: a thread connects, proves the receiver's secret (and checks its uid
+// and proof, net/shm_handshake.hpp), creates a segment of its own and hands it over. From
+// then on a _Send to that task copies the tensor's bytes into a block of the segment (one
+// memcpy, where CAF would copy twice and the kernel's TCP twice more) and sends only the
+// descriptor, (cf_shm_atom, edge_shm), through CAF, so values keep their order and the
+// rendezvous actor's checks. The receiver views the bytes in place and clears the block's
+// lease when its tensors die (net/shm_lease.hpp); the link takes such blocks back when it next
+// needs room.
+//
+// Never blocking a _Send: until the link is up, when connecting failed (another mount
+// namespace, uid or secret: logged once, the link is not tried again), for tensors below
+// shm_min_bytes, in device memory or empty, and when the segment has no room, `send` says
+// false and the value goes the usual way (CAF or the bulk channel).
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "graph/core/tensor.hpp"
+#include "net/protocol.hpp"
+#include "net/shm_arena.hpp"
+#include "net/shm_handoff.hpp"
+#include "net/shm_segment.hpp"
+
+namespace caflow {
+
+// Below this a tensor is cheaper as message bytes than as a block and a descriptor.
+inline constexpr uint64_t shm_min_bytes = 4096;
+
+class shm_link {
+ public:
+  // Starts connecting to `at` (which names a listener on this host) on a thread of its own.
+  shm_link(std::string task, bulk_endpoint at, uint64_t segment_bytes);
+  // Waits for the connecting thread (at most shm_patience, twice); closing the connection
+  // tells the receiver to forget the segment. Blocks the receiver still views stay mapped there.
+  ~shm_link();
+  shm_link(const shm_link&) = delete;
+  shm_link& operator=(const shm_link&) = delete;
+
+  // Sends `value` to `to` through the segment; false when it must go another way (above).
+  bool send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
+            const tensor& value);
+
+  // Was up, and its receiver closed the connection (a poll, no wait): the sender drops such a
+  // link when the worker binds again.
+  bool closed() const;
+  bool up() const { return state_.load(std::memory_order_acquire) == state::up; }
+
+ private:
+  enum class state { connecting, up, failed };
+
+  void connect();
+  // A block of `bytes` bytes after its lease header, or nothing when the segment is full.
+  std::optional<shm_block> carve(uint64_t bytes);
+
+  const std::string task_;
+  const bulk_endpoint at_;
+  const uint64_t segment_bytes_;
+  std::atomic<state> state_{state::connecting};
+  // Written by the connecting thread before state_ becomes `up`, read-only after.
+  std::optional<shm_segment> segment_;
+  std::optional<shm_channel> channel_;
+  uint64_t segment_id_ = 0;  // the receiver's number for it
+
+  std::mutex mu_;  // guards handed_out_ (the arena locks itself)
+  std::unique_ptr<shm_arena> arena_;
+  std::vector<shm_block> handed_out_;  // blocks whose lease may still be held
+
+  std::thread connecting_;  // last: starts once everything above exists
+};
+
+class shm_sender {
+ public:
+  // `task` names this task in logs; each link's segment has `segment_bytes` bytes (pages are
+  // only allocated where blocks are written).
+  shm_sender(std::string task, uint64_t segment_bytes);
+
+  // The link to the task behind `at`; null when that task is not on this host (another boot
+  // id) or has no listener. The first call for a listener starts connecting; closed links are
+  // dropped here (a restarted receiver listens on a new path and gets a new link).
+  std::shared_ptr<shm_link> link_to(const bulk_endpoint& at);
+
+ private:
+  const std::string task_;
+  const uint64_t segment_bytes_;
+  std::mutex mu_;  // guards links_; taken when binding, never when sending
+  std::map<std::string, std::shared_ptr<shm_link>> links_;  // by listener path
+};
+
+}  // namespace caflow
