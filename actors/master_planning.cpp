@@ -10,6 +10,7 @@
 #include "graph/ir/dump.hpp"
 #include "graph/ir/memory_types.hpp"
 #include "graph/ir/partition.hpp"
+#include "graph/ir/control_bypass.hpp"
 #include "graph/ir/placer.hpp"
 #include "graph/ir/prune.hpp"
 #include "graph/ir/serialization.hpp"
@@ -88,11 +89,17 @@ status plan_partitions(plan_job& job) {
   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
   CAFLOW_ASSIGN_OR_RETURN(std::vector<std::string> placement,
                           place(g, job.devices, popts, has_kernel));
+  const optimizer_options passes = optimizer_options_of(job.config);
+  if (!passes.disabled.count(control_bypass_pass)) {
+    // Node ids stay as they were: the placement still fits the rebuilt graph.
+    if (bypassed_graph bypassed = bypass_remote_noops(g, placement); bypassed.rewired > 0) {
+      CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(bypassed.def), {.infer_shapes = false}));
+    }
+  }
   partition_options part_opts;
   for (const auto& d : job.devices) part_opts.incarnations[d] = job.incarnations[task_of_device(d)];
   if (job.config.log_device_placement) run->report.placement = placement_of(g, placement);
   CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
-  const optimizer_options passes = optimizer_options_of(job.config);
   partition_optimizer optimizer;
   optimization_report optimized;
   for (auto& [device, def] : parts.partitions) {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "apps/console/admin_client.hpp"
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/trainer.hpp"
 #include "bench_util.hpp"
@@ -59,6 +60,31 @@ inline data::dataset first_examples(data::fashion_mnist_split split, int64_t n,
   }
   *source = "synthetic";
   return synthetic_images(n, split == data::fashion_mnist_split::train ? 1 : 2);
+}
+
+// CAFLOW_BENCH_TRACE=FILE: 1.5 s into training, every node the cluster's tasks run for 60 ms,
+// one line per node (task, device, node, op, step id, start and duration in us, bytes), for
+// finding where a distributed step's time goes. Through the console's `trace` on the ps.
+inline void write_trace(const cluster_spec& spec, const char* file) {
+  using std::chrono::milliseconds;
+  std::this_thread::sleep_for(milliseconds(1500));
+  auto address = spec.task_address("ps", 0);
+  check(address.ok(), "no ps task to trace");
+  auto admin = console::admin_client::connect(*address, milliseconds(5000));
+  check(admin.ok(), "cannot reach the ps's admin to trace");
+  check((*admin)->ask({"trace", "on"}, milliseconds(5000)).ok(), "trace on failed");
+  std::this_thread::sleep_for(milliseconds(60));
+  check((*admin)->ask({"trace", "off"}, milliseconds(5000)).ok(), "trace off failed");
+  auto got = (*admin)->ask({"trace", "collect"}, milliseconds(5000));
+  check(got.ok(), "trace collect failed");
+  FILE* out = std::fopen(file, "w");
+  check(out != nullptr, "cannot write the trace file");
+  for (const auto& e : got->events)
+    std::fprintf(out, "%s\t%s\t%s\t%s\t%lld\t%lld\t%lld\t%lld\n", e.task.c_str(),
+                 e.device.c_str(), e.node.c_str(), e.op.c_str(), static_cast<long long>(e.step_id),
+                 static_cast<long long>(e.start_us), static_cast<long long>(e.dur_us),
+                 static_cast<long long>(e.bytes));
+  std::fclose(out);
 }
 
 // `o.mode` (sync or async) on 1 ps + `workers` worker tasks, each worker training on its shard
@@ -119,6 +145,7 @@ inline double cluster_samples_per_s(const train_app::train_options& o, int worke
       results[w] = run_client(o, plan, **graph, (*cluster)->worker_target(w),
                               {*train.shard(w, workers)}, test, false);
     });
+  if (const char* file = std::getenv("CAFLOW_BENCH_TRACE")) write_trace((*cluster)->spec(), file);
   for (auto& c : clients) c.join();
   double total = 0;
   for (auto& r : results) {
