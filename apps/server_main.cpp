@@ -31,6 +31,8 @@ int usage(const char* why) {
                "       [--checkpoint-root DIR]   (repeatable; SaveV2/RestoreV2 only below these;\n"
                "                                  default: none, every file op is refused)\n"
                "       [--cpu-memory-limit-mb N]   (default 0: unlimited; the CPU device's budget)\n"
+               "       [--shm-segment-mb N]   (default 256: shared memory per receiving task on\n"
+               "                               this host, address space only; 0: TCP only)\n"
                "       [--num-gpus N]   (default: every GPU this process sees; 0: none)\n"
                "       [--gpu-visible-devices LIST]   (e.g. 1,0: which of them, in order; after\n"
                "                                       CUDA_VISIBLE_DEVICES)\n"
@@ -86,6 +88,9 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
       // An empty root would resolve to the working directory: say what is meant instead.
       if (value.empty()) return errors::invalid_argument(flag, " takes a directory, got ''");
       opts.file_roots.push_back(value);
+    } else if (flag == "--shm-segment-mb") {
+      CAFLOW_ASSIGN_OR_RETURN(int mb, parse_int(flag, value));
+      opts.shm_segment_bytes = uint64_t{static_cast<unsigned>(mb)} << 20;
     } else if (flag == "--cpu-memory-limit-mb") {
       CAFLOW_ASSIGN_OR_RETURN(int mb, parse_int(flag, value));
       opts.cpu.memory_limit_bytes = int64_t{mb} << 20;
