@@ -11,6 +11,7 @@
 #include "graph/ir/memory_types.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/ir/control_bypass.hpp"
+#include "graph/ir/control_coalesce.hpp"
 #include "graph/ir/placer.hpp"
 #include "graph/ir/prune.hpp"
 #include "graph/ir/serialization.hpp"
@@ -94,6 +95,13 @@ status plan_partitions(plan_job& job) {
     // Node ids stay as they were: the placement still fits the rebuilt graph.
     if (bypassed_graph bypassed = bypass_remote_noops(g, placement); bypassed.rewired > 0) {
       CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(bypassed.def), {.infer_shapes = false}));
+    }
+  }
+  if (!passes.disabled.count(control_coalesce_pass)) {
+    // After the bypass, which may leave a consumer waiting on several nodes of one device.
+    if (coalesced_graph grouped = coalesce_remote_control(g, placement); grouped.edges_removed > 0) {
+      CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(grouped.def), {.infer_shapes = false}));
+      placement = std::move(grouped.placement);
     }
   }
   partition_options part_opts;

@@ -1,5 +1,7 @@
 #include "devices/cpu_device.hpp"
 
+#include <pthread.h>
+
 #include <thread>
 #include <unsupported/Eigen/CXX11/Tensor>
 
@@ -12,21 +14,33 @@ namespace caflow {
 
 namespace {
 // Eigen's thread environment, with every thread flushing denormals to zero for its whole life,
-// as TensorFlow's pools do (graph/platform/denormal.hpp says why).
+// as TensorFlow's pools do (graph/platform/denormal.hpp says why), and named for its pool, so
+// that top -H, perf and gdb tell a device's threads from the network loop they were started on
+// (a thread inherits its creator's name).
 struct flush_denormal_environment : Eigen::StlThreadEnvironment {
+  const char* name = "cf.pool";
   EnvThread* CreateThread(std::function<void()> f) {
-    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f)] {
+    return Eigen::StlThreadEnvironment::CreateThread([f = std::move(f), name = name] {
+      pthread_setname_np(pthread_self(), name);
       const scoped_flush_denormal flush;
       f();
     });
   }
 };
 using thread_pool = Eigen::ThreadPoolTempl<flush_denormal_environment>;
+
+flush_denormal_environment named(const char* name) {
+  flush_denormal_environment env;
+  env.name = name;
+  return env;
+}
 }  // namespace
 
 struct cpu_device::pools {
   pools(int intra, int inter, bool inter_spins)
-      : intra_pool(intra), eigen(&intra_pool, intra), inter_pool(inter, inter_spins) {}
+      : intra_pool(intra, true, named("cf.intra_op")),
+        eigen(&intra_pool, intra),
+        inter_pool(inter, inter_spins, named("cf.inter_op")) {}
   thread_pool intra_pool;
   Eigen::ThreadPoolDevice eigen;
   thread_pool inter_pool;
