@@ -10,6 +10,7 @@
 #include "graph/ir/dump.hpp"
 #include "graph/ir/memory_types.hpp"
 #include "graph/ir/partition.hpp"
+#include "graph/ir/const_copies.hpp"
 #include "graph/ir/control_bypass.hpp"
 #include "graph/ir/control_coalesce.hpp"
 #include "graph/ir/placer.hpp"
@@ -95,6 +96,12 @@ status plan_partitions(plan_job& job) {
     // Node ids stay as they were: the placement still fits the rebuilt graph.
     if (bypassed_graph bypassed = bypass_remote_noops(g, placement); bypassed.rewired > 0) {
       CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(bypassed.def), {.infer_shapes = false}));
+    }
+  }
+  if (!passes.disabled.count(const_copies_pass)) {
+    if (const_copied_graph copied = copy_constants_to_readers(g, placement); copied.copies > 0) {
+      CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(copied.def), {.infer_shapes = false}));
+      placement = std::move(copied.placement);
     }
   }
   if (!passes.disabled.count(control_coalesce_pass)) {

@@ -1,0 +1,64 @@
+#include "graph/ir/const_copies.hpp"
+
+#include <map>
+#include <unordered_set>
+
+#include "graph/core/device_name.hpp"
+#include "graph/ir/control_flow.hpp"
+
+namespace caflow {
+namespace {
+
+std::string device_type(const std::string& device) {
+  auto spec = parse_device_spec(device);
+  return spec.ok() && spec->type ? *spec->type : std::string();
+}
+
+// A constant worth copying: small, unordered by control inputs, with a tensor value.
+bool copyable(const graph_node& n, int64_t max_bytes) {
+  if (n.def->op != "Const" || !n.control_inputs.empty()) return false;
+  auto value = n.def->attrs.find("value");
+  if (value == n.def->attrs.end() || !value->second.holds<tensor>()) return false;
+  const tensor& t = value->second.get<tensor>();
+  return t.initialized() && static_cast<int64_t>(t.byte_size()) <= max_bytes;
+}
+
+}  // namespace
+
+const_copied_graph copy_constants_to_readers(const graph& g,
+                                             const std::vector<std::string>& placement,
+                                             int64_t max_bytes) {
+  const_copied_graph out{g.def(), placement, 0};
+  if (has_control_flow(out.def)) return out;
+  std::unordered_set<std::string> taken;
+  for (const node_def& n : out.def.nodes) taken.insert(n.name);
+  for (const graph_node& c : g.nodes()) {
+    if (!copyable(c, max_bytes)) continue;
+    const std::string& home = placement[c.id];
+    const std::string type = device_type(home);
+    std::map<std::string, std::string> copy_on;  // device -> the copy's name
+    for (const out_edge& e : c.outputs) {
+      if (e.is_control()) continue;
+      const std::string& device = placement[e.dst];
+      if (device == home || type.empty() || device_type(device) != type) continue;
+      auto [copy, is_new] = copy_on.try_emplace(device);
+      if (is_new) {
+        copy->second = c.name() + "/_copy";
+        for (int k = 1; !taken.insert(copy->second).second; ++k)
+          copy->second = c.name() + "/_copy_" + std::to_string(k);
+        node_def d = *c.def;
+        d.name = copy->second;
+        d.device = device;
+        out.def.nodes.push_back(std::move(d));
+        out.placement.push_back(device);
+        ++out.copies;
+      }
+      // The edge's own input slot (a reader may take the constant in several); a built graph
+      // lists data inputs first, so the slot is the entry's index.
+      out.def.nodes[e.dst].inputs[e.dst_port] = tensor_name(copy->second, e.src_port);
+    }
+  }
+  return out;
+}
+
+}  // namespace caflow

@@ -1,0 +1,33 @@
+#pragma once
+// Small constants read on other devices. A constant placed where its scope says (a worker's
+// learning rate, Adam's betas, a loss's scale) and read by an op on a parameter server is a cut
+// edge: a _Send/_Recv pair, a message and a wake-up on both tasks at every step, for a value
+// that never changes. A copy of the constant on each other device that reads it (of the same
+// device type, so a kernel is known to exist there) feeds those readers locally, and the edge
+// is gone. The original stays for its own device's readers and for runs that fetch it.
+//
+// Only small constants (at most max_bytes) without control inputs are copied: copying a big
+// one would keep it twice in memory, and one with control inputs runs only after them. A graph
+// with control flow is left alone, as the other partition-shaping passes leave it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "graph/ir/graph.hpp"
+
+namespace caflow {
+
+// The name session_config::disabled_passes turns it off by.
+inline constexpr const char* const_copies_pass = "const_copies";
+
+struct const_copied_graph {
+  graph_def def;                       // g's nodes (same ids), then the copies
+  std::vector<std::string> placement;  // by node id, the copies included
+  int64_t copies = 0;                  // 0: def equals g.def() and placement the one given
+};
+
+const_copied_graph copy_constants_to_readers(const graph& g,
+                                             const std::vector<std::string>& placement,
+                                             int64_t max_bytes = 1024);
+
+}  // namespace caflow
