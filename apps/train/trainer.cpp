@@ -457,8 +457,18 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
                                     bool* trained) {
   if (writes_checkpoints(o, plan)) CAFLOW_RETURN_IF_ERROR(make_saver_once(o, g));
   client_sessions sessions(g, session_options_for(o, target), required_tasks(o, plan));
-  CAFLOW_ASSIGN_OR_RETURN(const int64_t resumed_global_step,
-                          initialize_variables(o, plan, g, sessions.plain));
+  const status_or<int64_t> resumed = initialize_variables(o, plan, g, sessions.plain);
+  // A sync worker waits in its local initializer for a first token. A backup worker that gets
+  // there only after the chief's last update finds the token queue closed: the run is over
+  // without it, which is no failure.
+  if (!resumed.ok() && g.sync && !plan.is_chief() && g.sync->is_end_of_training(resumed.get_status())) {
+    if (print_progress)
+      std::printf("caflow-train: the run ended before this worker's first step (the chief made "
+                  "its last update with the other workers' gradients)\n");
+    return client_result{};
+  }
+  CAFLOW_RETURN_IF_ERROR(resumed.get_status());
+  const int64_t resumed_global_step = *resumed;
   CAFLOW_ASSIGN_OR_RETURN(tower_batches batches, make_tower_batches(o, plan, shards));
   training_loop loop(o, plan, g, sessions, std::move(batches), test, print_progress);
   loop.skip_resumed_steps(resumed_global_step);
