@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "actors/executor_items.hpp"
+#include "actors/send_batch.hpp"
 #include "actors/trace_recorder.hpp"
 #include "graph/core/device_name.hpp"
 #include "graph/ir/control_flow.hpp"
@@ -182,6 +183,7 @@ void executor::record_cost(int id, int64_t ns) {
 }
 
 void executor::process(step_state* s, ready_list& ready) {
+  const send_batch::scope batch;  // this pass's values for other processes go out together
   while (!ready.empty()) run_node(s, ready.pop(), ready);
 }
 
@@ -270,6 +272,12 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
       process(s, more);
     });
     return;
+  }
+  // What this pass holds for other processes leaves before a kernel that takes a while (a
+  // GEMM), so that the receivers work on it meanwhile; light kernels' values join it.
+  if (send_batch::holding()) {
+    const int64_t cost = cost_of(id);
+    if (cost < 0 || cost > light_node_ns) send_batch::flush();
   }
   kernel_value small[4];
   std::vector<kernel_value> large;

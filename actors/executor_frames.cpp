@@ -25,6 +25,7 @@
 #include <unordered_map>
 
 #include "actors/executor_items.hpp"
+#include "actors/send_batch.hpp"
 #include "devices/device.hpp"
 #include "graph/ir/graph.hpp"
 #include "graph/platform/denormal.hpp"
@@ -198,6 +199,7 @@ struct executor::frame_step {
   }
 
   void process(ready_list& ready) {
+    const send_batch::scope batch;  // as on the plain path
     while (!ready.empty()) {
       const tagged t = ready.back();
       ready.pop_back();
@@ -270,6 +272,7 @@ struct executor::frame_step {
       });
       return;
     }
+    if (item.expensive && send_batch::holding()) send_batch::flush();  // as on the plain path
     // As on the plain path: most nodes have few outputs, kept off the heap.
     kernel_value small[4];
     std::vector<kernel_value> large;

@@ -6,6 +6,7 @@
 
 #include "actors/bulk_sender.hpp"
 #include "actors/executor.hpp"
+#include "actors/send_batch.hpp"
 #include "actors/shm_sender.hpp"
 #include "devices/device.hpp"
 #include "graph/ir/partition.hpp"
@@ -44,7 +45,13 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
     return errors::failed_precondition("no rendezvous actor is bound to edge key '", key,
                                        "': the master binds every _Send before the first step");
   const destination& to = it->second;
-  if (to.shm && to.shm->send(to.actor, step_id, key, value)) return {};
+  if (to.shm) {
+    if (auto d = to.shm->place(step_id, key, value)) {
+      if (!send_batch::hold(to.actor, std::move(*d)))
+        caf::anon_send(to.actor, cf_shm_atom::value, std::move(*d));
+      return {};
+    }
+  }
   // In a process the message shares the buffer, whatever its size. Across processes a big
   // tensor goes in pieces that each share it too, so nothing is copied before serialization;
   // CAF keeps the order of messages from one sender to one receiver.
@@ -53,7 +60,10 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
     else send_in_chunks(to.actor, step_id, key, value);
     return {};
   }
-  caf::anon_send(to.actor, cf_push_atom::value, edge_value{step_id, key, wire_tensor{value}});
+  // Within this process a message is only a mailbox entry: batching would add a forward.
+  edge_value v{step_id, key, wire_tensor{value}};
+  if (!to.remote || !send_batch::hold(to.actor, std::move(v)))
+    caf::anon_send(to.actor, cf_push_atom::value, std::move(v));
   return {};
 }
 

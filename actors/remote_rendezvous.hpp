@@ -10,7 +10,9 @@
 // (actors/shm_sender.hpp: the bytes in a shared segment, only a descriptor in the message).
 // Otherwise a tensor of more than edge_chunk_bytes bound for another process goes over the
 // worker's bulk channel to that task when it has one (actors/bulk_sender.hpp), else as
-// (cf_chunk_atom, edge_chunk) messages, in order. Nothing
+// (cf_chunk_atom, edge_chunk) messages, in order. A value or descriptor for another process
+// that a pass of the executor sends joins that pass's batch (actors/send_batch.hpp): one
+// message per receiving process and pass instead of one per edge. Nothing
 // waits for an answer; a receiving side that refuses a value aborts the step there, and the
 // master spreads the abort.
 //

@@ -102,6 +102,57 @@ struct rendezvous_state {
     else if (admit(v.step_id)) hand_over(v.step_id, v.key, *value);
   }
 
+  // A batch names its entries' actors; a forged one could name any actor anywhere.
+  template <class Pointer>
+  bool forwardable(Pointer self, const rendezvous_actor& to, int64_t step_id,
+                   const std::string& edge) {
+    if (to && to.node() == self->node()) return true;
+    local->abort_step(step_id, errors::invalid_argument(
+                                   "a batch that came to edge '", key, "' sends the value of edge '",
+                                   edge, "' to an actor of another process: refused"));
+    return false;
+  }
+
+  // Gives the block of a descriptor that will not be deposited back to its sender.
+  void release(const edge_shm& v) const {
+    if (shm) (void)shm->take(v);
+  }
+
+  template <class Pointer>
+  void take_batch(Pointer self, const edge_batch& b) {
+    const size_t entries = b.values.size() + b.shared.size();
+    if (b.to.size() != entries) {
+      const status why = errors::invalid_argument("edge '", key, "' received a batch of ", entries,
+                                                  " values for ", b.to.size(), " edges: dropped");
+      for (const edge_value& v : b.values) local->abort_step(v.step_id, why);
+      for (const edge_shm& v : b.shared) {
+        release(v);
+        local->abort_step(v.step_id, why);
+      }
+      return;
+    }
+    auto mine = [&](const rendezvous_actor& to) {
+      return to && to.id() == self->id() && to.node() == self->node();
+    };
+    for (size_t i = 0; i < b.values.size(); ++i) {
+      const edge_value& v = b.values[i];
+      if (mine(b.to[i])) deposit(v);
+      else if (forwardable(self, b.to[i], v.step_id, v.key))
+        self->send(b.to[i], cf_push_atom::value, v);
+    }
+    for (size_t i = 0; i < b.shared.size(); ++i) {
+      const edge_shm& v = b.shared[i];
+      const rendezvous_actor& to = b.to[b.values.size() + i];
+      if (mine(to)) {
+        take_shared(v);
+      } else if (forwardable(self, to, v.step_id, v.key)) {
+        self->send(to, cf_shm_atom::value, v);
+      } else {
+        release(v);
+      }
+    }
+  }
+
   void take_chunk(const edge_chunk& c) {
     if (finished->contains(c.step_id) || wrong_key(c.step_id, c.key)) return;
     auto whole = assembling.take(c);
@@ -136,6 +187,10 @@ rendezvous_actor::behavior_type rendezvous_endpoint(
       [self](cf_shm_atom, const edge_shm& v) {
         executor::actor_thread_scope on_actor;
         self->state.take_shared(v);
+      },
+      [self](cf_batch_atom, const edge_batch& b) {
+        executor::actor_thread_scope on_actor;
+        self->state.take_batch(self, b);
       },
       [self](cf_abort_atom, int64_t step_id, const step_error& root_cause) {
         auto& s = self->state;

@@ -71,20 +71,27 @@ std::optional<shm_block> shm_link::carve(uint64_t bytes) {
   return *block;
 }
 
-bool shm_link::send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
-                    const tensor& value) {
+std::optional<edge_shm> shm_link::place(int64_t step_id, const std::string& key,
+                                        const tensor& value) {
   if (!up() || !value.initialized() || value.byte_size() < shm_min_bytes ||
       value.buf()->space() != nullptr)
-    return false;
+    return std::nullopt;
   const uint64_t bytes = value.byte_size();
   auto block = carve(bytes);
-  if (!block) return false;
+  if (!block) return std::nullopt;
   const uint64_t offset = block->offset + shm_lease_bytes;
   std::memcpy(static_cast<char*>(segment_->data()) + offset, value.raw_data(), bytes);
   edge_shm v{step_id, key, static_cast<uint8_t>(value.type()), {}, segment_id_, offset, bytes};
   v.dims.reserve(static_cast<size_t>(value.rank()));
   for (int i = 0; i < value.rank(); ++i) v.dims.push_back(value.dim(i));
-  caf::anon_send(to, cf_shm_atom::value, std::move(v));
+  return v;
+}
+
+bool shm_link::send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
+                    const tensor& value) {
+  auto v = place(step_id, key, value);
+  if (!v) return false;
+  caf::anon_send(to, cf_shm_atom::value, std::move(*v));
   return true;
 }
 

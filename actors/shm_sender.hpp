@@ -46,7 +46,10 @@ class shm_link {
   shm_link(const shm_link&) = delete;
   shm_link& operator=(const shm_link&) = delete;
 
-  // Sends `value` to `to` through the segment; false when it must go another way (above).
+  // Writes `value` into the segment and returns the descriptor to send in its place; none
+  // when it must go another way (above).
+  std::optional<edge_shm> place(int64_t step_id, const std::string& key, const tensor& value);
+  // place(), then sends the descriptor to `to`; false when it must go another way.
   bool send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
             const tensor& value);
 

@@ -16,6 +16,7 @@ void add_wire_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<edge_value>("caflow::edge_value");
   cfg.add_message_type<edge_chunk>("caflow::edge_chunk");
   cfg.add_message_type<edge_shm>("caflow::edge_shm");
+  cfg.add_message_type<edge_batch>("caflow::edge_batch");
   cfg.add_message_type<step_error>("caflow::step_error");
   cfg.add_message_type<run_step_request>("caflow::run_step_request");
   cfg.add_message_type<run_step_reply>("caflow::run_step_reply");

@@ -45,6 +45,8 @@ using cf_push_atom = caf::atom_constant<caf::atom("cf_push")>;
 using cf_chunk_atom = caf::atom_constant<caf::atom("cf_chunk")>;
 // A _Send's tensor in a shared memory segment of the same host: (cf_shm_atom, edge_shm).
 using cf_shm_atom = caf::atom_constant<caf::atom("cf_shm")>;
+// Several values of one executor burst for one receiving task: (cf_batch_atom, edge_batch).
+using cf_batch_atom = caf::atom_constant<caf::atom("cf_batch")>;
 using cf_devices_atom = caf::atom_constant<caf::atom("cf_devs")>;
 using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
@@ -91,6 +93,14 @@ struct edge_shm {
 //   shm     (edge_shm) from a sender on the same host with a shared memory link to this task:
 //           the value viewed where the sender wrote it, deposited like a pushed one; a
 //           descriptor that fails its checks aborts the step here, naming the edge.
+//   batch   (edge_batch) from a sender in another process: the values its executor sent to
+//           this task in one burst (actors/send_batch.hpp), one message instead of one per
+//           edge. The actor that receives it takes its own entries as a push or shm message
+//           and forwards every other entry, unchanged, to its edge's actor: a message within
+//           this process, sharing the bytes. An entry addressed to an actor of another process
+//           is refused (its step aborted here, naming the edge), so a batch cannot make this
+//           task send anything elsewhere; a batch whose lists disagree in length is dropped,
+//           with the steps it names aborted here.
 //   abort   (step id, step_error) from this task's bulk receiver, for a value that arrived but
 //           could not be kept: aborts the step on this task with that root cause (code,
 //           message, node, device, task as sent), so its _Recv fails instead of waiting.
@@ -101,12 +111,22 @@ struct edge_shm {
 // fails instead of memory growing without bound. A value for another key, or a second value
 // of a step, aborts the step likewise. A value (or abort) of a step that is already over on
 // this task (a sender of an aborted step running late) is dropped.
+struct edge_batch;
 using rendezvous_actor = caf::typed_actor<
     caf::reacts_to<cf_push_atom, edge_value>,
     caf::reacts_to<cf_chunk_atom, edge_chunk>,
     caf::reacts_to<cf_shm_atom, edge_shm>,
+    caf::reacts_to<cf_batch_atom, edge_batch>,
     caf::reacts_to<cf_abort_atom, int64_t, step_error>,  // step id, root cause
     caf::reacts_to<cf_cleanup_atom, int64_t>>;           // step id
+
+// The entries of a batch in order: to[i] is the edge actor of values[i] for i < values.size(),
+// then of shared[i - values.size()].
+struct edge_batch {
+  std::vector<rendezvous_actor> to;
+  std::vector<edge_value> values;
+  std::vector<edge_shm> shared;
+};
 
 struct register_graph_request {
   std::string session;  // the master's session handle, for logs and the console
@@ -254,6 +274,10 @@ typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, edge_value& x) {
   return f(caf::meta::type_name("edge_value"), x.step_id, x.key, x.value);
+}
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, edge_batch& x) {
+  return f(caf::meta::type_name("edge_batch"), x.to, x.values, x.shared);
 }
 
 // The worker role of a task.

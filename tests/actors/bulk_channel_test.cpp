@@ -71,6 +71,7 @@ rendezvous_actor::behavior_type recorder(rendezvous_actor::pointer, std::shared_
         log->changed.notify_all();
       },
       [](cf_shm_atom, const edge_shm&) {},
+      [](cf_batch_atom, const edge_batch&) {},
       [](cf_cleanup_atom, int64_t) {},
   };
 }

@@ -49,6 +49,7 @@ rendezvous_actor::behavior_type recorder(rendezvous_actor::pointer, std::shared_
         log->shared.push_back(v);
         log->changed.notify_all();
       },
+      [](cf_batch_atom, const edge_batch&) {},
       [](cf_abort_atom, int64_t, const step_error&) {},
       [](cf_cleanup_atom, int64_t) {},
   };

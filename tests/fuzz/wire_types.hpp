@@ -140,6 +140,14 @@ inline const std::vector<wire_type>& wire_types() {
          edge_shm r{7, "k", static_cast<uint8_t>(dtype::float32), {2, 3}, 1, 64, 24};
          return example_of(sys, r);
        }},
+      {"caflow::edge_batch", &round_trip<edge_batch>,
+       [](caf::actor_system& sys) {
+         edge_batch r;
+         r.values = {edge_value{7, "k", wire_tensor{tensor::from_vector<float>({1, 2})}}};
+         r.shared = {edge_shm{7, "s", static_cast<uint8_t>(dtype::float32), {2, 3}, 1, 64, 24}};
+         r.to = {rendezvous_actor{}, rendezvous_actor{}};  // a null handle encodes as its id 0
+         return example_of(sys, r);
+       }},
       {"caflow::run_step_request", &round_trip<run_step_request>,
        [](caf::actor_system& sys) {
          run_step_request r;

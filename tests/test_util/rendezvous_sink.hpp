@@ -12,7 +12,7 @@ inline rendezvous_actor spawn_rendezvous_sink(caf::actor_system& sys) {
   return sys.spawn(
       [](rendezvous_actor::pointer, int) -> rendezvous_actor::behavior_type {
         return {[](cf_push_atom, const edge_value&) {}, [](cf_chunk_atom, const edge_chunk&) {},
-                [](cf_shm_atom, const edge_shm&) {},
+                [](cf_shm_atom, const edge_shm&) {}, [](cf_batch_atom, const edge_batch&) {},
                 [](cf_abort_atom, int64_t, const step_error&) {}, [](cf_cleanup_atom, int64_t) {}};
       },
       0);
