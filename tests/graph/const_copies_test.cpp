@@ -9,14 +9,14 @@
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
-#include "graph/ir/partition.hpp"
+#include "test_util/placed_graph.hpp"
 
 using namespace caflow;
 
 namespace {
 
-const std::string ps = "/job:ps/replica:0/task:0/device:CPU:0";
-const std::string w0 = "/job:worker/replica:0/task:0/device:CPU:0";
+const std::string& ps = testing::ps_cpu;
+const std::string& w0 = testing::worker0_cpu;
 const std::string gpu = "/job:worker/replica:0/task:0/device:GPU:0";
 
 node_def constant(std::string name, std::string device, tensor value,
@@ -34,34 +34,10 @@ node_def binary(std::string op, std::string name, std::string device, std::strin
   return d;
 }
 
-graph build(graph_def def) {
-  auto g = graph::build(std::move(def));
-  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
-  return std::move(g).value();
-}
-
-std::vector<std::string> placement_of(const graph& g) {
-  std::vector<std::string> out;
-  for (const graph_node& n : g.nodes()) out.push_back(n.def->device);
-  return out;
-}
-
-const node_def& node(const graph_def& def, std::string_view name) {
-  for (const node_def& n : def.nodes)
-    if (n.name == name) return n;
-  FAIL("no node ", name);
-  return def.nodes.front();
-}
-
-size_t sends(const graph& g, const std::vector<std::string>& placement) {
-  auto parts = partition(g, placement, {.incarnations = {{ps, 1}, {w0, 2}}});
-  REQUIRE_MESSAGE(parts.ok(), parts.get_status().to_string());
-  size_t n = 0;
-  for (const auto& [device, def] : parts->partitions)
-    n += static_cast<size_t>(std::count_if(def.nodes.begin(), def.nodes.end(),
-                                           [](const node_def& d) { return d.op == "_Send"; }));
-  return n;
-}
+using testing::build_graph;
+using testing::node_named;
+using testing::placement_of;
+using testing::send_nodes;
 
 }  // namespace
 
@@ -70,8 +46,8 @@ TEST_CASE("const copies: a worker's learning rate read on the ps gets a copy the
   def.nodes = {constant("lr", w0, tensor::scalar(0.1f)), constant("w", ps, tensor::scalar(2.0f)),
                binary("Mul", "scaled", ps, "w", "lr"), binary("Add", "twice", ps, "lr", "lr"),
                binary("Mul", "local", w0, "lr", "lr")};
-  const graph g = build(def);
-  CHECK(sends(g, placement_of(g)) == 1);
+  const graph g = build_graph(def);
+  CHECK(send_nodes(g, placement_of(g)) == 1);
 
   const_copied_graph c = copy_constants_to_readers(g, placement_of(g));
   CHECK(c.copies == 1);
@@ -82,11 +58,11 @@ TEST_CASE("const copies: a worker's learning rate read on the ps gets a copy the
   CHECK(copy.device == ps);
   CHECK(copy.attrs.at("value").get<tensor>().scalar_value<float>() == 0.1f);
   CHECK(c.placement.back() == ps);
-  CHECK(node(c.def, "scaled").inputs == std::vector<std::string>{"w", "lr/_copy"});
-  CHECK(node(c.def, "twice").inputs == std::vector<std::string>{"lr/_copy", "lr/_copy"});
-  CHECK(node(c.def, "local").inputs == std::vector<std::string>{"lr", "lr"});  // its own device
-  const graph after = build(c.def);
-  CHECK(sends(after, c.placement) == 0);
+  CHECK(node_named(c.def, "scaled").inputs == std::vector<std::string>{"w", "lr/_copy"});
+  CHECK(node_named(c.def, "twice").inputs == std::vector<std::string>{"lr/_copy", "lr/_copy"});
+  CHECK(node_named(c.def, "local").inputs == std::vector<std::string>{"lr", "lr"});  // its own device
+  const graph after = build_graph(c.def);
+  CHECK(send_nodes(after, c.placement) == 0);
 }
 
 TEST_CASE("const copies: big constants, ordered constants and other device types stay put") {
@@ -95,7 +71,7 @@ TEST_CASE("const copies: big constants, ordered constants and other device types
     def.nodes = {constant("big", w0, tensor::from_vector<float>(std::vector<float>(512, 1.0f))),
                  constant("w", ps, tensor::from_vector<float>(std::vector<float>(512, 2.0f))),
                  binary("Mul", "scaled", ps, "w", "big")};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     CHECK(copy_constants_to_readers(g, placement_of(g)).copies == 0);
     CHECK(copy_constants_to_readers(g, placement_of(g), 4096).copies == 1);
   }
@@ -104,14 +80,14 @@ TEST_CASE("const copies: big constants, ordered constants and other device types
     def.nodes = {node_def{"gate", "NoOp", w0, {}, {}},
                  constant("lr", w0, tensor::scalar(0.1f), {"^gate"}),
                  constant("w", ps, tensor::scalar(2.0f)), binary("Mul", "scaled", ps, "w", "lr")};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     CHECK(copy_constants_to_readers(g, placement_of(g)).copies == 0);
   }
   SUBCASE("read on a GPU") {
     graph_def def;
     def.nodes = {constant("lr", w0, tensor::scalar(0.1f)), constant("w", gpu, tensor::scalar(2.0f)),
                  binary("Mul", "scaled", gpu, "w", "lr")};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     const_copied_graph c = copy_constants_to_readers(g, placement_of(g));
     CHECK(c.copies == 0);
     CHECK(c.def == g.def());

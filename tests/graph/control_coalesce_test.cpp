@@ -9,49 +9,20 @@
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
-#include "graph/ir/partition.hpp"
+#include "test_util/placed_graph.hpp"
 
 using namespace caflow;
 
 namespace {
 
-const std::string ps = "/job:ps/replica:0/task:0/device:CPU:0";
-const std::string w0 = "/job:worker/replica:0/task:0/device:CPU:0";
-const std::string w1 = "/job:worker/replica:0/task:1/device:CPU:0";
-
-node_def noop(std::string name, std::string device, std::vector<std::string> inputs = {}) {
-  return node_def{std::move(name), "NoOp", std::move(device), std::move(inputs), {}};
-}
-
-graph build(graph_def def) {
-  auto g = graph::build(std::move(def));
-  REQUIRE_MESSAGE(g.ok(), g.get_status().to_string());
-  return std::move(g).value();
-}
-
-std::vector<std::string> placement_of(const graph& g) {
-  std::vector<std::string> out;
-  for (const graph_node& n : g.nodes()) out.push_back(n.def->device);
-  return out;
-}
-
-const node_def& node(const graph_def& def, std::string_view name) {
-  for (const node_def& n : def.nodes)
-    if (n.name == name) return n;
-  FAIL("no node ", name);
-  return def.nodes.front();
-}
-
-// How many _Send nodes the partitions of `g` hold.
-size_t sends(const graph& g, const std::vector<std::string>& placement) {
-  auto parts = partition(g, placement, {.incarnations = {{ps, 1}, {w0, 2}, {w1, 3}}});
-  REQUIRE_MESSAGE(parts.ok(), parts.get_status().to_string());
-  size_t n = 0;
-  for (const auto& [device, def] : parts->partitions)
-    n += static_cast<size_t>(std::count_if(def.nodes.begin(), def.nodes.end(),
-                                           [](const node_def& d) { return d.op == "_Send"; }));
-  return n;
-}
+using testing::noop;
+using testing::build_graph;
+using testing::node_named;
+using testing::placement_of;
+using testing::send_nodes;
+const std::string& ps = testing::ps_cpu;
+const std::string& w0 = testing::worker0_cpu;
+const std::string& w1 = testing::worker1_cpu;
 
 }  // namespace
 
@@ -59,8 +30,8 @@ TEST_CASE("control coalesce: a worker's group of ps updates waits on one NoOp on
   graph_def def;
   def.nodes = {noop("apply_a", ps), noop("apply_b", ps), noop("apply_c", ps), noop("local", w0),
                noop("update", w0, {"^apply_a", "^local", "^apply_b", "^apply_c"})};
-  const graph g = build(def);
-  CHECK(sends(g, placement_of(g)) == 3);
+  const graph g = build_graph(def);
+  CHECK(send_nodes(g, placement_of(g)) == 3);
 
   coalesced_graph c = coalesce_remote_control(g, placement_of(g));
   CHECK(c.edges_removed == 3);
@@ -73,10 +44,10 @@ TEST_CASE("control coalesce: a worker's group of ps updates waits on one NoOp on
   REQUIRE(c.placement.size() == 6);
   CHECK(c.placement.back() == ps);
   // The input on its own device stays; the three from the ps become one.
-  CHECK(node(c.def, "update").inputs ==
+  CHECK(node_named(c.def, "update").inputs ==
         std::vector<std::string>{"^local", "^_ctrl_group/update"});
-  const graph after = build(c.def);
-  CHECK(sends(after, c.placement) == 1);
+  const graph after = build_graph(c.def);
+  CHECK(send_nodes(after, c.placement) == 1);
 }
 
 TEST_CASE("control coalesce: consumers waiting on the same set share a NoOp; other sets get "
@@ -85,18 +56,18 @@ TEST_CASE("control coalesce: consumers waiting on the same set share a NoOp; oth
   def.nodes = {noop("a", ps), noop("b", ps), noop("c", ps),
                noop("x", w0, {"^a", "^b"}), noop("y", w1, {"^b", "^a"}),
                noop("z", w0, {"^a", "^b", "^c"})};
-  const graph g = build(def);
+  const graph g = build_graph(def);
   coalesced_graph c = coalesce_remote_control(g, placement_of(g));
   CHECK(c.edges_removed == 7);
   REQUIRE(c.def.nodes.size() == 8);  // one NoOp for {a, b}, one for {a, b, c}
-  CHECK(node(c.def, "x").inputs == std::vector<std::string>{"^_ctrl_group/x"});
-  CHECK(node(c.def, "y").inputs == std::vector<std::string>{"^_ctrl_group/x"});
-  CHECK(node(c.def, "z").inputs == std::vector<std::string>{"^_ctrl_group/z"});
-  const graph after = build(c.def);
+  CHECK(node_named(c.def, "x").inputs == std::vector<std::string>{"^_ctrl_group/x"});
+  CHECK(node_named(c.def, "y").inputs == std::vector<std::string>{"^_ctrl_group/x"});
+  CHECK(node_named(c.def, "z").inputs == std::vector<std::string>{"^_ctrl_group/z"});
+  const graph after = build_graph(c.def);
   // Before: a, b and c to w0, a and b to w1 (the partitioner sends a node once per device).
   // After: {a, b} to w0 and to w1, {a, b, c} to w0.
-  CHECK(sends(g, placement_of(g)) == 5);
-  CHECK(sends(after, c.placement) == 3);
+  CHECK(send_nodes(g, placement_of(g)) == 5);
+  CHECK(send_nodes(after, c.placement) == 3);
 }
 
 TEST_CASE("control coalesce: nothing changes for single edges, same-device edges, or a graph "
@@ -104,7 +75,7 @@ TEST_CASE("control coalesce: nothing changes for single edges, same-device edges
   SUBCASE("one edge per device") {
     graph_def def;
     def.nodes = {noop("a", ps), noop("b", w1), noop("x", w0, {"^a", "^b"})};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     coalesced_graph c = coalesce_remote_control(g, placement_of(g));
     CHECK(c.edges_removed == 0);
     CHECK(c.def == g.def());
@@ -113,17 +84,17 @@ TEST_CASE("control coalesce: nothing changes for single edges, same-device edges
   SUBCASE("all on the consumer's device") {
     graph_def def;
     def.nodes = {noop("a", w0), noop("b", w0), noop("x", w0, {"^a", "^b"})};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     CHECK(coalesce_remote_control(g, placement_of(g)).edges_removed == 0);
   }
   SUBCASE("a name that is taken gets a suffix") {
     graph_def def;
     def.nodes = {noop("a", ps), noop("b", ps), noop("_ctrl_group/x", w1),
                  noop("x", w0, {"^a", "^b"})};
-    const graph g = build(def);
+    const graph g = build_graph(def);
     coalesced_graph c = coalesce_remote_control(g, placement_of(g));
     CHECK(c.def.nodes.back().name == "_ctrl_group/x_1");
-    CHECK(node(c.def, "x").inputs == std::vector<std::string>{"^_ctrl_group/x_1"});
+    CHECK(node_named(c.def, "x").inputs == std::vector<std::string>{"^_ctrl_group/x_1"});
   }
   SUBCASE("control flow") {
     auto root = scope::new_root();
@@ -136,7 +107,7 @@ TEST_CASE("control coalesce: nothing changes for single edges, same-device edges
     def.nodes.push_back(noop("a", ps));
     def.nodes.push_back(noop("b", ps));
     def.nodes.push_back(noop("x", w0, {"^a", "^b"}));
-    const graph g = build(def);
+    const graph g = build_graph(def);
     CHECK(coalesce_remote_control(g, placement_of(g)).edges_removed == 0);
   }
 }
