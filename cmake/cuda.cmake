@@ -89,8 +89,15 @@ if(CAFLOW_HAVE_CUDA)
       $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>
       # What caflow's users compile with (-march, ...), so inline code agrees across the library.
       $<$<COMPILE_LANGUAGE:CXX>:$<TARGET_PROPERTY:caflow,INTERFACE_COMPILE_OPTIONS>>
-      $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${CAFLOW_SANITIZE}>>:-fsanitize=${CAFLOW_SANITIZE} -fno-omit-frame-pointer>
       $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+    if(CAFLOW_SANITIZE)
+      # Decided here, not in a generator expression: "address,undefined" holds a comma, which a
+      # $<BOOL:...> reads as a second argument (the asan preset failed to generate with nvcc).
+      string(REPLACE "," "$<COMMA>" sanitizers "${CAFLOW_SANITIZE}")
+      target_compile_options(${target} PRIVATE
+        "$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${sanitizers}>"
+        "$<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>")
+    endif()
     target_compile_definitions(${target} PRIVATE CAFLOW_HAVE_CUDA EIGEN_USE_THREADS)
     # Only the layer's view of the project (cmake/layers.cmake), as for every other layer.
     target_include_directories(${target} PRIVATE ${CAFLOW_LAYER_${layer}_VIEW}
