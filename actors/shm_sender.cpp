@@ -2,7 +2,6 @@
 
 #include <poll.h>
 
-#include <caf/send.hpp>
 #include <cstring>
 
 #include "actors/log.hpp"
@@ -85,14 +84,6 @@ std::optional<edge_shm> shm_link::place(int64_t step_id, const std::string& key,
   v.dims.reserve(static_cast<size_t>(value.rank()));
   for (int i = 0; i < value.rank(); ++i) v.dims.push_back(value.dim(i));
   return v;
-}
-
-bool shm_link::send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
-                    const tensor& value) {
-  auto v = place(step_id, key, value);
-  if (!v) return false;
-  caf::anon_send(to, cf_shm_atom::value, std::move(*v));
-  return true;
 }
 
 shm_sender::shm_sender(std::string task, uint64_t segment_bytes)

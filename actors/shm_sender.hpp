@@ -13,8 +13,8 @@
 //
 // Never blocking a _Send: until the link is up, when connecting failed (another mount
 // namespace, uid or secret: logged once, the link is not tried again), for tensors below
-// shm_min_bytes, in device memory or empty, and when the segment has no room, `send` says
-// false and the value goes the usual way (CAF or the bulk channel).
+// shm_min_bytes, in device memory or empty, and when the segment has no room, `place` gives
+// no descriptor and the value goes the usual way (CAF or the bulk channel).
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -48,10 +48,8 @@ class shm_link {
 
   // Writes `value` into the segment and returns the descriptor to send in its place; none
   // when it must go another way (above).
+  // The caller sends it (actors/remote_rendezvous.cpp), alone or in a batch.
   std::optional<edge_shm> place(int64_t step_id, const std::string& key, const tensor& value);
-  // place(), then sends the descriptor to `to`; false when it must go another way.
-  bool send(const rendezvous_actor& to, int64_t step_id, const std::string& key,
-            const tensor& value);
 
   // Was up, and its receiver closed the connection (a poll, no wait): the sender drops such a
   // link when the worker binds again.

@@ -461,7 +461,9 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
   // A sync worker waits in its local initializer for a first token. A backup worker that gets
   // there only after the chief's last update finds the token queue closed: the run is over
   // without it, which is no failure.
-  if (!resumed.ok() && g.sync && !plan.is_chief() && g.sync->is_end_of_training(resumed.get_status())) {
+  const bool ended_before_joining = !resumed.ok() && g.sync && !plan.is_chief() &&
+                                    g.sync->is_end_of_training(resumed.get_status());
+  if (ended_before_joining) {
     if (print_progress)
       std::printf("caflow-train: the run ended before this worker's first step (the chief made "
                   "its last update with the other workers' gradients)\n");

@@ -43,9 +43,7 @@ const_copied_graph copy_constants_to_readers(const graph& g,
       if (device == home || type.empty() || device_type(device) != type) continue;
       auto [copy, is_new] = copy_on.try_emplace(device);
       if (is_new) {
-        copy->second = c.name() + "/_copy";
-        for (int k = 1; !taken.insert(copy->second).second; ++k)
-          copy->second = c.name() + "/_copy_" + std::to_string(k);
+        copy->second = unused_node_name(c.name() + "/_copy", taken);
         node_def d = *c.def;
         d.name = copy->second;
         d.device = device;

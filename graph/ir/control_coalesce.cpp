@@ -8,16 +8,6 @@
 #include "graph/ir/control_flow.hpp"
 
 namespace caflow {
-namespace {
-
-// A name no node of the graph has yet.
-std::string fresh_name(const std::string& base, std::unordered_set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
-  return name;
-}
-
-}  // namespace
 
 coalesced_graph coalesce_remote_control(const graph& g, const std::vector<std::string>& placement) {
   coalesced_graph out{g.def(), placement, 0};
@@ -31,13 +21,12 @@ coalesced_graph coalesce_remote_control(const graph& g, const std::vector<std::s
     for (int i : n.control_inputs)
       if (placement[i] != placement[n.id]) by_device[placement[i]].push_back(i);
     for (auto& [device, ids] : by_device) {
-      if (ids.size() < 2) continue;
       std::sort(ids.begin(), ids.end());
       ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
       if (ids.size() < 2) continue;
       auto [group, is_new] = groups.try_emplace({device, ids});
       if (is_new) {
-        group->second = fresh_name("_ctrl_group/" + n.name(), taken);
+        group->second = unused_node_name("_ctrl_group/" + n.name(), taken);
         node_def noop{group->second, "NoOp", device, {}, {}};
         for (int i : ids) noop.inputs.push_back("^" + g.node(i).name());
         out.def.nodes.push_back(std::move(noop));

@@ -31,4 +31,10 @@ std::string tensor_name(std::string_view node, int port) {
   return s;
 }
 
+std::string unused_node_name(const std::string& base, std::unordered_set<std::string>& taken) {
+  std::string name = base;
+  for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
+  return name;
+}
+
 }  // namespace caflow

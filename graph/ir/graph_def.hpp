@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "graph/ir/attr_value.hpp"
@@ -40,5 +41,9 @@ struct input_ref {
 status_or<input_ref> parse_input(std::string_view s);
 // "node:port", or "node" for port 0 (the canonical spelling).
 std::string tensor_name(std::string_view node, int port);
+
+// `base`, or `base` with the first suffix "_1", "_2", ... that makes it a name `taken` does not
+// hold; added to `taken`. For passes that add nodes to a graph.
+std::string unused_node_name(const std::string& base, std::unordered_set<std::string>& taken);
 
 }  // namespace caflow
