@@ -14,9 +14,13 @@ std::string device_type(const std::string& device) {
   return spec.ok() && spec->type ? *spec->type : std::string();
 }
 
-// A constant worth copying: small, unordered by control inputs, with a tensor value.
+// A value every task can have without a cut edge: a small constant unordered by control
+// inputs, or a feed (an _Arg: the master puts the fed value in the request of every partition
+// with an _Arg of its index, whatever its size).
 bool copyable(const graph_node& n, int64_t max_bytes) {
-  if (n.def->op != "Const" || !n.control_inputs.empty()) return false;
+  if (!n.control_inputs.empty()) return false;
+  if (n.def->op == "_Arg") return true;
+  if (n.def->op != "Const") return false;
   auto value = n.def->attrs.find("value");
   if (value == n.def->attrs.end() || !value->second.holds<tensor>()) return false;
   const tensor& t = value->second.get<tensor>();

@@ -1,5 +1,5 @@
 #pragma once
-// Small constants read on other devices. A constant placed where its scope says (a worker's
+// Small constants and feeds read on other devices. A constant placed where its scope says (a worker's
 // learning rate, Adam's betas, a loss's scale) and read by an op on a parameter server is a cut
 // edge: a _Send/_Recv pair, a message and a wake-up on both tasks at every step, for a value
 // that never changes. A copy of the constant on each other device that reads it (of the same
@@ -9,6 +9,11 @@
 // Only small constants (at most max_bytes) without control inputs are copied: copying a big
 // one would keep it twice in memory, and one with control inputs runs only after them. A graph
 // with control flow is left alone, as the other partition-shaping passes leave it.
+//
+// Feeds are copied the same way, whatever their size. A fed value read on another task's CPU
+// otherwise waits for the master's own partition to start and send it on: two network legs
+// in a row, where the copy's _Arg takes the value straight from that task's run request (the
+// master sends it there instead of to its own partition, so it still crosses once).
 #include <cstdint>
 #include <string>
 #include <vector>

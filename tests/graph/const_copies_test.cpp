@@ -1,6 +1,6 @@
-// Copies of small constants on the devices that read them (graph/ir/const_copies.hpp): the
-// readers on another device take a local copy, so no _Send/_Recv pair carries a value that
-// never changes.
+// Copies of small constants and of feeds on the devices that read them
+// (graph/ir/const_copies.hpp): the readers on another device take a local copy, so no
+// _Send/_Recv pair carries a value that never changes or that the run request can carry.
 #include "graph/ir/const_copies.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +9,8 @@
 
 #include "actors/session.hpp"
 #include "graph/client/ops/ops.hpp"
+#include "graph/core/device_name.hpp"
+#include "test_util/in_process_cluster.hpp"
 #include "test_util/placed_graph.hpp"
 
 using namespace caflow;
@@ -31,6 +33,13 @@ node_def binary(std::string op, std::string name, std::string device, std::strin
                 std::string b) {
   node_def d{std::move(name), std::move(op), std::move(device), {std::move(a), std::move(b)}, {}};
   d.attrs["T"] = dtype::float32;
+  return d;
+}
+
+node_def feed(std::string name, std::string device, int64_t index) {
+  node_def d{std::move(name), "_Arg", std::move(device), {}, {}};
+  d.attrs["T"] = dtype::float32;
+  d.attrs["index"] = index;
   return d;
 }
 
@@ -112,5 +121,69 @@ TEST_CASE("const copies: a session computes the same with the pass and without i
     REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
     CHECK(out->at(0).scalar_value<float>() == 2.5f);
     CHECK(out->at(1).scalar_value<float>() == 0.5f);
+  }
+}
+
+TEST_CASE("const copies: a feed read on two workers gets an _Arg of its index on each") {
+  const std::string& w1 = testing::worker1_cpu;
+  graph_def def;
+  def.nodes = {feed("_arg_0", ps, 0), feed("_arg_1", ps, 1),
+               binary("Add", "y0", w0, "_arg_0", "_arg_1"), binary("Mul", "y1", w1, "_arg_0", "_arg_0"),
+               binary("Add", "z", ps, "y0", "y1"), binary("Add", "own", ps, "_arg_0", "z"),
+               binary("Mul", "on_gpu", gpu, "_arg_1", "_arg_1")};
+  const graph g = build_graph(def);
+  // _arg_0 to both workers, _arg_1 to worker 0 and the GPU, y0 and y1 back.
+  CHECK(send_nodes(g, placement_of(g)) == 6);
+
+  const_copied_graph c = copy_constants_to_readers(g, placement_of(g));
+  CHECK(c.copies == 3);  // _arg_0 on w0 and w1, _arg_1 on w0; not on the GPU
+  REQUIRE(c.def.nodes.size() == 10);
+  const node_def& a0_w0 = node_named(c.def, "_arg_0/_copy");
+  CHECK(a0_w0.op == "_Arg");
+  CHECK(a0_w0.device == w0);
+  CHECK(a0_w0.attrs.at("index").get<int64_t>() == 0);
+  const node_def& a0_w1 = node_named(c.def, "_arg_0/_copy_1");
+  CHECK(a0_w1.device == w1);
+  CHECK(a0_w1.attrs.at("index").get<int64_t>() == 0);
+  CHECK(node_named(c.def, "_arg_1/_copy").attrs.at("index").get<int64_t>() == 1);
+  CHECK(node_named(c.def, "y0").inputs == std::vector<std::string>{"_arg_0/_copy", "_arg_1/_copy"});
+  CHECK(node_named(c.def, "y1").inputs ==
+        std::vector<std::string>{"_arg_0/_copy_1", "_arg_0/_copy_1"});
+  CHECK(node_named(c.def, "own").inputs == std::vector<std::string>{"_arg_0", "z"});
+  CHECK(node_named(c.def, "on_gpu").inputs == std::vector<std::string>{"_arg_1", "_arg_1"});
+  const graph after = build_graph(c.def);
+  CHECK(send_nodes(after, c.placement) == 3);  // y0, y1 back; _arg_1 to the GPU
+}
+
+TEST_CASE("const copies: feeds read on other tasks of a cluster, big and small, with the pass "
+          "and without it") {
+  auto cluster = testing::start_in_process_cluster(1, 2);
+  REQUIRE_MESSAGE(cluster.ok(), cluster.get_status().to_string());
+  const auto& servers = *cluster;
+  auto root = scope::new_root();
+  auto on_ps = root.with_device(full_device_name("ps", 0, "CPU", 0));
+  auto on_w0 = root.with_device(full_device_name("worker", 0, "CPU", 0));
+  auto on_w1 = root.with_device(full_device_name("worker", 1, "CPU", 0));
+  auto x = ops::placeholder(on_ps.with_op_name("x"), dtype::float32);
+  auto big = ops::placeholder(on_ps.with_op_name("big"), dtype::float32);
+  auto y0 = ops::add(on_w0.with_op_name("y0"), x, ops::constant(on_w0, 1.0f));
+  auto y1 = ops::mul(on_w1.with_op_name("y1"), x, ops::constant(on_w1, 2.0f));
+  auto z = ops::add(on_ps.with_op_name("z"), y0, y1);
+  auto total = ops::sum(on_w1.with_op_name("total"), big, ops::constant(on_w1, 0));
+  // 8 MiB: more than one chunk, so it goes ahead of worker 1's request in chunks.
+  const int64_t n = 2 << 20;
+  const tensor ones = tensor::from_vector<float>(std::vector<float>(n, 1.0f));
+  for (bool disabled : {false, true}) {
+    CAPTURE(disabled);
+    session_options opts{.target = servers[0]->target()};
+    if (disabled) opts.optimizer.disabled = {const_copies_pass};
+    session sess(root, opts);
+    for (float v : {3.0f, -1.5f}) {
+      auto out = sess.run({{x, tensor::scalar(v)}, {big, ones}}, {z, total, x});
+      REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+      CHECK(out->at(0).scalar_value<float>() == (v + 1.0f) + v * 2.0f);
+      CHECK(out->at(1).scalar_value<float>() == static_cast<float>(n));
+      CHECK(out->at(2).scalar_value<float>() == v);
+    }
   }
 }
