@@ -44,6 +44,19 @@ void finish_step(master_pointer self, int64_t step_id) {
   self->state.steps.erase(it);
 }
 
+// The values a worker's reply carries for this process's edges go to the first entry's edge
+// actor as one batch, which deposits its own and forwards the others (rendezvous_actor.hpp);
+// so the first must be here, and the batch cannot make this task send anything elsewhere.
+status hand_over_sends(master_pointer self, edge_batch&& sends) {
+  if (sends.to.empty() && sends.values.empty() && sends.shared.empty()) return {};
+  if (sends.to.empty() || !sends.to[0] || sends.to[0].node() != self->node())
+    return errors::invalid_argument("a run's reply carried values for an edge actor that is not "
+                                    "in the master's process: refused");
+  const rendezvous_actor first = sends.to[0];
+  caf::anon_send(first, cf_batch_atom::value, std::move(sends));
+  return {};
+}
+
 }  // namespace
 
 // Records a partition's failure; the first real (not cancelled) error is the root cause.
@@ -84,7 +97,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
-                        static_cast<int32_t>(run->num_fetches), {}, p.runs_on_worker};
+                        static_cast<int32_t>(run->num_fetches), {}, p.runs_on_worker, true};
     for (int64_t a : p.arg_indices) {
       if (p.remote && travels_in_chunks(req.feeds[a].value)) {
         // Ahead of the request, from this actor to the same worker: they arrive in order.
@@ -101,8 +114,11 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     self->request(p.worker, caf::infinite, cf_run_graph_atom::value, std::move(r))
         .then(
             [=, task = p.task](run_graph_reply& reply) {
+              // Even for a step that is over here: its edge actors give shm blocks back.
+              const status handed = hand_over_sends(self, std::move(reply.sends));
               auto it = self->state.steps.find(step_id);
               if (it == self->state.steps.end()) return;
+              if (!handed.ok()) step_failed(self, step_id, handed.with_context("task " + task));
               for (size_t k = 0; k < reply.rets.size() && k < it->second.fetches.size(); ++k)
                 if (reply.rets[k].value.initialized()) it->second.fetches[k] = reply.rets[k];
               for (int32_t k : reply.chunked_rets) {

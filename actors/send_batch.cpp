@@ -28,8 +28,7 @@ struct thread_batch {
 
 thread_local thread_batch batch;
 
-void send(destination& d) {
-  edge_batch& b = d.batch;
+void send(edge_batch&& b) {
   const size_t entries = b.values.size() + b.shared.size();
   if (entries == 0) return;
   if (entries == 1) {  // as the plain message: a batch of one would only add a forward
@@ -39,7 +38,6 @@ void send(destination& d) {
     const rendezvous_actor first = b.to[0];
     caf::anon_send(first, cf_batch_atom::value, std::move(b));
   }
-  b = edge_batch{};
 }
 
 // The entries keep their order: values first, then shared, as the receiver reads them, and
@@ -80,7 +78,19 @@ bool send_batch::holding() { return batch.held > 0; }
 void send_batch::flush() {
   if (batch.held == 0) return;
   batch.held = 0;
-  for (destination& d : batch.to) send(d);
+  for (destination& d : batch.to) send(std::exchange(d.batch, edge_batch{}));
 }
+
+edge_batch send_batch::take(const caf::node_id& node) {
+  if (batch.depth == 0) return {};
+  for (destination& d : batch.to) {
+    if (d.node != node) continue;
+    batch.held -= d.batch.values.size() + d.batch.shared.size();
+    return std::exchange(d.batch, edge_batch{});
+  }
+  return {};
+}
+
+void send_batch::post(edge_batch&& b) { send(std::move(b)); }
 
 }  // namespace caflow

@@ -66,6 +66,7 @@ using graph_ptr = std::shared_ptr<registered_graph>;
 struct run_frame {
   call_frame frame;
   status result;
+  edge_batch sends;  // the last pass's values for the reply's process, sent with the reply
   std::shared_ptr<cancellation_manager> cancel;
   std::shared_ptr<remote_rendezvous> rdv;
 };

@@ -6,6 +6,7 @@
 #include <caf/send.hpp>
 
 #include "actors/log.hpp"
+#include "actors/send_batch.hpp"
 #include "actors/worker_state.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "net/errors.hpp"
@@ -119,6 +120,8 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   if (reply_to && st.masters.add(caf::actor_cast<caf::actor_addr>(reply_to), req.step_id))
     self->monitor(reply_to);
   if (!in_other_process(reply_to, self)) reply_to = nullptr;
+  const caf::node_id reply_node =
+      reply_to && req.reply_carries_sends ? reply_to->node() : caf::node_id{};
   auto promise = self->make_response_promise<run_graph_reply>();
   st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
   ++s.running;
@@ -132,9 +135,11 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   auto dev_run = std::make_shared<device_run>();
   dev_run->exec = g->exec.get();
   dev_run->step = {req.step_id, &run->frame, run->cancel.get(), run->rdv.get()};
-  dev_run->done = [run, run_id, counter = st.counter,
+  dev_run->done = [run, run_id, reply_node, counter = st.counter,
                    me = caf::actor_cast<worker_impl>(self)](const status& result) {
     run->result = result;
+    // Called in the executor's last pass, before its batch goes out (actors/send_batch.hpp).
+    if (result.ok() && reply_node) run->sends = send_batch::take(reply_node);
     caf::anon_send(me, cf_run_done_atom::value, run_id);
     counter->finish();
   };
@@ -170,6 +175,7 @@ void run_done(worker_pointer self, uint64_t run_id) {
         reply.rets.push_back(wire_tensor{std::move(t)});
       }
     }
+    reply.sends = std::exchange(r.run->sends, edge_batch{});
     r.promise.deliver(std::move(reply));
   } else if (!s.aborted.ok()) {
     // Woken by the abort: the root cause says more than this task's echo of it.

@@ -176,11 +176,19 @@ struct run_graph_request {
   // succeeded here, the worker cleans the step up by itself and the master sends no cleanup
   // (a failed step still gets one). 0: wait for the master's cleanup.
   int32_t runs_here = 0;
+  // The requester hands a reply's `sends` to its edge actors (a master does): the worker may
+  // put its last values for the requester's process there. Off: they go as messages of their
+  // own, whoever asks.
+  bool reply_carries_sends = false;
 };
 
 struct run_graph_reply {
   std::vector<wire_tensor> rets;          // the partition's _Retval values, by index
   std::vector<int32_t> chunked_rets;      // sent ahead in chunks ("ret:<i>", this step)
+  // What the run's last executor pass sent to the requester's process, carried here instead
+  // of in a message of its own (actors/send_batch.hpp), when the request allowed it: the
+  // master hands it to the first entry's edge actor as a batch, which must be in its process.
+  edge_batch sends;
 };
 
 // A client's step, sent to a master: like session::run, by name.
@@ -265,11 +273,11 @@ typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {
   return f(caf::meta::type_name("run_graph_request"), x.graph_handle, x.step_id, x.args,
-           x.num_rets, x.chunked_args, x.runs_here);
+           x.num_rets, x.chunked_args, x.runs_here, x.reply_carries_sends);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
-  return f(caf::meta::type_name("run_graph_reply"), x.rets, x.chunked_rets);
+  return f(caf::meta::type_name("run_graph_reply"), x.rets, x.chunked_rets, x.sends);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, edge_value& x) {

@@ -124,6 +124,36 @@ TEST_CASE("send batch: one value goes as the plain message; flush sends at once"
   CHECK(f.log->wait_for(2) == std::vector<std::string>{"push", "shm"});
 }
 
+TEST_CASE("send batch: take hands one process's values to a reply; post sends a batch") {
+  fixture f;
+  edge_batch taken;
+  {
+    const send_batch::scope batch;
+    CHECK(send_batch::take(f.sys.node()).values.empty());  // nothing held yet
+    CHECK(send_batch::hold(f.sink, value(3, "a", 1.0f)));
+    CHECK(send_batch::hold(f.sink, value(3, "b", 2.0f)));
+    CHECK(send_batch::take(caf::node_id{}).values.empty());  // another process: stays held
+    CHECK(send_batch::holding());
+    taken = send_batch::take(f.sys.node());
+    CHECK_FALSE(send_batch::holding());
+  }
+  std::this_thread::sleep_for(50ms);
+  {
+    std::lock_guard<std::mutex> lock(f.log->mu);
+    CHECK(f.log->kinds.empty());  // the closing scope had nothing left to send
+  }
+  REQUIRE(taken.values.size() == 2);
+  CHECK(taken.values[0].key == "a");
+  CHECK(taken.values[1].value.value.scalar_value<float>() == 2.0f);
+  CHECK(taken.to.size() == 2);
+  send_batch::post(std::move(taken));
+  CHECK(f.log->wait_for(1) == std::vector<std::string>{"batch"});
+  {
+    const send_batch::scope outside_none;  // and outside a scope take finds nothing
+  }
+  CHECK(send_batch::take(f.sys.node()).to.empty());
+}
+
 namespace {
 
 // Two real edges of one task, "a" and "b", over one local rendezvous.

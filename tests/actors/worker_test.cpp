@@ -21,6 +21,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/chunked_values.hpp"
+#include "actors/send_batch.hpp"
 #include "actors/worker.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/core/device_name.hpp"
@@ -213,6 +214,7 @@ TEST_CASE("two actor systems over loopback: tensors and errors cross the middlem
     auto r1 = await<run_graph_reply>(std::move(h1));
     REQUIRE_MESSAGE(r0.ok(), r0.get_status().to_string());  // the chunked send went through
     REQUIRE_MESSAGE(r1.ok(), r1.get_status().to_string());
+    CHECK(r1->sends.values.empty());  // not asked for: task 1's send went as its own message
     REQUIRE(r1->chunked_rets.size() == 1);
     const int32_t k = r1->chunked_rets[0];
     CHECK_FALSE(r1->rets.at(k).value.initialized());
@@ -233,6 +235,24 @@ TEST_CASE("two actor systems over loopback: tensors and errors cross the middlem
     for (int64_t i = 0; i < big.num_elements(); ++i) wrong += p[i] != 1.0f;
     CHECK(wrong == 0);
     master.cleanup(200);
+
+    // Asked for, task 1's reply carries its last value for this process (m, for z on task 0)
+    // instead of sending it; task 0's run waits for it until the requester hands it over.
+    auto c0 = master.run_request(0, handles[0], 300, {xyz_graph::feed(4)}, 2, 0, true);
+    auto c1 = master.run_request(1, handles[1], 300, {xyz_graph::feed(4)}, 2, 0, true);
+    auto carried = await<run_graph_reply>(std::move(c1));
+    REQUIRE_MESSAGE(carried.ok(), carried.get_status().to_string());
+    REQUIRE(carried->sends.values.size() == 1);
+    REQUIRE(carried->sends.to.size() == 1);
+    CHECK(carried->sends.to[0].node() == sys_a.node());
+    CHECK(carried->sends.values[0].step_id == 300);
+    check_tensor(carried->sends.values[0].value.value, tensor_shape{3},
+                 std::vector<float>{12, -24, 0.75f});  // m = 3x
+    send_batch::post(std::move(carried->sends));
+    auto r300 = await<run_graph_reply>(std::move(c0));
+    REQUIRE_MESSAGE(r300.ok(), r300.get_status().to_string());
+    check_tensor(r300->rets[1].value, tensor_shape{3}, std::vector<float>{12.5f, -23.5f, 1.25f});
+    master.cleanup(300);
   }
   caf::anon_send_exit(w0, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(w1_home, caf::exit_reason::user_shutdown);

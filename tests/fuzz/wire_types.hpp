@@ -120,6 +120,8 @@ inline const std::vector<wire_type>& wire_types() {
        [](caf::actor_system& sys) {
          run_graph_reply r;
          r.rets = {wire_tensor{tensor::from_vector<bool>({true, false})}};
+         r.sends.values = {edge_value{7, "k", wire_tensor{tensor::scalar(2.5f)}}};
+         r.sends.to = {rendezvous_actor{}};
          return example_of(sys, r);
        }},
       {"caflow::edge_value", &round_trip<edge_value>,

@@ -139,6 +139,10 @@ TEST_CASE("every message carrying tensors refuses an absurd tensor header") {
   run_graph_reply graph_reply;
   graph_reply.rets = {wire_tensor{marker()}};
   check_refusals(sys, graph_reply);
+  run_graph_reply carrying_sends;
+  carrying_sends.sends.values = {edge_value{3, "edge", wire_tensor{marker()}}};
+  carrying_sends.sends.to = {rendezvous_actor{}};
+  check_refusals(sys, carrying_sends);
   edge_value edge;
   edge.key = "edge";
   edge.value = wire_tensor{marker()};

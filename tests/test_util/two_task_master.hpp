@@ -135,10 +135,12 @@ struct hand_master {
     auto r = await<bool>(self->request(workers[task], wait, cf_dereg_atom::value, handle));
     return r.ok() ? status{} : r.get_status();
   }
-  // `runs_here`: see run_graph_request (0: the step waits for cleanup()).
+  // `runs_here`, `carry_sends`: see run_graph_request (0: the step waits for cleanup(); false:
+  // the worker sends its values as messages of their own).
   auto run_request(int task, const std::string& handle, int64_t step_id, std::vector<tensor> feeds,
-                   size_t num_fetches, int32_t runs_here = 0) {
-    run_graph_request req{handle, step_id, {}, static_cast<int32_t>(num_fetches), {}, runs_here};
+                   size_t num_fetches, int32_t runs_here = 0, bool carry_sends = false) {
+    run_graph_request req{handle,    step_id,  {}, static_cast<int32_t>(num_fetches),
+                          {},        runs_here, carry_sends};
     for (tensor& t : feeds) req.args.push_back(wire_tensor{std::move(t)});
     return self->request(workers[task], wait, cf_run_graph_atom::value, std::move(req));
   }
