@@ -14,6 +14,7 @@
 #include "graph/platform/denormal.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/rendezvous.hpp"
 
 namespace caflow {
 
@@ -98,6 +99,7 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
+  if (ex->memory_ == nullptr && !needs_frames(g->def())) plan_sole_sends(*g, ex->items_);
   if (needs_frames(g->def())) {
     CAFLOW_ASSIGN_OR_RETURN(ex->frames_, plan_frames(*ex));
   }
@@ -107,6 +109,28 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
   for (size_t i = 0; i < ex->items_.size(); ++i)
     ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
   return ex;
+}
+
+// An output read by exactly one node, a _Send, outside any loop frame (whose keys change per
+// iteration): nothing of this process reads it after the send, so its memory may be the
+// link's (rendezvous::output_allocator).
+void executor::plan_sole_sends(const graph& g, std::vector<node_item>& items) {
+  for (const graph_node& n : g.nodes()) {
+    if (n.def->op == "_Send" || n.def->op == "_Recv") continue;
+    std::vector<int> readers(static_cast<size_t>(n.num_outputs()), 0);
+    std::vector<int> send_of(static_cast<size_t>(n.num_outputs()), -1);
+    for (const out_edge& e : n.outputs) {
+      if (e.is_control()) continue;
+      ++readers[e.src_port];
+      if (g.node(e.dst).def->op == "_Send") send_of[e.src_port] = e.dst;
+    }
+    for (int p = 0; p < n.num_outputs(); ++p) {
+      if (readers[p] != 1 || send_of[p] < 0) continue;
+      node_item& item = items[n.id];
+      item.sole_send_keys.resize(static_cast<size_t>(n.num_outputs()));
+      item.sole_send_keys[p] = rendezvous_key(*g.node(send_of[p]).def);
+    }
+  }
 }
 
 void executor::run_async(const step_context& step, done_fn done) {
@@ -287,6 +311,14 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
     outputs = large.data();
   }
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
+  std::vector<std::shared_ptr<allocator>> direct;
+  if (!item.sole_send_keys.empty() && s->step.rdv) [[unlikely]] {
+    direct.resize(item.sole_send_keys.size());
+    for (size_t p = 0; p < direct.size(); ++p)
+      if (!item.sole_send_keys[p].empty())
+        direct[p] = s->step.rdv->output_allocator(item.sole_send_keys[p]);
+    ctx.set_output_allocators(direct.data());
+  }
   if (times_) [[unlikely]] {
     const auto began = std::chrono::steady_clock::now();
     item.kernel->compute(ctx);

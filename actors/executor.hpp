@@ -107,6 +107,8 @@ class executor {
   bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
   // Reads variables behind references and checks each input's memory; errors name the node.
   status read_inputs(const node_item& item, kernel_value* inputs) const;
+  // Fills node_item::sole_send_keys.
+  static void plan_sole_sends(const graph& g, std::vector<node_item>& items);
   // The control-flow path (actors/executor_frames.cpp).
   static status_or<std::unique_ptr<frame_plan>> plan_frames(const executor& ex);
   void run_frames_async(const step_context& step, done_fn done);

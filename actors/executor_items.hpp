@@ -40,6 +40,10 @@ struct executor::node_item {
   bool is_send = false;
   bool is_recv = false;
   bool may_inline = false;  // on an actor's thread, if measured light
+  // By output port, the key of the _Send that alone reads it (else empty): the rendezvous may
+  // give such an output memory the send needs no copy from (rendezvous::output_allocator).
+  // Empty when no output is one.
+  std::vector<std::string> sole_send_keys;
 };
 
 // The nodes of a partition that are recorded and replayed (devices/device_graph.hpp), in

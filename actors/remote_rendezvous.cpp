@@ -67,6 +67,11 @@ status remote_rendezvous::send(const std::string& key, int64_t step_id, const te
   return {};
 }
 
+std::shared_ptr<allocator> remote_rendezvous::output_allocator(const std::string& key) {
+  auto it = sends_.find(key);
+  return it != sends_.end() && it->second.shm ? it->second.shm->output_allocator() : nullptr;
+}
+
 void remote_rendezvous::recv_async(const std::string& key, int64_t step_id, recv_callback done) {
   ++recv_calls_in_progress;
   local_->recv_async(key, step_id,

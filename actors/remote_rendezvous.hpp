@@ -53,6 +53,8 @@ class remote_rendezvous final : public rendezvous {
   // Errors: an unbound key (naming it).
   status send(const std::string& key, int64_t step_id, const tensor& value) override;
   void recv_async(const std::string& key, int64_t step_id, recv_callback done) override;
+  // The shared memory link's, for a _Send to a task on this host with a link up.
+  std::shared_ptr<allocator> output_allocator(const std::string& key) override;
   void abort_step(int64_t step_id, const status& error) override;
   void cleanup_step(int64_t step_id) override;
 

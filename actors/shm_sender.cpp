@@ -38,8 +38,8 @@ void shm_link::connect() {
       !got.ok())
     return fail(got);
   segment_id_ = id;
-  arena_ = std::make_unique<shm_arena>(segment->size());
-  segment_.emplace(std::move(segment).value());
+  blocks_ = std::make_shared<shm_blocks>(std::move(segment).value());
+  output_allocator_ = blocks_->output_allocator(shm_min_bytes);
   channel_.emplace(std::move(channel).value());
   write_log(log_level::debug, task_, "shared memory link to ", at_.shm_path, " up: segment ", id,
             " of ", segment_bytes_, " bytes");
@@ -53,37 +53,23 @@ bool shm_link::closed() const {
   return ::poll(&p, 1, 0) != 0;
 }
 
-std::optional<shm_block> shm_link::carve(uint64_t bytes) {
-  auto* base = static_cast<char*>(segment_->data());
-  std::lock_guard<std::mutex> lock(mu_);
-  // Take back what the receiver is done with. The list holds the blocks of the few steps in
-  // flight, so this scan is short.
-  std::erase_if(handed_out_, [&](const shm_block& b) {
-    if (!shm_lease::given_back(base + b.offset)) return false;
-    (void)arena_->release(b);  // ours alone: it cannot refuse a block it handed out
-    return true;
-  });
-  auto block = arena_->allocate(shm_lease_bytes + bytes);
-  if (!block.ok()) return std::nullopt;
-  shm_lease::take(base + block->offset);
-  handed_out_.push_back(*block);
-  return *block;
-}
-
 std::optional<edge_shm> shm_link::place(int64_t step_id, const std::string& key,
                                         const tensor& value) {
   if (!up() || !value.initialized() || value.byte_size() < shm_min_bytes ||
       value.buf()->space() != nullptr)
     return std::nullopt;
-  const uint64_t bytes = value.byte_size();
-  auto block = carve(bytes);
-  if (!block) return std::nullopt;
-  const uint64_t offset = block->offset + shm_lease_bytes;
-  std::memcpy(static_cast<char*>(segment_->data()) + offset, value.raw_data(), bytes);
-  edge_shm v{step_id, key, static_cast<uint8_t>(value.type()), {}, segment_id_, offset, bytes};
+  std::optional<uint64_t> offset = blocks_->hand_over(value);
+  if (!offset) offset = blocks_->copy_in(value);
+  if (!offset) return std::nullopt;
+  edge_shm v{step_id, key, static_cast<uint8_t>(value.type()), {}, segment_id_, *offset,
+             value.byte_size()};
   v.dims.reserve(static_cast<size_t>(value.rank()));
   for (int i = 0; i < value.rank(); ++i) v.dims.push_back(value.dim(i));
   return v;
+}
+
+std::shared_ptr<allocator> shm_link::output_allocator() const {
+  return up() ? output_allocator_ : nullptr;
 }
 
 shm_sender::shm_sender(std::string task, uint64_t segment_bytes)

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "actors/shm_blocks.hpp"
 #include "graph/core/tensor.hpp"
 #include "net/protocol.hpp"
 #include "net/shm_arena.hpp"
@@ -46,10 +47,13 @@ class shm_link {
   shm_link(const shm_link&) = delete;
   shm_link& operator=(const shm_link&) = delete;
 
-  // Writes `value` into the segment and returns the descriptor to send in its place; none
-  // when it must go another way (above).
+  // The descriptor to send in `value`'s place: its own block when output_allocator made it
+  // (no copy), else a block it is copied into; none when it must go another way (above).
   // The caller sends it (actors/remote_rendezvous.cpp), alone or in a batch.
   std::optional<edge_shm> place(int64_t step_id, const std::string& key, const tensor& value);
+  // For a kernel output whose only reader is a _Send through this link: its bytes are written
+  // straight into the segment (actors/shm_blocks.hpp). Null until the link is up.
+  std::shared_ptr<allocator> output_allocator() const;
 
   // Was up, and its receiver closed the connection (a poll, no wait): the sender drops such a
   // link when the worker binds again.
@@ -60,21 +64,16 @@ class shm_link {
   enum class state { connecting, up, failed };
 
   void connect();
-  // A block of `bytes` bytes after its lease header, or nothing when the segment is full.
-  std::optional<shm_block> carve(uint64_t bytes);
 
   const std::string task_;
   const bulk_endpoint at_;
   const uint64_t segment_bytes_;
   std::atomic<state> state_{state::connecting};
   // Written by the connecting thread before state_ becomes `up`, read-only after.
-  std::optional<shm_segment> segment_;
+  std::shared_ptr<shm_blocks> blocks_;  // the segment and its blocks
+  std::shared_ptr<allocator> output_allocator_;
   std::optional<shm_channel> channel_;
   uint64_t segment_id_ = 0;  // the receiver's number for it
-
-  std::mutex mu_;  // guards handed_out_ (the arena locks itself)
-  std::unique_ptr<shm_arena> arena_;
-  std::vector<shm_block> handed_out_;  // blocks whose lease may still be held
 
   std::thread connecting_;  // last: starts once everything above exists
 };

@@ -18,8 +18,11 @@ void async_op_kernel::compute(kernel_context& ctx) {
 tensor* kernel_context::allocate_output(int i, const tensor_shape& shape) {
   // A host-memory output of a device with memory of its own (TF's HostMemory) is written by
   // the host, so it lives in host memory.
-  auto t = tensor::allocate(kernel_.output_on_host(i) ? default_allocator() : dev_.get_allocator(),
-                            output_type(i), shape);
+  const std::shared_ptr<allocator>& chosen =
+      output_allocators_ && output_allocators_[i] ? output_allocators_[i]
+      : kernel_.output_on_host(i)                 ? default_allocator()
+                                                  : dev_.get_allocator();
+  auto t = tensor::allocate(chosen, output_type(i), shape);
   if (!t.ok()) {
     set_status(t.get_status());
     return nullptr;

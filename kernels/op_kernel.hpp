@@ -147,8 +147,14 @@ class kernel_context {
     return std::dynamic_pointer_cast<T>(inputs_[i].handle);
   }
 
-  // Allocates output i from the device; on failure sets the status and returns nullptr.
+  // Allocates output i from the device (or where set_output_allocators says); on failure sets
+  // the status and returns nullptr.
   tensor* allocate_output(int i, const tensor_shape& shape);
+  // Per output, an allocator to use instead of the device's (null entries: the device's). The
+  // executor gives an output that only a same-host _Send reads the link's shared memory.
+  void set_output_allocators(const std::shared_ptr<allocator>* per_output) {
+    output_allocators_ = per_output;
+  }
   // A scratch tensor from the device allocator.
   status_or<tensor> allocate_temp(dtype type, const tensor_shape& shape);
   // Sets output i to an existing tensor (sharing its bytes, e.g. Identity, Reshape).
@@ -173,6 +179,7 @@ class kernel_context {
   step_context& step_;
   kernel_value* inputs_;
   kernel_value* outputs_;
+  const std::shared_ptr<allocator>* output_allocators_ = nullptr;
   status status_;
 };
 

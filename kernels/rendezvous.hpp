@@ -8,8 +8,10 @@
 // process; the distributed runtime supplies one that pushes to the receiving task.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "graph/core/allocator.hpp"
 #include "graph/core/status.hpp"
 #include "graph/core/tensor.hpp"
 
@@ -36,6 +38,10 @@ class rendezvous {
   // Forgets a finished step's leftovers (values never received, the abort state). REQUIRES:
   // none of the step's kernels still runs; a recv still pending is woken with an error.
   virtual void cleanup_step(int64_t step_id) = 0;
+
+  // Memory for a value whose only reader is the _Send under `key`, such that sending it needs
+  // no copy (a same-host link's shared segment, actors/shm_blocks.hpp); null: the device's.
+  virtual std::shared_ptr<allocator> output_allocator(const std::string& key);
 };
 
 }  // namespace caflow

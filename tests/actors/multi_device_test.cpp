@@ -5,6 +5,7 @@
 //           _Retval(0) ── Identity ── _Recv "y:0" ◀────────── _Send "y:0" ── y = _Arg(0)
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include "actors/executor.hpp"
 #include "devices/cpu_device.hpp"
+#include "graph/ir/partition.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/local_rendezvous.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -298,4 +300,76 @@ TEST_CASE("a step whose value never comes ends at its timeout and refuses the la
   CHECK(contains(late, "step 42 was cancelled"));
   d.rdv.cleanup_step(42);
   CHECK(d.rdv.num_live_steps() == 0);
+}
+
+namespace {
+
+// Heap memory that counts what it hands out.
+class counted_heap final : public allocator {
+ public:
+  const char* name() const override { return "counting"; }
+  void* allocate(size_t bytes) override {
+    ++allocations;
+    return default_allocator()->allocate(bytes);
+  }
+  void deallocate(void* p, size_t bytes) override { default_allocator()->deallocate(p, bytes); }
+  std::atomic<int> allocations{0};
+};
+
+// A local rendezvous that offers memory of its own for values sent under one key, as a
+// worker's rendezvous offers a same-host link's segment (actors/remote_rendezvous.hpp).
+class offering_rendezvous final : public rendezvous {
+ public:
+  offering_rendezvous(std::string key, std::shared_ptr<counted_heap> memory)
+      : key_(std::move(key)), memory_(std::move(memory)) {}
+  status send(const std::string& key, int64_t step_id, const tensor& value) override {
+    return local_.send(key, step_id, value);
+  }
+  void recv_async(const std::string& key, int64_t step_id, recv_callback done) override {
+    local_.recv_async(key, step_id, std::move(done));
+  }
+  void abort_step(int64_t step_id, const status& error) override { local_.abort_step(step_id, error); }
+  void cleanup_step(int64_t step_id) override { local_.cleanup_step(step_id); }
+  std::shared_ptr<allocator> output_allocator(const std::string& key) override {
+    return key == key_ ? memory_ : nullptr;
+  }
+
+ private:
+  local_rendezvous local_;
+  const std::string key_;
+  const std::shared_ptr<counted_heap> memory_;
+};
+
+node_def neg(const std::string& name, const std::string& input) {
+  return {name, "Neg", "", {input}, {{"T", dtype::float32}}};
+}
+
+}  // namespace
+
+TEST_CASE("an output only a _Send reads takes the rendezvous's memory; one read here does not") {
+  cpu_device cpu_0{cpu0, cpu_device_options{.intra_op_threads = 1, .inter_op_threads = 2}};
+  cpu_device cpu_1{cpu1, cpu_device_options{.intra_op_threads = 1, .inter_op_threads = 2}};
+  const dtype f = dtype::float32;
+  // The key cpu_0's _Send of `only_sent` uses: the one rendezvous_key makes of its node.
+  const node_def probe = send("s_only", "only_sent", f, "only_sent:0", cpu0, cpu1);
+  auto memory = std::make_shared<counted_heap>();
+  offering_rendezvous rdv(rendezvous_key(probe), memory);
+  auto sender = make_executor({arg("x", f), neg("only_sent", "x"), neg("also_kept", "x"),
+                               send("s_only", "only_sent", f, "only_sent:0", cpu0, cpu1),
+                               send("s_kept", "also_kept", f, "also_kept:0", cpu0, cpu1),
+                               retval("kept", "also_kept", f)},
+                              cpu_0);
+  auto receiver = make_executor(
+      {recv("r_only", f, "only_sent:0", cpu0, cpu1), recv("r_kept", f, "also_kept:0", cpu0, cpu1),
+       node_def{"sum", "AddV2", "", {"r_only", "r_kept"}, {{"T", f}}}, retval("out", "sum", f)},
+      cpu_1);
+  for (int64_t step = 1; step <= 3; ++step) {
+    step_run run(rdv, step);
+    run.add(*sender, {tensor::from_vector<float>({1, 2, 3})}, 1);
+    call_frame& got = run.add(*receiver, {}, 1);
+    run.start();
+    for (const status& st : run.wait()) REQUIRE_MESSAGE(st.ok(), st.to_string());
+    check_tensor(got.rets[0], tensor_shape{3}, std::vector<float>{-2, -4, -6});
+    CHECK(memory->allocations == step);  // only_sent's output, once a step
+  }
 }

@@ -258,3 +258,80 @@ TEST_CASE("shm link: a bool tensor's bytes are checked where they land") {
   REQUIRE(send(*link, f.rendezvous, 6, "flags", flags));
   CHECK(f.receiver->take(f.log->wait_for(1)).ok());
 }
+
+TEST_CASE("shm link: a kernel output allocated in the segment goes over without a copy") {
+  link_fixture f;
+  shm_sender sender("sender", 1 << 20);  // room for one 600 KB tensor at a time
+  auto link = f.up_link(sender);
+  const std::shared_ptr<allocator> out = link->output_allocator();
+  REQUIRE(out != nullptr);
+
+  auto first = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
+  REQUIRE(first.ok());
+  for (int64_t i = 0; i < 150000; ++i) first->data<float>()[i] = static_cast<float>(i);
+  REQUIRE(send(*link, f.rendezvous, 7, "edge", *first));
+  auto got = f.receiver->take(f.log->wait_for(0));
+  REQUIRE_MESSAGE(got.ok(), got.get_status().to_string());
+  CHECK(got->data<float>()[149999] == 149999.0f);
+  // The receiver views the very bytes the kernel wrote: a later write shows there.
+  first->data<float>()[0] = 42.0f;
+  CHECK(got->data<float>()[0] == 42.0f);
+
+  // The block is out while either side holds it: a second tensor finds no room to be copied.
+  const tensor second = counting(150000, -5.0f);
+  got = errors::cancelled("the receiver is done");
+  CHECK_FALSE(send(*link, f.rendezvous, 8, "edge", second));  // the sender still holds it
+  *first = tensor{};
+  REQUIRE(send(*link, f.rendezvous, 8, "edge", second));  // both let go: taken back
+  auto again = f.receiver->take(f.log->wait_for(1));
+  REQUIRE(again.ok());
+  CHECK(again->data<float>()[0] == -5.0f);
+}
+
+TEST_CASE("shm link: an output's block is handed over once, and comes back if never sent") {
+  link_fixture f;
+  shm_sender sender("sender", 1 << 20);
+  auto link = f.up_link(sender);
+  const std::shared_ptr<allocator> out = link->output_allocator();
+  REQUIRE(out != nullptr);
+  {
+    // Never sent (its step failed first): the block comes back when the tensor dies.
+    auto unsent = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
+    REQUIRE(unsent.ok());
+  }
+  auto value = tensor::allocate(out, dtype::float32, tensor_shape{1000, 4});
+  REQUIRE(value.ok());
+  for (int64_t i = 0; i < 4000; ++i) value->data<float>()[i] = 1.0f;
+  // In the segment only because the unsent block came back (two would not fit): sent without
+  // a copy, as a write after the send shows.
+  auto big = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
+  REQUIRE(big.ok());
+  REQUIRE(send(*link, f.rendezvous, 9, "big", *big));
+  auto view_big = f.receiver->take(f.log->wait_for(0));
+  REQUIRE(view_big.ok());
+  big->data<float>()[5] = 9.0f;
+  CHECK(view_big->data<float>()[5] == 9.0f);
+  // The same bytes sent twice: the second send copies, so each view has a block of its own
+  // and one receiver's release never frees bytes the other still reads.
+  REQUIRE(send(*link, f.rendezvous, 9, "a", *value));
+  REQUIRE(send(*link, f.rendezvous, 9, "b", *value));
+  const edge_shm a = f.log->wait_for(1), b = f.log->wait_for(2);
+  CHECK(a.offset != b.offset);
+  auto view_a = f.receiver->take(a);
+  auto view_b = f.receiver->take(b);
+  REQUIRE(view_a.ok());
+  REQUIRE(view_b.ok());
+  value->data<float>()[0] = 7.0f;
+  CHECK(view_a->data<float>()[0] == 7.0f);  // the handed-over block itself
+  CHECK(view_b->data<float>()[0] == 1.0f);  // the copy
+  // Small outputs, and any the segment has no room for, come from the heap.
+  auto small = tensor::allocate(out, dtype::float32, tensor_shape{4});
+  REQUIRE(small.ok());
+  CHECK_FALSE(send(*link, f.rendezvous, 10, "c", *small));
+  auto no_room = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
+  REQUIRE(no_room.ok());
+  for (int64_t i = 0; i < 150000; ++i) no_room->data<float>()[i] = 3.0f;
+  CHECK(no_room->data<float>()[149999] == 3.0f);
+  // On the heap: no block to hand over, and no room to copy it into.
+  CHECK_FALSE(send(*link, f.rendezvous, 11, "d", *no_room));
+}
