@@ -1,6 +1,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/send_batch.hpp"
 #include "actors/master_state.hpp"
 #include "net/errors.hpp"
 
@@ -42,19 +43,6 @@ void finish_step(master_pointer self, int64_t step_id) {
     write_log(log_level::info, own_task(self->state), "step ", step_id, " of ", s.session,
               " failed: ", s.root_cause.to_string());
   self->state.steps.erase(it);
-}
-
-// The values a worker's reply carries for this process's edges go to the first entry's edge
-// actor as one batch, which deposits its own and forwards the others (rendezvous_actor.hpp);
-// so the first must be here, and the batch cannot make this task send anything elsewhere.
-status hand_over_sends(master_pointer self, edge_batch&& sends) {
-  if (sends.to.empty() && sends.values.empty() && sends.shared.empty()) return {};
-  if (sends.to.empty() || !sends.to[0] || sends.to[0].node() != self->node())
-    return errors::invalid_argument("a run's reply carried values for an edge actor that is not "
-                                    "in the master's process: refused");
-  const rendezvous_actor first = sends.to[0];
-  caf::anon_send(first, cf_batch_atom::value, std::move(sends));
-  return {};
 }
 
 }  // namespace
@@ -115,7 +103,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
         .then(
             [=, task = p.task](run_graph_reply& reply) {
               // Even for a step that is over here: its edge actors give shm blocks back.
-              const status handed = hand_over_sends(self, std::move(reply.sends));
+              const status handed = send_batch::hand_over(std::move(reply.sends), self->node());
               auto it = self->state.steps.find(step_id);
               if (it == self->state.steps.end()) return;
               if (!handed.ok()) step_failed(self, step_id, handed.with_context("task " + task));

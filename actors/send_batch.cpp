@@ -1,6 +1,8 @@
 #include "actors/send_batch.hpp"
 
 #include <caf/send.hpp>
+
+#include "net/errors.hpp"
 #include <utility>
 #include <vector>
 
@@ -92,5 +94,16 @@ edge_batch send_batch::take(const caf::node_id& node) {
 }
 
 void send_batch::post(edge_batch&& b) { send(std::move(b)); }
+
+status send_batch::hand_over(edge_batch&& b, const caf::node_id& here) {
+  if (b.to.empty() && b.values.empty() && b.shared.empty()) return {};
+  if (b.to.empty() || !b.to[0] || b.to[0].node() != here)
+    return errors::invalid_argument("a batch of ", b.values.size() + b.shared.size(),
+                                    " values came for an edge actor that is not in this process: "
+                                    "refused");
+  const rendezvous_actor first = b.to[0];
+  caf::anon_send(first, cf_batch_atom::value, std::move(b));
+  return {};
+}
 
 }  // namespace caflow

@@ -44,6 +44,11 @@ class send_batch {
   static edge_batch take(const caf::node_id& node);
   // Sends `b` as flush() would: its first entry's edge actor forwards the rest.
   static void post(edge_batch&& b);
+  // Sends a batch that came inside another process's message (a run's reply) to its first
+  // entry's edge actor, which deposits its own entry and forwards the others within this
+  // process (rendezvous_actor.hpp). That actor must be of this process, `here`, so the batch
+  // cannot make it send anything elsewhere: invalid_argument otherwise, nothing sent.
+  static status hand_over(edge_batch&& b, const caf::node_id& here);
 };
 
 }  // namespace caflow

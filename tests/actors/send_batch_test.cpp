@@ -154,6 +154,31 @@ TEST_CASE("send batch: take hands one process's values to a reply; post sends a 
   CHECK(send_batch::take(f.sys.node()).to.empty());
 }
 
+TEST_CASE("send batch: a batch carried by a reply goes only to an edge actor of this process") {
+  fixture f;
+  edge_batch empty;
+  CHECK(send_batch::hand_over(std::move(empty), f.sys.node()).ok());  // nothing carried
+  edge_batch here;
+  here.to = {f.sink};
+  here.values = {value(4, "a", 1.0f)};
+  REQUIRE(send_batch::hand_over(std::move(here), f.sys.node()).ok());
+  CHECK(f.log->wait_for(1) == std::vector<std::string>{"batch"});
+  // Named by a peer for a process that is not this one, or for no actor at all: refused.
+  edge_batch elsewhere;
+  elsewhere.to = {f.sink};
+  elsewhere.values = {value(5, "a", 1.0f)};
+  check_error(send_batch::hand_over(std::move(elsewhere), caf::node_id{}),
+              "a batch of 1 values came for an edge actor that is not in this process: refused");
+  edge_batch nobody;
+  nobody.values = {value(6, "a", 1.0f), value(6, "b", 2.0f)};
+  nobody.to = {rendezvous_actor{}, f.sink};
+  check_error(send_batch::hand_over(std::move(nobody), f.sys.node()),
+              "a batch of 2 values came for an edge actor that is not in this process");
+  std::this_thread::sleep_for(50ms);
+  std::lock_guard<std::mutex> lock(f.log->mu);
+  CHECK(f.log->kinds.size() == 1);  // the refused ones sent nothing
+}
+
 namespace {
 
 // Two real edges of one task, "a" and "b", over one local rendezvous.
