@@ -10,10 +10,12 @@
 // that wait on it at once instead of at their timeout.
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <caf/actor_system.hpp>
 
+#include "net/blocking_worker.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
 
@@ -30,6 +32,9 @@ struct master_options {
   // them again after they were lost. Without a resolver a lost task stays lost.
   std::map<std::string, std::string> addresses{};
   resolver_actor resolver{};
+  // Where planning runs, off the network loop. A server passes its own, which outlives the
+  // master and is joined before its actor system goes; without one the master makes its own.
+  std::shared_ptr<blocking_worker> planning{};
 };
 
 master_actor spawn_master(caf::actor_system& sys, master_options opts);

@@ -70,7 +70,7 @@ void pin_to_whole_graph_placement(const graph& whole, const std::vector<std::str
 }
 
 // Prunes, places and partitions the job's graph and runs the graph passes on every partition.
-// Runs on the planner's own thread: it reads only the job.
+// Runs on the planning thread: it reads only the job.
 status plan_partitions(plan_job& job) {
   run_signature sig{job.feed_names, job.fetches, job.targets};
   CAFLOW_ASSIGN_OR_RETURN(pruned_graph pruned, prune_for_run(*job.full, sig));
@@ -139,13 +139,20 @@ status plan_partitions(plan_job& job) {
   return {};
 }
 
-// A detached actor for one job: planning a large graph takes a while, and the master's thread
-// is also its task's network loop (net/loop_scheduler.hpp), which must keep serving meanwhile.
-caf::behavior planner(caf::event_based_actor* self, std::shared_ptr<plan_job> job) {
-  return {[=](cf_plan_atom) {
-    job->result = plan_partitions(*job);
+// An actor for one job that hands it to the planning thread: planning a large graph takes a
+// while, and the master's thread is also its task's network loop (net/loop_scheduler.hpp),
+// which must keep serving meanwhile. Not a detached actor (net/blocking_worker.hpp says why).
+// It is done once the job is handed over; the promise answers for it.
+caf::behavior planner(caf::event_based_actor* self, std::shared_ptr<plan_job> job,
+                      std::shared_ptr<blocking_worker> thread) {
+  return {[=](cf_plan_atom) -> caf::result<bool> {
+    auto planned = self->make_response_promise<bool>();
+    thread->post([job, planned]() mutable {
+      job->result = plan_partitions(*job);
+      planned.deliver(true);
+    });
     self->quit();
-    return true;
+    return planned;
   }};
 }
 
@@ -256,7 +263,8 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
   job->default_device = own_task(st);
   job->devices = st.devices;
   job->incarnations = st.incarnations;
-  auto planning = self->spawn<caf::detached>(planner, job);
+  if (!st.opts.planning) st.opts.planning = std::make_shared<blocking_worker>("cf.planning");
+  auto planning = self->spawn(planner, job, st.opts.planning);
   self->request(planning, caf::infinite, cf_plan_atom::value)
       .then(
           [=](bool) {

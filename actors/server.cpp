@@ -80,6 +80,7 @@ struct server::impl {
     m.workers[name] = worker;
     resolver = spawn_resolver(sys, std::chrono::milliseconds(2000));
     m.resolver = resolver;
+    m.planning = planning;
     CAFLOW_RETURN_IF_ERROR(meet_peers(m));
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
                     .peers = m.addresses, .master = {}, .worker = worker};
@@ -209,6 +210,9 @@ struct server::impl {
   admin_actor admin;
   resolver_actor resolver;
   std::unique_ptr<introductions> intros;
+  // The master's planning thread. Declared after sys: joined before the actor system goes,
+  // while the master, already gone, holds no reference.
+  std::shared_ptr<blocking_worker> planning = std::make_shared<blocking_worker>("cf.planning");
   std::mutex mu;
   std::condition_variable cv;
   bool stopped = false;
