@@ -252,7 +252,9 @@ void answer_cluster(admin_pointer self, admin_query q,
 
 admin_actor::behavior_type admin_behavior(admin_pointer self, admin_options opts) {
   self->state.opts = std::move(opts);
-  self->state.resolver = spawn_resolver(self->home_system(), 500ms);
+  if (!self->state.opts.lookups)
+    self->state.opts.lookups = std::make_shared<blocking_worker>("cf.lookups");
+  self->state.resolver = spawn_resolver(self->home_system(), 500ms, self->state.opts.lookups);
   self->attach_functor([resolver = self->state.resolver] {
     caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
   });

@@ -20,11 +20,13 @@
 // with the midpoint of the question's round trip (Cristian's method).
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <caf/fwd.hpp>
 
 #include "net/admin_protocol.hpp"
+#include "net/blocking_worker.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -36,6 +38,8 @@ struct admin_options {
   master_actor master;
   worker_actor worker;
   std::chrono::milliseconds peer_timeout{2000};
+  // Where its resolver looks peers up (spawn_resolver); null: a thread of its own.
+  std::shared_ptr<blocking_worker> lookups{};
 };
 
 admin_actor spawn_admin(caf::actor_system& sys, admin_options opts);

@@ -57,7 +57,7 @@ struct server::impl {
     // orderly departure, logged at info) instead of a link that broke: BASP sends their down
     // messages from its own thread, and closing the connections does not wait for them.
     caf::scoped_actor self{sys, true};
-    self->wait_for(admin, master, worker);
+    self->wait_for(admin, master, worker, resolver);
     std::this_thread::sleep_for(scaled(std::chrono::milliseconds(30)));
   }
 
@@ -78,12 +78,13 @@ struct server::impl {
     master_options m{.job = opts.job, .task = opts.task, .workers = {},
                      .step_timeout = opts.step_timeout};
     m.workers[name] = worker;
-    resolver = spawn_resolver(sys, std::chrono::milliseconds(2000));
+    resolver = spawn_resolver(sys, std::chrono::milliseconds(2000), lookups);
     m.resolver = resolver;
     m.planning = planning;
     CAFLOW_RETURN_IF_ERROR(meet_peers(m));
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
-                    .peers = m.addresses, .master = {}, .worker = worker};
+                    .peers = m.addresses, .master = {}, .worker = worker,
+                    .lookups = lookups};
     master = spawn_master(sys, std::move(m));
     announce_role(sys, master_role, caf::actor_cast<caf::strong_actor_ptr>(master));
     register_local_master(target(), opts.security, master);
@@ -210,9 +211,10 @@ struct server::impl {
   admin_actor admin;
   resolver_actor resolver;
   std::unique_ptr<introductions> intros;
-  // The master's planning thread. Declared after sys: joined before the actor system goes,
-  // while the master, already gone, holds no reference.
+  // The master's planning thread and the resolvers' lookup thread. Declared after sys: joined
+  // before the actor system goes, once the actors that post to them are gone.
   std::shared_ptr<blocking_worker> planning = std::make_shared<blocking_worker>("cf.planning");
+  std::shared_ptr<blocking_worker> lookups = std::make_shared<blocking_worker>("cf.lookups");
   std::mutex mu;
   std::condition_variable cv;
   bool stopped = false;

@@ -179,23 +179,31 @@ bool accepts_connections(const host_port& where, std::chrono::milliseconds timeo
 namespace {
 
 // `patience` is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
-// spawned function has no arguments (undefined behavior UBSan reports).
+// spawned function has no arguments (undefined behavior UBSan reports). Not a detached actor
+// (net/blocking_worker.hpp says why): the lookup runs on `thread`, the promise answers.
 resolver_actor::behavior_type resolve_roles(resolver_actor::pointer self,
-                                            std::chrono::milliseconds patience) {
+                                            std::chrono::milliseconds patience,
+                                            std::shared_ptr<blocking_worker> thread) {
   return {
       [=](cf_resolve_atom, const std::string& host, uint16_t port,
           caf::atom_value role) -> caf::result<caf::strong_actor_ptr> {
-        auto found = find_remote_role(self->home_system(), {host, port}, role, patience);
-        if (!found.ok()) return to_caf_error(found.get_status());
-        return *found;
+        auto answer = self->make_response_promise<caf::strong_actor_ptr>();
+        caf::actor_system* sys = &self->home_system();
+        thread->post([=]() mutable {
+          auto found = find_remote_role(*sys, {host, port}, role, patience);
+          if (!found.ok()) answer.deliver(to_caf_error(found.get_status()));
+          else answer.deliver(std::move(found).value());
+        });
+        return answer;
       },
   };
 }
 
 }  // namespace
 
-resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience) {
-  return sys.spawn<caf::detached>(resolve_roles, patience);
+resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience,
+                              std::shared_ptr<blocking_worker> thread) {
+  return sys.spawn(resolve_roles, patience, std::move(thread));
 }
 
 }  // namespace caflow

@@ -17,6 +17,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "graph/platform/time_scale.hpp"
+#include "net/blocking_worker.hpp"
 #include "net/cluster_spec.hpp"
 #include "net/transport_security.hpp"
 
@@ -57,12 +58,14 @@ bool accepts_connections(const host_port& where, std::chrono::milliseconds timeo
 // retrying as a starting cluster's peers do (find_remote_role).
 status tcp_reachable(const host_port& where, std::chrono::milliseconds timeout);
 
-// Finds roles of peers that went away and may have come back (a restarted task), on its own
-// thread: connecting blocks, and an actor must not. Replies with the role's actor, or an error
-// naming the address once `patience` has passed.
+// Finds roles of peers that went away and may have come back (a restarted task), on `thread`:
+// connecting blocks, and an actor must not. Replies with the role's actor, or an error naming
+// the address once `patience` has passed. `thread` must be joined before `sys` goes (a server
+// owns it); the lookups still queued then are dropped.
 using cf_resolve_atom = caf::atom_constant<caf::atom("cf_resolve")>;
 using resolver_actor = caf::typed_actor<
     caf::replies_to<cf_resolve_atom, std::string, uint16_t, caf::atom_value>::with<caf::strong_actor_ptr>>;
-resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience);
+resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience,
+                              std::shared_ptr<blocking_worker> thread);
 
 }  // namespace caflow
