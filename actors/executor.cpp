@@ -99,8 +99,9 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
-  if (ex->memory_ == nullptr && !needs_frames(g->def())) plan_sole_sends(*g, ex->items_);
-  if (needs_frames(g->def())) {
+  const bool frames = needs_frames(g->def());
+  if (ex->memory_ == nullptr && !frames) plan_sole_sends(*g, ex->items_);
+  if (frames) {
     CAFLOW_ASSIGN_OR_RETURN(ex->frames_, plan_frames(*ex));
   }
   ex->capture_ = plan_capture(*ex);
@@ -311,13 +312,19 @@ void executor::run_node(step_state* s, int id, ready_list& ready, bool off_actor
     outputs = large.data();
   }
   kernel_context ctx(*item.kernel, dev_, s->step, inputs, outputs);
-  std::vector<std::shared_ptr<allocator>> direct;
+  // Held on the stack like the outputs: no allocation per run for the usual few outputs.
+  std::shared_ptr<allocator> direct_small[4];
+  std::vector<std::shared_ptr<allocator>> direct_large;
   if (!item.sole_send_keys.empty() && s->step.rdv) [[unlikely]] {
-    direct.resize(item.sole_send_keys.size());
-    for (size_t p = 0; p < direct.size(); ++p)
+    std::shared_ptr<allocator>* direct = direct_small;
+    if (item.sole_send_keys.size() > 4) {
+      direct_large.resize(item.sole_send_keys.size());
+      direct = direct_large.data();
+    }
+    for (size_t p = 0; p < item.sole_send_keys.size(); ++p)
       if (!item.sole_send_keys[p].empty())
         direct[p] = s->step.rdv->output_allocator(item.sole_send_keys[p]);
-    ctx.set_output_allocators(direct.data());
+    ctx.set_output_allocators(direct);
   }
   if (times_) [[unlikely]] {
     const auto began = std::chrono::steady_clock::now();

@@ -93,8 +93,6 @@ edge_batch send_batch::take(const caf::node_id& node) {
   return {};
 }
 
-void send_batch::post(edge_batch&& b) { send(std::move(b)); }
-
 status send_batch::hand_over(edge_batch&& b, const caf::node_id& here) {
   if (b.to.empty() && b.values.empty() && b.shared.empty()) return {};
   if (b.to.empty() || !b.to[0] || b.to[0].node() != here)

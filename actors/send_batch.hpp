@@ -42,8 +42,6 @@ class send_batch {
   // message to that process to carry: a run's reply takes its last pass's values, which
   // saves the receiving process a read and a dispatch, and the sender a socket write.
   static edge_batch take(const caf::node_id& node);
-  // Sends `b` as flush() would: its first entry's edge actor forwards the rest.
-  static void post(edge_batch&& b);
   // Sends a batch that came inside another process's message (a run's reply) to its first
   // entry's edge actor, which deposits its own entry and forwards the others within this
   // process (rendezvous_actor.hpp). That actor must be of this process, `here`, so the batch

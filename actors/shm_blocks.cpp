@@ -78,9 +78,7 @@ std::optional<uint64_t> shm_blocks::hand_over(const tensor& value) {
   if (!inside(value.raw_data())) return std::nullopt;
   const auto offset = static_cast<uint64_t>(static_cast<const char*>(value.raw_data()) - base());
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = std::find_if(out_.begin(), out_.end(), [&](const entry& e) {
-    return e.block.offset + shm_lease_bytes == offset;
-  });
+  auto it = block_at(offset);
   // A view into the middle of a block, or bytes handed over already: the copying way.
   if (it == out_.end() || !it->sender_holds || it->handed_over ||
       value.byte_size() > it->block.size - shm_lease_bytes)
@@ -91,9 +89,7 @@ std::optional<uint64_t> shm_blocks::hand_over(const tensor& value) {
 
 void shm_blocks::release_sender(uint64_t offset) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = std::find_if(out_.begin(), out_.end(), [&](const entry& e) {
-    return e.block.offset + shm_lease_bytes == offset;
-  });
+  auto it = block_at(offset);
   if (it == out_.end()) return;
   it->sender_holds = false;
   if (!it->handed_over) {
@@ -106,10 +102,10 @@ std::shared_ptr<allocator> shm_blocks::output_allocator(uint64_t min_bytes) {
   return std::make_shared<segment_allocator>(shared_from_this(), min_bytes);
 }
 
-size_t shm_blocks::blocks_out() {
-  std::lock_guard<std::mutex> lock(mu_);
-  reclaim();
-  return out_.size();
+std::vector<shm_blocks::entry>::iterator shm_blocks::block_at(uint64_t offset) {
+  return std::find_if(out_.begin(), out_.end(), [&](const entry& e) {
+    return e.block.offset + shm_lease_bytes == offset;
+  });
 }
 
 }  // namespace caflow

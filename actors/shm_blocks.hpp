@@ -41,9 +41,6 @@ class shm_blocks : public std::enable_shared_from_this<shm_blocks> {
   // is full). Holds this record, and so the mapping, while any tensor it made lives.
   std::shared_ptr<allocator> output_allocator(uint64_t min_bytes);
 
-  // Blocks out now (for tests).
-  size_t blocks_out();
-
  private:
   class segment_allocator;
   struct entry {
@@ -60,6 +57,8 @@ class shm_blocks : public std::enable_shared_from_this<shm_blocks> {
   std::optional<shm_block> carve(uint64_t bytes, bool sender_holds);
   // The sender's tensor in the block at data offset `offset` died.
   void release_sender(uint64_t offset);
+  // The record of the block whose bytes start at `offset`, or out_.end(). REQUIRES: mu_ held.
+  std::vector<entry>::iterator block_at(uint64_t offset);
 
   shm_segment segment_;
   std::mutex mu_;

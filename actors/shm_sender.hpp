@@ -28,7 +28,6 @@
 #include "actors/shm_blocks.hpp"
 #include "graph/core/tensor.hpp"
 #include "net/protocol.hpp"
-#include "net/shm_arena.hpp"
 #include "net/shm_handoff.hpp"
 #include "net/shm_segment.hpp"
 

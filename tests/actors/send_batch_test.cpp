@@ -124,7 +124,7 @@ TEST_CASE("send batch: one value goes as the plain message; flush sends at once"
   CHECK(f.log->wait_for(2) == std::vector<std::string>{"push", "shm"});
 }
 
-TEST_CASE("send batch: take hands one process's values to a reply; post sends a batch") {
+TEST_CASE("send batch: take hands one process's values to a reply, which hands them over") {
   fixture f;
   edge_batch taken;
   {
@@ -146,7 +146,7 @@ TEST_CASE("send batch: take hands one process's values to a reply; post sends a 
   CHECK(taken.values[0].key == "a");
   CHECK(taken.values[1].value.value.scalar_value<float>() == 2.0f);
   CHECK(taken.to.size() == 2);
-  send_batch::post(std::move(taken));
+  REQUIRE(send_batch::hand_over(std::move(taken), f.sys.node()).ok());
   CHECK(f.log->wait_for(1) == std::vector<std::string>{"batch"});
   {
     const send_batch::scope outside_none;  // and outside a scope take finds nothing

@@ -248,7 +248,7 @@ TEST_CASE("two actor systems over loopback: tensors and errors cross the middlem
     CHECK(carried->sends.values[0].step_id == 300);
     check_tensor(carried->sends.values[0].value.value, tensor_shape{3},
                  std::vector<float>{12, -24, 0.75f});  // m = 3x
-    send_batch::post(std::move(carried->sends));
+    REQUIRE(send_batch::hand_over(std::move(carried->sends), sys_a.node()).ok());
     auto r300 = await<run_graph_reply>(std::move(c0));
     REQUIRE_MESSAGE(r300.ok(), r300.get_status().to_string());
     check_tensor(r300->rets[1].value, tensor_shape{3}, std::vector<float>{12.5f, -23.5f, 1.25f});
