@@ -75,7 +75,7 @@ struct remote_client::impl {
   status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
     auto m = master_now();
     if (!m) return gone();
-    caf::scoped_actor self{sys};
+    caf::scoped_actor self{local ? m.home_system() : sys};  // as run() does, for the same reason
     status result;
     self->request(m, timeout, std::forward<Args>(args)...)
         .receive(on_reply, [&](caf::error& e) {

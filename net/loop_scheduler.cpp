@@ -7,6 +7,7 @@
 #include <caf/io/middleman.hpp>
 #include <caf/io/network/multiplexer.hpp>
 #include <caf/resumable.hpp>
+#include <caf/scheduled_actor.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <algorithm>
 #include <chrono>
@@ -60,6 +61,15 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
   // Takes over the reference that comes with `job`, as CAF's schedulers do.
   void enqueue(caf::resumable* job) override {
+    // CAF 0.17 schedules an idle actor on its sender's execution unit, so an actor of another
+    // system in this process (a local session's client asking a server's master) would run on
+    // this loop. It goes to its own: there it may spawn, and a spawn pins its system's logger to
+    // the spawning thread, which would then keep that system's destructor waiting until this
+    // loop's thread ends.
+    if (job->subtype() == caf::resumable::scheduled_actor) {
+      auto& home = static_cast<caf::scheduled_actor*>(job)->home_system();
+      if (&home != &system()) return home.scheduler().enqueue(job);
+    }
     auto& loop = system().middleman().backend();
     loop.post([this, job, &loop] { run(job, loop); });
   }
