@@ -1,13 +1,21 @@
 #include "net/shm_handoff.hpp"
 
+#include <dirent.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <thread>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "net/shm_handshake.hpp"
 
@@ -32,11 +40,78 @@ status_or<socket_fd> unix_socket(const std::string& path) {
   return s;
 }
 
+constexpr std::string_view listener_prefix = "caflow-shm-";
+
+// The paths of the Unix sockets bound in this network namespace.
+std::unordered_set<std::string> bound_unix_paths() {
+  std::unordered_set<std::string> paths;
+  std::ifstream table("/proc/net/unix");
+  std::string line;
+  std::getline(table, line);  // the header
+  while (std::getline(table, line)) {
+    // Num RefCount Protocol Flags Type St Inode [Path]
+    std::istringstream fields(line);
+    std::string field, path;
+    for (int i = 0; i < 7; ++i) fields >> field;
+    if (fields >> path) paths.insert(path);
+  }
+  return paths;
+}
+
+// Whether a connection to the socket at `path` is refused: nobody listens there.
+bool refuses_connections(const std::string& path) {
+  auto addr = unix_address(path);
+  if (!addr.ok()) return false;
+  socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!s.valid()) return false;
+  return ::connect(s.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0 &&
+         errno == ECONNREFUSED;
+}
+
+std::string listener_base() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  return runtime && *runtime ? runtime : "/tmp";
+}
+
 }  // namespace
 
+int sweep_stale_shm_listeners(const std::string& base) {
+  DIR* d = ::opendir(base.c_str());
+  if (!d) return 0;
+  std::vector<std::string> candidates;
+  while (const dirent* e = ::readdir(d))
+    if (std::string_view(e->d_name).starts_with(listener_prefix))
+      candidates.push_back(base + "/" + e->d_name);
+  ::closedir(d);
+  if (candidates.empty()) return 0;
+  const std::unordered_set<std::string> bound = bound_unix_paths();
+  const uid_t me = ::geteuid();
+  int removed = 0;
+  for (const std::string& dir : candidates) {
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me) continue;
+    const std::string socket_path = dir + "/s";
+    const auto age = std::chrono::system_clock::now() -
+                     std::chrono::system_clock::from_time_t(st.st_mtime);
+    if (::lstat(socket_path.c_str(), &st) != 0) {
+      // Empty: a listener killed between mkdtemp and bind, or between unlink and rmdir. One a
+      // minute old is not about to bind (rmdir fails, harmlessly, if it is not empty).
+      if (errno == ENOENT && age > std::chrono::minutes(1) && ::rmdir(dir.c_str()) == 0)
+        ++removed;
+      continue;
+    }
+    if (!S_ISSOCK(st.st_mode) || st.st_uid != me) continue;
+    if (bound.count(socket_path) || !refuses_connections(socket_path)) continue;
+    // rmdir fails, harmlessly, if the directory holds anything else.
+    if (::unlink(socket_path.c_str()) == 0 && ::rmdir(dir.c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
 status_or<shm_listener> shm_listener::open() {
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  std::string dir = std::string(runtime && *runtime ? runtime : "/tmp") + "/caflow-shm-XXXXXX";
+  const std::string base = listener_base();
+  sweep_stale_shm_listeners(base);
+  std::string dir = base + "/caflow-shm-XXXXXX";
   // mkdtemp creates the directory with mode 0700: no other uid can reach what is inside.
   if (!::mkdtemp(dir.data()))
     return errors::internal("mkdtemp(", dir, ") failed: ", std::strerror(errno));

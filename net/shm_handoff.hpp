@@ -75,6 +75,15 @@ class shm_listener {
   std::string path_;
 };
 
+// Removes the socket directories under `base` that listeners of this uid left behind: a task
+// killed by a signal (a crash, SIGKILL, a SIGTERM without a handler) cannot remove its own.
+// A directory goes only if it is ours and its socket is one nobody listens on: not bound in
+// this network namespace (/proc/net/unix), and refusing a connection (a listener in another
+// namespace of this host accepts it), or empty for a minute. One without a socket yet, a live
+// one, another uid's and any other name are left alone. Returns how many went.
+// shm_listener::open() calls it.
+int sweep_stale_shm_listeners(const std::string& base);
+
 // Connects to the listener at `path` and runs the handshake, within `patience`. Errors: no
 // such listener (unavailable, naming the path), and the handshake's.
 status_or<shm_channel> shm_connect(const std::string& path, std::string_view secret,

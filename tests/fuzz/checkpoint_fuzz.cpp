@@ -3,7 +3,6 @@
 // read_tensors. The input is also taken as a file name for step_of_file_name.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -12,18 +11,21 @@
 
 namespace {
 
+// Removed when the process exits. (An atexit handler registered while the static below was
+// being built would run after the static's destructor, and removed nothing.)
+struct private_directory {
+  std::filesystem::path path = std::filesystem::temp_directory_path() /
+                               ("caflow-checkpoint-fuzz-" + std::to_string(::getpid()));
+  private_directory() { std::filesystem::create_directories(path); }
+  ~private_directory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
 const std::filesystem::path& directory() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() /
-             ("caflow-checkpoint-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    std::atexit([] {
-      std::error_code ignored;
-      std::filesystem::remove_all(directory(), ignored);
-    });
-    return d;
-  }();
-  return dir;
+  static const private_directory dir;
+  return dir.path;
 }
 
 void write(const std::filesystem::path& path, std::string_view bytes) {

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -294,4 +295,78 @@ TEST_CASE("the listener's directory is private, and gone with the listener") {
   }
   struct stat st {};
   CHECK(::stat(dir.c_str(), &st) != 0);
+}
+
+namespace {
+
+// A socket directory as a listener killed by a signal leaves it: the socket file, nobody on it.
+std::string left_behind(const std::string& base) {
+  std::string dir = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(dir.data()) != nullptr);
+  socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = dir + "/s";
+  std::memcpy(addr.sun_path, path.data(), path.size());
+  REQUIRE(::bind(s.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+  return dir;  // the socket closes here; its file stays
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("directories of listeners that are gone are swept; live and foreign ones stay") {
+  std::string base = "/tmp/caflow-sweep-test-XXXXXX";
+  REQUIRE(::mkdtemp(base.data()) != nullptr);
+  const std::string dead1 = left_behind(base), dead2 = left_behind(base);
+  // A listener between mkdtemp and bind: a directory without a socket.
+  std::string starting = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(starting.data()) != nullptr);
+  // One killed there two minutes ago.
+  std::string empty_old = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(empty_old.data()) != nullptr);
+  const timespec two_minutes_ago[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, empty_old.c_str(), two_minutes_ago, 0) == 0);
+  // A name that is not a listener's, with a dead socket in it.
+  const std::string other = left_behind(base);
+  const std::string renamed = base + "/someone-else";
+  REQUIRE(::rename(other.c_str(), renamed.c_str()) == 0);
+  // A live listener, and one that is bound but not listening yet (between bind and listen).
+  std::string live = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(live.data()) != nullptr);
+  const socket_fd listening = raw_listen(live + "/s");
+  std::string binding = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(binding.data()) != nullptr);
+  socket_fd bound(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const std::string path = binding + "/s";
+    std::memcpy(addr.sun_path, path.data(), path.size());
+    REQUIRE(::bind(bound.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+  }
+
+  CHECK(sweep_stale_shm_listeners(base) == 3);
+  CHECK_FALSE(exists(empty_old));
+  CHECK_FALSE(exists(dead1));
+  CHECK_FALSE(exists(dead2));
+  CHECK(exists(starting));
+  CHECK(exists(renamed + "/s"));
+  CHECK(exists(live + "/s"));
+  CHECK(exists(binding + "/s"));
+  // The live listener still takes connections, and was not connected to by the sweep.
+  CHECK_FALSE(readable_within(listening, 0));
+  CHECK(raw_connect(live + "/s").valid());
+  CHECK(sweep_stale_shm_listeners(base) == 0);
+  CHECK(sweep_stale_shm_listeners(base + "/no-such-directory") == 0);
+
+  for (const std::string& d : {starting, live, binding, renamed}) {
+    ::unlink((d + "/s").c_str());
+    ::rmdir(d.c_str());
+  }
+  CHECK(::rmdir(base.c_str()) == 0);
 }
