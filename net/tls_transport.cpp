@@ -192,7 +192,13 @@ class tls_scribe : public caf::io::scribe {
   connection_guard guard_;  // after stream_: destroyed, and so done, before the socket closes
 };
 
-// CAF's plain TCP scribe, guarded.
+// The stream's flags, which event_handler keeps protected: a pointer to member formed through a
+// derived class names the base's member and may be applied to any event_handler.
+struct stream_flags : caf::io::network::event_handler {
+  static constexpr auto flags = &stream_flags::state_;
+};
+
+// CAF's plain TCP scribe, guarded, and writing through.
 class plain_scribe : public caf::io::network::scribe_impl {
  public:
   plain_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
@@ -202,6 +208,27 @@ class plain_scribe : public caf::io::network::scribe_impl {
   bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
     if (!guard_.pass(buf, n)) return true;  // shut down: the next read ends it
     return caf::io::network::scribe_impl::consume(ctx, buf, n);
+  }
+
+  // CAF's stream writes only when the loop next reports the socket writable: an epoll_ctl to
+  // ask, a turn of the loop, the send, and an epoll_ctl to stop asking, on every message of a
+  // step's critical path (docs/caf_0.17_notes.md). A loopback socket is nearly always writable,
+  // so when the stream has nothing of its own in flight the bytes go out here and now; what the
+  // socket does not take, and every error, is left to the stream as before. Bytes stay in
+  // order: an idle stream has written all it was given. Big messages (tensors that did not go
+  // by shm or the bulk channel) gain nothing from it and are left to the stream whole.
+  void flush() override {
+    constexpr size_t write_through_bytes = 64 * 1024;
+    auto& pending = stream_.wr_buf();
+    const auto& st = stream_.*stream_flags::flags;
+    if (!pending.empty() && pending.size() <= write_through_bytes && !st.writing &&
+        !st.shutting_down && !st.ack_writes) {
+      const ssize_t sent = ::send(stream_.fd(), pending.data(), pending.size(),
+                                  caf::io::network::no_sigpipe_io_flag);
+      if (sent > 0) pending.erase(pending.begin(), pending.begin() + sent);
+      if (pending.empty()) return;
+    }
+    caf::io::network::scribe_impl::flush();
   }
 
  protected:

@@ -1,0 +1,105 @@
+// A plain connection writes a small message at once when nothing of its own is in flight
+// (net/tls_transport.cpp, plain_scribe::flush), and leaves it behind a big one still being
+// written: messages sent back to back from one handler, big and small mixed, arrive whole and
+// in order, however the socket takes them.
+#include <doctest/doctest.h>
+
+#include <caf/all.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "graph/platform/time_scale.hpp"
+#include "net/middleman.hpp"
+#include "test_util/loop_config.hpp"
+
+using namespace caflow;
+using caflow::testing::loop_config;
+using namespace std::chrono_literals;
+
+namespace {
+
+using fire_atom = caf::atom_constant<caf::atom("fire")>;
+using report_atom = caf::atom_constant<caf::atom("report")>;
+constexpr caf::atom_value collector_role = caf::atom("cf_wtest");
+
+// Sizes in the order they are sent: big ones far beyond a loopback socket's buffer, so the
+// stream is still writing one when the next small one is flushed.
+std::vector<size_t> sizes() {
+  std::vector<size_t> out;
+  for (int round = 0; round < 20; ++round) {
+    out.push_back(8 << 20);
+    for (int i = 0; i < 5; ++i) out.push_back(16 + static_cast<size_t>(i));
+    out.push_back(100 << 10);
+    out.push_back(64 << 10);
+  }
+  return out;
+}
+
+// Each message's bytes say which message it is, so a piece of another shows.
+std::string payload(int32_t seq, size_t n) { return std::string(n, static_cast<char>('a' + seq % 26)); }
+
+struct arrivals {
+  std::vector<int32_t> order;
+  std::vector<bool> intact;
+};
+
+caf::behavior collector(caf::stateful_actor<arrivals>* self, int) {
+  return {
+      [self](int32_t seq, const std::string& bytes) {
+        const auto expected = sizes();
+        const bool known = seq >= 0 && static_cast<size_t>(seq) < expected.size();
+        self->state.order.push_back(seq);
+        self->state.intact.push_back(known && bytes == payload(seq, expected[seq]));
+      },
+      [self](report_atom) { return caf::make_message(self->state.order, self->state.intact); },
+  };
+}
+
+}  // namespace
+
+TEST_CASE("big and small messages sent back to back arrive whole and in order") {
+  loop_config cfg_receiver, cfg_sender;
+  caf::actor_system receiver{cfg_receiver}, sender{cfg_sender};
+  auto collect = receiver.spawn(collector, 0);
+  announce_role(receiver, collector_role, caf::actor_cast<caf::strong_actor_ptr>(collect));
+  auto port = open_task_port(receiver, {"127.0.0.1", 0});
+  REQUIRE_MESSAGE(port.ok(), port.get_status().to_string());
+  auto found = find_remote_role(sender, {"127.0.0.1", *port}, collector_role, scaled(10000ms));
+  REQUIRE_MESSAGE(found.ok(), found.get_status().to_string());
+  const auto remote = caf::actor_cast<caf::actor>(*found);
+
+  // All from one handler on the sender's loop: every flush of the burst comes before the loop
+  // next polls, so the socket is still busy with the big ones.
+  auto burst = sender.spawn([remote](caf::event_based_actor* self, int) -> caf::behavior {
+    return {[self, remote](fire_atom) {
+      const auto all = sizes();
+      for (size_t i = 0; i < all.size(); ++i)
+        self->send(remote, static_cast<int32_t>(i), payload(static_cast<int32_t>(i), all[i]));
+    }};
+  }, 0);
+  caf::anon_send(burst, fire_atom::value);
+
+  const size_t n = sizes().size();
+  std::vector<int32_t> order;
+  std::vector<bool> intact;
+  caf::scoped_actor self{receiver};
+  const auto until = std::chrono::steady_clock::now() + scaled(60000ms);
+  while (order.size() < n && std::chrono::steady_clock::now() < until) {
+    self->request(collect, scaled(10000ms), report_atom::value)
+        .receive([&](std::vector<int32_t>& o, std::vector<bool>& ok) {
+          order = std::move(o);
+          intact = std::move(ok);
+        }, [&](caf::error& e) { FAIL(receiver.render(e)); });
+    if (order.size() < n) std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE(order.size() == n);
+  for (size_t i = 0; i < n; ++i) {
+    CAPTURE(i);
+    CHECK(order[i] == static_cast<int32_t>(i));
+    CHECK(intact[i]);
+  }
+  caf::anon_send_exit(burst, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(collect, caf::exit_reason::user_shutdown);
+}
