@@ -1,5 +1,7 @@
 #include <caf/all.hpp>
 
+#include <algorithm>
+#include <numeric>
 #include <string_view>
 #include <unordered_map>
 
@@ -168,6 +170,7 @@ status assign_workers(const master_state& st, prepared_run& run) {
   }
   for (auto& p : run.parts)
     for (const auto& other : run.parts) p.runs_on_worker += other.worker == p.worker ? 1 : 0;
+  run.start_order = start_order(run.parts);
   return {};
 }
 
@@ -284,6 +287,13 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
           [=](caf::error& e) {
             fail_run(run, to_status(e).with_context("planning the step"));
           });
+}
+
+std::vector<size_t> start_order(const std::vector<partition_ref>& parts) {
+  std::vector<size_t> order(parts.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return parts[i].remote; });
+  return order;
 }
 
 }  // namespace caflow::master_internal

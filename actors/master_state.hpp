@@ -38,6 +38,9 @@ struct partition_ref {
 // A run signature turned into registered partitions.
 struct prepared_run {
   std::vector<partition_ref> parts;
+  // Indices into parts, those in other processes first: their requests then go out before this
+  // process's worker takes the loop to start its own partition.
+  std::vector<size_t> start_order;
   std::vector<dtype> feed_types;
   std::vector<partial_shape> feed_shapes;
   size_t num_fetches = 0;
@@ -135,6 +138,9 @@ void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
                          const std::string& session);
 
 // master_steps.cpp
+// The order in which a step starts `parts` (prepared_run::start_order): those in other
+// processes first, each group in its own order.
+std::vector<size_t> start_order(const std::vector<partition_ref>& parts);
 void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
                 step_client client);
 // Records a partition's failure and aborts the step on every worker.

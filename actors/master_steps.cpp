@@ -82,7 +82,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
                    std::vector<wire_tensor>(run->num_fetches), status{}, false, req.session,
                    std::chrono::steady_clock::now()};
   self->state.steps.emplace(step_id, std::move(s));
-  for (size_t i = 0; i < run->parts.size(); ++i) {
+  for (size_t i : run->start_order) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
                         static_cast<int32_t>(run->num_fetches), {}, p.runs_on_worker, true};

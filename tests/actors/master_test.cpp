@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 
 #include "actors/master.hpp"
+#include "actors/master_state.hpp"
 #include "actors/worker.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/ir/serialization.hpp"
@@ -216,4 +217,16 @@ TEST_CASE("a step past the step timeout fails naming the task it waits on") {
   check_error(r, "ran past the step timeout of 300 ms waiting for ");
   check_error(r, worker1);
   CHECK(took < std::chrono::seconds(5));
+}
+
+TEST_CASE("a step starts the partitions in other processes before this process's own") {
+  using caflow::master_internal::partition_ref;
+  std::vector<partition_ref> parts(5);
+  parts[1].remote = true;
+  parts[3].remote = true;
+  parts[4].remote = true;
+  CHECK(caflow::master_internal::start_order(parts) == std::vector<size_t>{1, 3, 4, 0, 2});
+  CHECK(caflow::master_internal::start_order({}).empty());
+  std::vector<partition_ref> local(2);
+  CHECK(caflow::master_internal::start_order(local) == std::vector<size_t>{0, 1});
 }
