@@ -1,6 +1,7 @@
 // Runs and steps of the worker actor (actors/worker_state.hpp): starting a run, answering
 // it, and forgetting a step once it is over here.
 #include <algorithm>
+#include <atomic>
 
 #include <caf/actor_cast.hpp>
 #include <caf/send.hpp>
@@ -135,13 +136,18 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   auto dev_run = std::make_shared<device_run>();
   dev_run->exec = g->exec.get();
   dev_run->step = {req.step_id, &run->frame, run->cancel.get(), run->rdv.get()};
-  dev_run->done = [run, run_id, reply_node, counter = st.counter,
+  // A small partition often ends before this handler does. Its end is then handled right
+  // here, one loop turn sooner than a run_done message: whichever of the run's end and this
+  // handler's comes second does it.
+  auto ended_first = std::make_shared<std::atomic<bool>>(false);
+  dev_run->done = [run, run_id, reply_node, ended_first, counter = st.counter,
                    me = caf::actor_cast<worker_impl>(self)](const status& result) {
     run->result = result;
     // Called in the executor's last pass, before its batch goes out (actors/send_batch.hpp).
     if (result.ok() && reply_node) run->sends = send_batch::take(reply_node);
-    caf::anon_send(me, cf_run_done_atom::value, run_id);
     counter->finish();
+    if (ended_first->exchange(true, std::memory_order_acq_rel))  // the handler has returned
+      caf::anon_send(me, cf_run_done_atom::value, run_id);
   };
   if (g->start_here) {
     executor::actor_thread_scope on_actor;
@@ -149,6 +155,7 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   } else {
     self->send(g->dev, cf_dev_run_atom::value, std::move(dev_run));
   }
+  if (ended_first->exchange(true, std::memory_order_acq_rel)) run_done(self, run_id);
   return promise;
 }
 
