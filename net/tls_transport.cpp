@@ -2,7 +2,10 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
+#include <vector>
 
 #include <caf/actor_registry.hpp>
 #include <caf/actor_system.hpp>
@@ -19,6 +22,7 @@
 #include <caf/io/network/stream_impl.hpp>
 #include <caf/io/scribe.hpp>
 #include <caf/openssl/manager.hpp>
+#include <caf/policy/tcp.hpp>
 #include <caf/openssl/session.hpp>
 #include <openssl/err.h>
 
@@ -98,6 +102,11 @@ std::shared_ptr<connection_watch> admit(caf::io::network::native_socket fd) {
 }
 
 struct tls_policy {
+  // TLS needs an empty write to start its handshake before BASP has anything to say, and its
+  // records are not written through (caf::openssl's session does the writing).
+  static constexpr bool starts_with_empty_write = true;
+  static constexpr bool writes_through = false;
+
   explicit tls_policy(caf::openssl::session_ptr s) : session(std::move(s)) {}
 
   caf::io::network::rw_state read_some(size_t& result, caf::io::network::native_socket fd,
@@ -117,12 +126,60 @@ struct tls_policy {
   caf::openssl::session_ptr session;
 };
 
-class tls_scribe : public caf::io::scribe {
+// Plain TCP, reading ahead. BASP reads a message as its 32-byte header, then its payload: two
+// recv calls per message on CAF's own TCP policy. This one takes what the socket has (up to
+// 64 KiB) and hands it out as BASP asks, so a small message costs one recv, and several that
+// arrived together cost one between them. A read at least as big as the buffer, with nothing
+// buffered, goes straight into BASP's buffer.
+class buffered_tcp_policy {
  public:
-  tls_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
-             caf::openssl::session_ptr session, std::shared_ptr<connection_watch> watch = nullptr)
+  static constexpr bool starts_with_empty_write = false;
+  static constexpr bool writes_through = true;
+
+  caf::io::network::rw_state read_some(size_t& result, caf::io::network::native_socket fd,
+                                       void* buf, size_t len) {
+    result = 0;
+    if (begin_ == end_) {
+      if (len >= ahead_.size()) return caf::policy::tcp::read_some(result, fd, buf, len);
+      size_t got = 0;
+      const auto state = caf::policy::tcp::read_some(got, fd, ahead_.data(), ahead_.size());
+      if (state != caf::io::network::rw_state::success || got == 0) return state;
+      begin_ = 0;
+      end_ = got;
+    }
+    result = std::min(len, end_ - begin_);
+    std::memcpy(buf, ahead_.data() + begin_, result);
+    begin_ += result;
+    return caf::io::network::rw_state::success;
+  }
+  static caf::io::network::rw_state write_some(size_t& result, caf::io::network::native_socket fd,
+                                               const void* buf, size_t len) {
+    return caf::policy::tcp::write_some(result, fd, buf, len);
+  }
+  // The stream reads on while bytes it was given wait here: the socket may have no more, and
+  // then would never be reported readable for them.
+  bool must_read_more(caf::io::network::native_socket, size_t) const { return begin_ != end_; }
+
+ private:
+  std::vector<char> ahead_ = std::vector<char>(64 * 1024);
+  size_t begin_ = 0, end_ = 0;
+};
+
+// The stream's flags, which event_handler keeps protected: a pointer to member formed through a
+// derived class names the base's member and may be applied to any event_handler.
+struct stream_flags : caf::io::network::event_handler {
+  static constexpr auto flags = &stream_flags::state_;
+};
+
+// A scribe over `Policy`'s stream, whose bytes pass the connection's guard.
+template <class Policy>
+class guarded_scribe : public caf::io::scribe {
+ public:
+  template <class... PolicyArgs>
+  guarded_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
+                 std::shared_ptr<connection_watch> watch, PolicyArgs&&... args)
       : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
-        stream_(mpx, fd, std::move(session)),
+        stream_(mpx, fd, std::forward<PolicyArgs>(args)...),
         guard_(fd, std::move(watch)) {}
 
   bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
@@ -141,7 +198,29 @@ class tls_scribe : public caf::io::scribe {
     stream_.graceful_shutdown();
     detach(&stream_.backend(), false);
   }
-  void flush() override { stream_.flush(this); }
+
+  // CAF's stream writes only when the loop next reports the socket writable: an epoll_ctl to
+  // ask, a turn of the loop, the send, and an epoll_ctl to stop asking, on every message of a
+  // step's critical path (docs/caf_0.17_notes.md). A loopback socket is nearly always writable,
+  // so when the stream has nothing of its own in flight the bytes go out here and now; what the
+  // socket does not take, and every error, is left to the stream as before. Bytes stay in
+  // order: an idle stream has written all it was given. Big messages (tensors that did not go
+  // by shm or the bulk channel) gain nothing from it and are left to the stream whole.
+  void flush() override {
+    if constexpr (Policy::writes_through) {
+      constexpr size_t write_through_bytes = 64 * 1024;
+      auto& pending = stream_.wr_buf();
+      const auto& st = stream_.*stream_flags::flags;
+      if (!pending.empty() && pending.size() <= write_through_bytes && !st.writing &&
+          !st.shutting_down && !st.ack_writes) {
+        const ssize_t sent = ::send(stream_.fd(), pending.data(), pending.size(),
+                                    caf::io::network::no_sigpipe_io_flag);
+        if (sent > 0) pending.erase(pending.begin(), pending.begin() + sent);
+        if (pending.empty()) return;
+      }
+    }
+    stream_.flush(this);
+  }
   std::string addr() const override {
     auto x = caf::io::network::remote_addr_of_fd(stream_.fd());
     return x ? *x : std::string{};
@@ -163,7 +242,7 @@ class tls_scribe : public caf::io::scribe {
   void detach_from(caf::io::abstract_broker* broker) override {
     guard_.closed();
     caf::io::scribe::detach_from(broker);
-    caf::intrusive_ptr<tls_scribe> self{this};
+    caf::intrusive_ptr<guarded_scribe> self{this};
     stream_.backend().post([self] { self->release_stream(); });
   }
 
@@ -183,63 +262,16 @@ class tls_scribe : public caf::io::scribe {
   void launch() {
     launched_ = true;
     stream_.start(this);
-    // An empty write gets the TLS handshake going before BASP has anything to say.
-    stream_.force_empty_write(this);
+    if constexpr (Policy::starts_with_empty_write) stream_.force_empty_write(this);
   }
 
   bool launched_ = false;
-  caf::io::network::stream_impl<tls_policy> stream_;
+  caf::io::network::stream_impl<Policy> stream_;
   connection_guard guard_;  // after stream_: destroyed, and so done, before the socket closes
 };
 
-// The stream's flags, which event_handler keeps protected: a pointer to member formed through a
-// derived class names the base's member and may be applied to any event_handler.
-struct stream_flags : caf::io::network::event_handler {
-  static constexpr auto flags = &stream_flags::state_;
-};
-
-// CAF's plain TCP scribe, guarded, and writing through.
-class plain_scribe : public caf::io::network::scribe_impl {
- public:
-  plain_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
-               std::shared_ptr<connection_watch> watch = nullptr)
-      : caf::io::network::scribe_impl(mpx, fd), guard_(fd, std::move(watch)) {}
-
-  bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
-    if (!guard_.pass(buf, n)) return true;  // shut down: the next read ends it
-    return caf::io::network::scribe_impl::consume(ctx, buf, n);
-  }
-
-  // CAF's stream writes only when the loop next reports the socket writable: an epoll_ctl to
-  // ask, a turn of the loop, the send, and an epoll_ctl to stop asking, on every message of a
-  // step's critical path (docs/caf_0.17_notes.md). A loopback socket is nearly always writable,
-  // so when the stream has nothing of its own in flight the bytes go out here and now; what the
-  // socket does not take, and every error, is left to the stream as before. Bytes stay in
-  // order: an idle stream has written all it was given. Big messages (tensors that did not go
-  // by shm or the bulk channel) gain nothing from it and are left to the stream whole.
-  void flush() override {
-    constexpr size_t write_through_bytes = 64 * 1024;
-    auto& pending = stream_.wr_buf();
-    const auto& st = stream_.*stream_flags::flags;
-    if (!pending.empty() && pending.size() <= write_through_bytes && !st.writing &&
-        !st.shutting_down && !st.ack_writes) {
-      const ssize_t sent = ::send(stream_.fd(), pending.data(), pending.size(),
-                                  caf::io::network::no_sigpipe_io_flag);
-      if (sent > 0) pending.erase(pending.begin(), pending.begin() + sent);
-      if (pending.empty()) return;
-    }
-    caf::io::network::scribe_impl::flush();
-  }
-
- protected:
-  void detach_from(caf::io::abstract_broker* broker) override {
-    guard_.closed();
-    caf::io::network::scribe_impl::detach_from(broker);
-  }
-
- private:
-  connection_guard guard_;  // a member of the derived class: done before the base closes the socket
-};
+using tls_scribe = guarded_scribe<tls_policy>;
+using plain_scribe = guarded_scribe<buffered_tcp_policy>;
 
 class plain_doorman : public caf::io::network::doorman_impl {
  public:
@@ -284,7 +316,7 @@ class tls_doorman : public caf::io::network::doorman_impl {
       caf::io::network::close_socket(fd);
       return false;
     }
-    auto scribe = caf::make_counted<tls_scribe>(mpx, fd, std::move(session), std::move(watch));
+    auto scribe = caf::make_counted<tls_scribe>(mpx, fd, std::move(watch), std::move(session));
     const auto hdl = scribe->hdl();
     parent()->add_scribe(std::move(scribe));
     return doorman::new_connection(&mpx, hdl);
@@ -324,14 +356,14 @@ class guarded_connection_manager : public caf::io::middleman_actor_impl {
     auto fd = caf::io::network::new_tcp_connection(host, port);
     if (!fd) return std::move(fd.error());
     caf::io::network::nonblocking(*fd, true);
-    if (!tls_) return caf::make_counted<plain_scribe>(multiplexer(), *fd);
+    if (!tls_) return caf::make_counted<plain_scribe>(multiplexer(), *fd, nullptr);
     clear_tls_errors();
     auto session = caf::openssl::make_session(system(), *fd, false);
     if (!session) {
       caf::io::network::close_socket(*fd);
       return caf::make_error(caf::sec::cannot_connect_to_node);
     }
-    return caf::make_counted<tls_scribe>(multiplexer(), *fd, std::move(session));
+    return caf::make_counted<tls_scribe>(multiplexer(), *fd, nullptr, std::move(session));
   }
 
   caf::expected<caf::io::doorman_ptr> open(uint16_t port, const char* addr, bool reuse) override {

@@ -1,21 +1,22 @@
-// A plain connection writes a small message at once when nothing of its own is in flight
-// (net/tls_transport.cpp, plain_scribe::flush), and leaves it behind a big one still being
-// written: messages sent back to back from one handler, big and small mixed, arrive whole and
-// in order, however the socket takes them.
+// A plain connection (net/tls_transport.cpp) writes a small message at once when nothing of its
+// own is in flight, and leaves it behind a big one still being written; it reads ahead, handing
+// BASP what one read brought in as BASP asks for it. Messages sent back to back from one handler,
+// big and small mixed, or hundreds of small ones that arrive in one read, come whole and in
+// order.
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
 
 #include <chrono>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "graph/platform/time_scale.hpp"
 #include "net/middleman.hpp"
-#include "test_util/loop_config.hpp"
+#include "net/loop_scheduler.hpp"
 
 using namespace caflow;
-using caflow::testing::loop_config;
 using namespace std::chrono_literals;
 
 namespace {
@@ -24,10 +25,12 @@ using fire_atom = caf::atom_constant<caf::atom("fire")>;
 using report_atom = caf::atom_constant<caf::atom("report")>;
 constexpr caf::atom_value collector_role = caf::atom("cf_wtest");
 
-// Sizes in the order they are sent: big ones far beyond a loopback socket's buffer, so the
-// stream is still writing one when the next small one is flushed.
-std::vector<size_t> sizes() {
+// Sizes in the order they are sent. Mixed: big ones far beyond a loopback socket's buffer, so
+// the stream is still writing one when the next small one is flushed. Small: many more than the
+// stream's reads per readable event, so one read brings in more than that event hands out.
+std::vector<size_t> sizes(bool mixed) {
   std::vector<size_t> out;
+  if (!mixed) return std::vector<size_t>(300, 24);  // all of them within one read
   for (int round = 0; round < 20; ++round) {
     out.push_back(8 << 20);
     for (int i = 0; i < 5; ++i) out.push_back(16 + static_cast<size_t>(i));
@@ -40,15 +43,27 @@ std::vector<size_t> sizes() {
 // Each message's bytes say which message it is, so a piece of another shows.
 std::string payload(int32_t seq, size_t n) { return std::string(n, static_cast<char>('a' + seq % 26)); }
 
+// As a server's, but without heartbeats: no other traffic comes to read what was left unread.
+struct quiet_config : caf::actor_system_config {
+  quiet_config() {
+    configure_network(*this, failure_detection{.heartbeat_interval = std::chrono::hours(1),
+                                               .timeout = std::chrono::hours(2)});
+    run_actors_on_network_loop(*this);
+  }
+};
+
 struct arrivals {
   std::vector<int32_t> order;
   std::vector<bool> intact;
 };
 
-caf::behavior collector(caf::stateful_actor<arrivals>* self, int) {
+// `stall`: the first message holds the receiving loop for a while (actors run on it), so what
+// follows piles up in the socket and comes in with one read.
+caf::behavior collector(caf::stateful_actor<arrivals>* self, bool mixed, bool stall) {
   return {
-      [self](int32_t seq, const std::string& bytes) {
-        const auto expected = sizes();
+      [self, mixed, stall](int32_t seq, const std::string& bytes) {
+        if (stall && self->state.order.empty()) std::this_thread::sleep_for(200ms);
+        const auto expected = sizes(mixed);
         const bool known = seq >= 0 && static_cast<size_t>(seq) < expected.size();
         self->state.order.push_back(seq);
         self->state.intact.push_back(known && bytes == payload(seq, expected[seq]));
@@ -57,12 +72,12 @@ caf::behavior collector(caf::stateful_actor<arrivals>* self, int) {
   };
 }
 
-}  // namespace
-
-TEST_CASE("big and small messages sent back to back arrive whole and in order") {
-  loop_config cfg_receiver, cfg_sender;
+// Sends sizes(mixed) from one handler of one system to a collector in another, over loopback,
+// and checks what came.
+void send_and_check(bool mixed, bool stall) {
+  quiet_config cfg_receiver, cfg_sender;
   caf::actor_system receiver{cfg_receiver}, sender{cfg_sender};
-  auto collect = receiver.spawn(collector, 0);
+  auto collect = receiver.spawn(collector, mixed, stall);
   announce_role(receiver, collector_role, caf::actor_cast<caf::strong_actor_ptr>(collect));
   auto port = open_task_port(receiver, {"127.0.0.1", 0});
   REQUIRE_MESSAGE(port.ok(), port.get_status().to_string());
@@ -72,20 +87,20 @@ TEST_CASE("big and small messages sent back to back arrive whole and in order") 
 
   // All from one handler on the sender's loop: every flush of the burst comes before the loop
   // next polls, so the socket is still busy with the big ones.
-  auto burst = sender.spawn([remote](caf::event_based_actor* self, int) -> caf::behavior {
-    return {[self, remote](fire_atom) {
-      const auto all = sizes();
+  auto burst = sender.spawn([remote, mixed](caf::event_based_actor* self, int) -> caf::behavior {
+    return {[self, remote, mixed](fire_atom) {
+      const auto all = sizes(mixed);
       for (size_t i = 0; i < all.size(); ++i)
         self->send(remote, static_cast<int32_t>(i), payload(static_cast<int32_t>(i), all[i]));
     }};
   }, 0);
   caf::anon_send(burst, fire_atom::value);
 
-  const size_t n = sizes().size();
+  const size_t n = sizes(mixed).size();
   std::vector<int32_t> order;
   std::vector<bool> intact;
   caf::scoped_actor self{receiver};
-  const auto until = std::chrono::steady_clock::now() + scaled(60000ms);
+  const auto until = std::chrono::steady_clock::now() + scaled(20000ms);
   while (order.size() < n && std::chrono::steady_clock::now() < until) {
     self->request(collect, scaled(10000ms), report_atom::value)
         .receive([&](std::vector<int32_t>& o, std::vector<bool>& ok) {
@@ -102,4 +117,14 @@ TEST_CASE("big and small messages sent back to back arrive whole and in order") 
   }
   caf::anon_send_exit(burst, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(collect, caf::exit_reason::user_shutdown);
+}
+
+}  // namespace
+
+TEST_CASE("big and small messages sent back to back arrive whole and in order") {
+  send_and_check(true, false);
+}
+
+TEST_CASE("hundreds of small messages that come in one read are all handed to BASP") {
+  send_and_check(false, true);
 }
