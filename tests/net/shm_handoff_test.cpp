@@ -38,13 +38,19 @@ socket_fd raw_connect(const std::string& path) {
   return s;
 }
 
-// A plain listening Unix socket at `path`, as a listener that does not follow the protocol.
-socket_fd raw_listen(const std::string& path) {
+// A Unix socket bound to `path`, not listening.
+socket_fd bound_at(const std::string& path) {
   socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path.data(), path.size());
   REQUIRE(::bind(s.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
+  return s;
+}
+
+// A plain listening Unix socket at `path`, as a listener that does not follow the protocol.
+socket_fd raw_listen(const std::string& path) {
+  socket_fd s = bound_at(path);
   REQUIRE(::listen(s.get(), 4) == 0);
   return s;
 }
@@ -303,13 +309,8 @@ namespace {
 std::string left_behind(const std::string& base) {
   std::string dir = base + "/caflow-shm-XXXXXX";
   REQUIRE(::mkdtemp(dir.data()) != nullptr);
-  socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string path = dir + "/s";
-  std::memcpy(addr.sun_path, path.data(), path.size());
-  REQUIRE(::bind(s.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
-  return dir;  // the socket closes here; its file stays
+  bound_at(dir + "/s");  // closed at once; its file stays
+  return dir;
 }
 
 bool exists(const std::string& path) {
@@ -341,14 +342,7 @@ TEST_CASE("directories of listeners that are gone are swept; live and foreign on
   const socket_fd listening = raw_listen(live + "/s");
   std::string binding = base + "/caflow-shm-XXXXXX";
   REQUIRE(::mkdtemp(binding.data()) != nullptr);
-  socket_fd bound(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    const std::string path = binding + "/s";
-    std::memcpy(addr.sun_path, path.data(), path.size());
-    REQUIRE(::bind(bound.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0);
-  }
+  const socket_fd bound = bound_at(binding + "/s");
 
   CHECK(sweep_stale_shm_listeners(base) == 3);
   CHECK_FALSE(exists(empty_old));
