@@ -10,6 +10,7 @@
 #include <caf/scheduled_actor.hpp>
 #include <caf/scheduler/abstract_coordinator.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -25,7 +26,9 @@ using steady = std::chrono::steady_clock;
 // queued on the loop (resume_later) rather than being posted anew for every turn.
 class busy_poller final : public caf::io::network::multiplexer::runnable {
  public:
-  explicit busy_poller(std::chrono::microseconds window) : window_(window) {}
+  // `waiting`: how many actors are queued on the loop and have not run yet.
+  busy_poller(std::chrono::microseconds window, const std::atomic<size_t>& waiting)
+      : window_(window), waiting_(waiting) {}
 
   // Called on the loop's thread whenever an actor runs there.
   void touch(caf::io::network::multiplexer& loop) {
@@ -41,12 +44,13 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
       queued_ = false;
       return done;
     }
-    if (++polls_ % polls_per_yield == 0) sched_yield();  // see graph/platform/busy_wait.hpp
+    if (busy_poller_yields(++polls_, waiting_.load(std::memory_order_relaxed))) sched_yield();
     return resume_later;
   }
 
  private:
   std::chrono::microseconds window_;
+  const std::atomic<size_t>& waiting_;
   steady::time_point last_touch_;
   bool queued_ = false;
   unsigned polls_ = 0;
@@ -56,7 +60,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
  public:
   loop_coordinator(caf::actor_system& sys, std::chrono::microseconds busy_poll)
       : abstract_coordinator(sys) {
-    if (busy_poll.count() > 0) poller_ = caf::make_counted<busy_poller>(busy_poll);
+    if (busy_poll.count() > 0) poller_ = caf::make_counted<busy_poller>(busy_poll, waiting_);
   }
 
   // Takes over the reference that comes with `job`, as CAF's schedulers do.
@@ -71,6 +75,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
       if (&home != &system()) return home.scheduler().enqueue(job);
     }
     auto& loop = system().middleman().backend();
+    waiting_.fetch_add(1, std::memory_order_relaxed);
     loop.post([this, job, &loop] { run(job, loop); });
   }
 
@@ -93,6 +98,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
  private:
   void run(caf::resumable* job, caf::io::network::multiplexer& loop) {
+    waiting_.fetch_sub(1, std::memory_order_relaxed);
     if (poller_) poller_->touch(loop);
     switch (job->resume(&loop, std::min(max_throughput(), loop_throughput))) {
       case caf::resumable::resume_later:
@@ -109,6 +115,7 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
   deadline_clock clock_;
   std::thread timer_;
+  std::atomic<size_t> waiting_{0};  // before poller_, which reads it
   caf::intrusive_ptr<busy_poller> poller_;
 };
 

@@ -226,3 +226,12 @@ TEST_CASE("an actor asked from another actor system in this process runs on its 
   CHECK(where == loop_a);
   caf::anon_send_exit(again, caf::exit_reason::user_shutdown);
 }
+
+TEST_CASE("the loop's poller yields its core every few polls, but not while actors wait") {
+  for (unsigned polls = 1; polls <= 4 * polls_per_yield; ++polls) {
+    CAPTURE(polls);
+    CHECK(busy_poller_yields(polls, 0) == (polls % polls_per_yield == 0));
+    CHECK_FALSE(busy_poller_yields(polls, 1));
+    CHECK_FALSE(busy_poller_yields(polls, 7));
+  }
+}
