@@ -68,6 +68,12 @@ bool refuses_connections(const std::string& path) {
          errno == ECONNREFUSED;
 }
 
+// Whether the file was last modified a minute ago or earlier (for a socket: when it was bound).
+bool a_minute_old(const struct stat& st) {
+  return std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >
+         std::chrono::minutes(1);
+}
+
 std::string listener_base() {
   const char* runtime = std::getenv("XDG_RUNTIME_DIR");
   return runtime && *runtime ? runtime : "/tmp";
@@ -91,16 +97,16 @@ int sweep_stale_shm_listeners(const std::string& base) {
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me) continue;
     const std::string socket_path = dir + "/s";
-    const auto age = std::chrono::system_clock::now() -
-                     std::chrono::system_clock::from_time_t(st.st_mtime);
+    const bool dir_is_old = a_minute_old(st);
     if (::lstat(socket_path.c_str(), &st) != 0) {
       // Empty: a listener killed between mkdtemp and bind, or between unlink and rmdir. One a
       // minute old is not about to bind (rmdir fails, harmlessly, if it is not empty).
-      if (errno == ENOENT && age > std::chrono::minutes(1) && ::rmdir(dir.c_str()) == 0)
-        ++removed;
+      if (errno == ENOENT && dir_is_old && ::rmdir(dir.c_str()) == 0) ++removed;
       continue;
     }
-    if (!S_ISSOCK(st.st_mode) || st.st_uid != me) continue;
+    // A young socket may belong to a listener that bound after /proc/net/unix was read and is
+    // about to listen: it refuses connections for that moment, and is not dead.
+    if (!S_ISSOCK(st.st_mode) || st.st_uid != me || !a_minute_old(st)) continue;
     if (bound.count(socket_path) || !refuses_connections(socket_path)) continue;
     // rmdir fails, harmlessly, if the directory holds anything else.
     if (::unlink(socket_path.c_str()) == 0 && ::rmdir(dir.c_str()) == 0) ++removed;

@@ -77,10 +77,11 @@ class shm_listener {
 
 // Removes the socket directories under `base` that listeners of this uid left behind: a task
 // killed by a signal (a crash, SIGKILL, a SIGTERM without a handler) cannot remove its own.
-// A directory goes only if it is ours and its socket is one nobody listens on: not bound in
-// this network namespace (/proc/net/unix), and refusing a connection (a listener in another
-// namespace of this host accepts it), or empty for a minute. One without a socket yet, a live
-// one, another uid's and any other name are left alone. Returns how many went.
+// A directory goes only if it is ours and its socket is one nobody listens on: bound a minute
+// ago or earlier, not bound in this network namespace now (/proc/net/unix), and refusing a
+// connection (a listener in another namespace of this host accepts it); or if it has been empty
+// for a minute. One without a socket yet, a live or young one, another uid's and any other name
+// are left alone. Returns how many went.
 // shm_listener::open() calls it.
 int sweep_stale_shm_listeners(const std::string& base);
 

@@ -305,11 +305,18 @@ TEST_CASE("the listener's directory is private, and gone with the listener") {
 
 namespace {
 
+// Sets a file's times (a socket's too) to two minutes ago.
+void two_minutes_old(const std::string& path) {
+  const timespec then[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
+  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), then, AT_SYMLINK_NOFOLLOW) == 0);
+}
+
 // A socket directory as a listener killed by a signal leaves it: the socket file, nobody on it.
-std::string left_behind(const std::string& base) {
+std::string left_behind(const std::string& base, bool old = true) {
   std::string dir = base + "/caflow-shm-XXXXXX";
   REQUIRE(::mkdtemp(dir.data()) != nullptr);
   bound_at(dir + "/s");  // closed at once; its file stays
+  if (old) two_minutes_old(dir + "/s");
   return dir;
 }
 
@@ -330,8 +337,10 @@ TEST_CASE("directories of listeners that are gone are swept; live and foreign on
   // One killed there two minutes ago.
   std::string empty_old = base + "/caflow-shm-XXXXXX";
   REQUIRE(::mkdtemp(empty_old.data()) != nullptr);
-  const timespec two_minutes_ago[2] = {{::time(nullptr) - 120, 0}, {::time(nullptr) - 120, 0}};
-  REQUIRE(::utimensat(AT_FDCWD, empty_old.c_str(), two_minutes_ago, 0) == 0);
+  two_minutes_old(empty_old);
+  // A socket bound a moment ago that refuses connections: a listener between bind and listen
+  // that bound after the sweep read /proc/net/unix looks like this, and is left alone.
+  const std::string young = left_behind(base, false);
   // A name that is not a listener's, with a dead socket in it.
   const std::string other = left_behind(base);
   const std::string renamed = base + "/someone-else";
@@ -343,9 +352,13 @@ TEST_CASE("directories of listeners that are gone are swept; live and foreign on
   std::string binding = base + "/caflow-shm-XXXXXX";
   REQUIRE(::mkdtemp(binding.data()) != nullptr);
   const socket_fd bound = bound_at(binding + "/s");
+  // Old enough to be swept if they were dead: what keeps them is that they are bound here.
+  two_minutes_old(live + "/s");
+  two_minutes_old(binding + "/s");
 
   CHECK(sweep_stale_shm_listeners(base) == 3);
   CHECK_FALSE(exists(empty_old));
+  CHECK(exists(young + "/s"));
   CHECK_FALSE(exists(dead1));
   CHECK_FALSE(exists(dead2));
   CHECK(exists(starting));
@@ -358,7 +371,7 @@ TEST_CASE("directories of listeners that are gone are swept; live and foreign on
   CHECK(sweep_stale_shm_listeners(base) == 0);
   CHECK(sweep_stale_shm_listeners(base + "/no-such-directory") == 0);
 
-  for (const std::string& d : {starting, live, binding, renamed}) {
+  for (const std::string& d : {starting, live, binding, renamed, young}) {
     ::unlink((d + "/s").c_str());
     ::rmdir(d.c_str());
   }
