@@ -4,6 +4,7 @@
 // stopped and reaped by the destructor with bounded waits: a benchmark never leaves a server
 // behind.
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -79,13 +80,21 @@ class forked_server {
     o.cpu.intra_op_threads = intra_op_threads;
     o.cpu.inter_op_threads = 1;
     o.scheduler_threads = scheduler_threads;
+    // SIGTERM stops the server as caflow-server's does, so that it leaves nothing behind (its
+    // shm socket directory); every thread the server starts inherits the blocked mask.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
     auto srv = server::start(o);
     if (!srv.ok()) {
       std::fprintf(stderr, "server /job:%s/task:%d: %s\n", job.c_str(), task,
                    srv.get_status().to_string().c_str());
       ::_exit(1);
     }
-    (*srv)->wait();  // SIGTERM's default action ends the process before this returns
+    int sig = 0;
+    sigwait(&stop, &sig);
+    srv->reset();
     ::_exit(0);
   }
   ~forked_server() { stop_child(pid_); }
