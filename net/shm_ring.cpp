@@ -71,7 +71,8 @@ bool shm_ring::try_push(std::span<const std::byte> record) {
   }
   const uint64_t length = record.size();
   std::memcpy(data() + head % capacity_, &length, sizeof length);
-  if (!record.empty()) std::memcpy(data() + head % capacity_ + prefix_bytes, record.data(), record.size());
+  if (!record.empty())
+    std::memcpy(data() + head % capacity_ + prefix_bytes, record.data(), record.size());
   word_at(head_at).store(head + need, std::memory_order_seq_cst);  // publishes the bytes above
   return true;
 }
@@ -92,7 +93,8 @@ status_or<bool> shm_ring::try_pop(std::vector<std::byte>& out) {
   if (length == wrap_mark) {
     const size_t skip = capacity_ - tail % capacity_;
     if (head - tail <= skip)
-      return errors::data_loss("shm ring: a wrap mark at position ", tail, " with no record after it");
+      return errors::data_loss("shm ring: a wrap mark at position ", tail,
+                               " with no record after it");
     tail += skip;
     std::memcpy(&length, data(), sizeof length);
   }

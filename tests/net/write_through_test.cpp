@@ -6,15 +6,14 @@
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
-
 #include <chrono>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "graph/platform/time_scale.hpp"
-#include "net/middleman.hpp"
 #include "net/loop_scheduler.hpp"
+#include "net/middleman.hpp"
 
 using namespace caflow;
 using namespace std::chrono_literals;
@@ -41,7 +40,9 @@ std::vector<size_t> sizes(bool mixed) {
 }
 
 // Each message's bytes say which message it is, so a piece of another shows.
-std::string payload(int32_t seq, size_t n) { return std::string(n, static_cast<char>('a' + seq % 26)); }
+std::string payload(int32_t seq, size_t n) {
+  return std::string(n, static_cast<char>('a' + seq % 26));
+}
 
 // As a server's, but without heartbeats: no other traffic comes to read what was left unread.
 struct quiet_config : caf::actor_system_config {
@@ -87,13 +88,15 @@ void send_and_check(bool mixed, bool stall) {
 
   // All from one handler on the sender's loop: every flush of the burst comes before the loop
   // next polls, so the socket is still busy with the big ones.
-  auto burst = sender.spawn([remote, mixed](caf::event_based_actor* self, int) -> caf::behavior {
-    return {[self, remote, mixed](fire_atom) {
-      const auto all = sizes(mixed);
-      for (size_t i = 0; i < all.size(); ++i)
-        self->send(remote, static_cast<int32_t>(i), payload(static_cast<int32_t>(i), all[i]));
-    }};
-  }, 0);
+  auto burst = sender.spawn(
+      [remote, mixed](caf::event_based_actor* self, int) -> caf::behavior {
+        return {[self, remote, mixed](fire_atom) {
+          const auto all = sizes(mixed);
+          for (size_t i = 0; i < all.size(); ++i)
+            self->send(remote, static_cast<int32_t>(i), payload(static_cast<int32_t>(i), all[i]));
+        }};
+      },
+      0);
   caf::anon_send(burst, fire_atom::value);
 
   const size_t n = sizes(mixed).size();
@@ -103,10 +106,12 @@ void send_and_check(bool mixed, bool stall) {
   const auto until = std::chrono::steady_clock::now() + scaled(20000ms);
   while (order.size() < n && std::chrono::steady_clock::now() < until) {
     self->request(collect, scaled(10000ms), report_atom::value)
-        .receive([&](std::vector<int32_t>& o, std::vector<bool>& ok) {
-          order = std::move(o);
-          intact = std::move(ok);
-        }, [&](caf::error& e) { FAIL(receiver.render(e)); });
+        .receive(
+            [&](std::vector<int32_t>& o, std::vector<bool>& ok) {
+              order = std::move(o);
+              intact = std::move(ok);
+            },
+            [&](caf::error& e) { FAIL(receiver.render(e)); });
     if (order.size() < n) std::this_thread::sleep_for(20ms);
   }
   REQUIRE(order.size() == n);
