@@ -75,7 +75,9 @@ struct remote_client::impl {
   status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
     auto m = master_now();
     if (!m) return gone();
-    caf::scoped_actor self{local ? m.home_system() : sys};  // as run() does, for the same reason
+    // For a master in this process, a caller of the master's own system, as in run(): CAF would
+    // schedule the master on the caller's system (net/loop_scheduler.cpp says what that did).
+    caf::scoped_actor self{local ? m.home_system() : sys};
     status result;
     self->request(m, timeout, std::forward<Args>(args)...)
         .receive(on_reply, [&](caf::error& e) {
