@@ -74,6 +74,13 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     client.promise.deliver(to_caf_error(run->failed));
     return;
   }
+  // Every partition must start, or the step would wait for one that never runs.
+  if (run->start_order.size() != run->parts.size()) {
+    client.promise.deliver(to_caf_error(errors::internal(
+        "a step of session '", req.session, "' has ", run->parts.size(),
+        " partitions but an order for ", run->start_order.size(), " (workers not assigned)")));
+    return;
+  }
   int64_t step_id = 0;
   do {
     step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
