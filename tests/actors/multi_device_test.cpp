@@ -5,7 +5,6 @@
 //           _Retval(0) ── Identity ── _Recv "y:0" ◀────────── _Send "y:0" ── y = _Arg(0)
 #include <doctest/doctest.h>
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "actors/executor.hpp"
+#include "devices/counting_allocator.hpp"
 #include "devices/cpu_device.hpp"
 #include "graph/ir/partition.hpp"
 #include "kernels/kernel_registry.hpp"
@@ -304,23 +304,11 @@ TEST_CASE("a step whose value never comes ends at its timeout and refuses the la
 
 namespace {
 
-// Heap memory that counts what it hands out.
-class counted_heap final : public allocator {
- public:
-  const char* name() const override { return "counting"; }
-  void* allocate(size_t bytes) override {
-    ++allocations;
-    return default_allocator()->allocate(bytes);
-  }
-  void deallocate(void* p, size_t bytes) override { default_allocator()->deallocate(p, bytes); }
-  std::atomic<int> allocations{0};
-};
-
 // A local rendezvous that offers memory of its own for values sent under one key, as a
 // worker's rendezvous offers a same-host link's segment (actors/remote_rendezvous.hpp).
 class offering_rendezvous final : public rendezvous {
  public:
-  offering_rendezvous(std::string key, std::shared_ptr<counted_heap> memory)
+  offering_rendezvous(std::string key, std::shared_ptr<counting_allocator> memory)
       : key_(std::move(key)), memory_(std::move(memory)) {}
   status send(const std::string& key, int64_t step_id, const tensor& value) override {
     return local_.send(key, step_id, value);
@@ -337,7 +325,7 @@ class offering_rendezvous final : public rendezvous {
  private:
   local_rendezvous local_;
   const std::string key_;
-  const std::shared_ptr<counted_heap> memory_;
+  const std::shared_ptr<counting_allocator> memory_;
 };
 
 node_def neg(const std::string& name, const std::string& input) {
@@ -352,7 +340,7 @@ TEST_CASE("an output only a _Send reads takes the rendezvous's memory; one read 
   const dtype f = dtype::float32;
   // The key cpu_0's _Send of `only_sent` uses: the one rendezvous_key makes of its node.
   const node_def probe = send("s_only", "only_sent", f, "only_sent:0", cpu0, cpu1);
-  auto memory = std::make_shared<counted_heap>();
+  auto memory = std::make_shared<counting_allocator>("offered", default_allocator());
   offering_rendezvous rdv(rendezvous_key(probe), memory);
   auto sender = make_executor({arg("x", f), neg("only_sent", "x"), neg("also_kept", "x"),
                                send("s_only", "only_sent", f, "only_sent:0", cpu0, cpu1),
@@ -370,6 +358,6 @@ TEST_CASE("an output only a _Send reads takes the rendezvous's memory; one read 
     run.start();
     for (const status& st : run.wait()) REQUIRE_MESSAGE(st.ok(), st.to_string());
     check_tensor(got.rets[0], tensor_shape{3}, std::vector<float>{-2, -4, -6});
-    CHECK(memory->allocations == step);  // only_sent's output, once a step
+    CHECK(memory->stats().num_allocs == step);  // only_sent's output, once a step
   }
 }
