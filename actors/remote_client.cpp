@@ -70,14 +70,16 @@ struct remote_client::impl {
   }
   status gone() const { return errors::unavailable("master at ", target, " has stopped"); }
 
+  // Whose actor asks `m`: for a master in this process, one of the master's own system, whose
+  // server then waits for the call before it goes away; otherwise the client's.
+  caf::actor_system& caller_system(const master_actor& m) { return local ? m.home_system() : sys; }
+
   // One blocking request; the reply handler fills `out`.
   template <class... Args, class OnReply>
   status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
     auto m = master_now();
     if (!m) return gone();
-    // For a master in this process, a caller of the master's own system, as in run(): CAF would
-    // schedule the master on the caller's system (net/loop_scheduler.cpp says what that did).
-    caf::scoped_actor self{local ? m.home_system() : sys};
+    caf::scoped_actor self{caller_system(m)};
     status result;
     self->request(m, timeout, std::forward<Args>(args)...)
         .receive(on_reply, [&](caf::error& e) {
@@ -201,9 +203,8 @@ status_or<std::vector<tensor>> remote_client::run(
   }
   run_step_reply reply;
   if (impl_->local) {
-    // An actor of the master's own system: a hand-over within one system, and its server waits
-    // for this call before it goes away. Nothing comes in chunks in a process.
-    caf::scoped_actor self{master.home_system()};
+    // A hand-over within one system. Nothing comes in chunks in a process.
+    caf::scoped_actor self{impl_->caller_system(master)};
     status result;
     auto asked = self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req));
     busy_wait([&] { return !self->mailbox().empty(); }, impl_->busy_poll);

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -61,10 +61,9 @@ std::unordered_set<std::string> bound_unix_paths() {
 // Whether a connection to the socket at `path` is refused: nobody listens there.
 bool refuses_connections(const std::string& path) {
   auto addr = unix_address(path);
-  if (!addr.ok()) return false;
-  socket_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-  if (!s.valid()) return false;
-  return ::connect(s.get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0 &&
+  auto s = unix_socket(path);
+  if (!addr.ok() || !s.ok()) return false;
+  return ::connect(s->get(), reinterpret_cast<const sockaddr*>(&*addr), sizeof *addr) != 0 &&
          errno == ECONNREFUSED;
 }
 

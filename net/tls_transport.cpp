@@ -18,12 +18,11 @@
 #include <caf/io/network/doorman_impl.hpp>
 #include <caf/io/network/interfaces.hpp>
 #include <caf/io/network/native_socket.hpp>
-#include <caf/io/network/scribe_impl.hpp>
 #include <caf/io/network/stream_impl.hpp>
 #include <caf/io/scribe.hpp>
 #include <caf/openssl/manager.hpp>
-#include <caf/policy/tcp.hpp>
 #include <caf/openssl/session.hpp>
+#include <caf/policy/tcp.hpp>
 #include <openssl/err.h>
 
 #include "graph/platform/time_scale.hpp"
