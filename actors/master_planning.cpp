@@ -1,7 +1,6 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
-#include <numeric>
 #include <string_view>
 #include <unordered_map>
 
@@ -170,7 +169,7 @@ status assign_workers(const master_state& st, prepared_run& run) {
   }
   for (auto& p : run.parts)
     for (const auto& other : run.parts) p.runs_on_worker += other.worker == p.worker ? 1 : 0;
-  run.start_order = start_order(run.parts);
+  remote_first(run.parts);
   return {};
 }
 
@@ -289,11 +288,9 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
           });
 }
 
-std::vector<size_t> start_order(const std::vector<partition_ref>& parts) {
-  std::vector<size_t> order(parts.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return parts[i].remote; });
-  return order;
+void remote_first(std::vector<partition_ref>& parts) {
+  std::stable_partition(parts.begin(), parts.end(),
+                        [](const partition_ref& p) { return p.remote; });
 }
 
 }  // namespace caflow::master_internal

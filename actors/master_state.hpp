@@ -37,10 +37,9 @@ struct partition_ref {
 
 // A run signature turned into registered partitions.
 struct prepared_run {
+  // Those in other processes first (remote_first): a step starts them in this order, so their
+  // requests go out before this process's worker takes the loop to start its own partition.
   std::vector<partition_ref> parts;
-  // Indices into parts, those in other processes first: their requests then go out before this
-  // process's worker takes the loop to start its own partition.
-  std::vector<size_t> start_order;
   std::vector<dtype> feed_types;
   std::vector<partial_shape> feed_shapes;
   size_t num_fetches = 0;
@@ -136,11 +135,10 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
 // rendezvous actors; steps waiting on the run start when that is done (or fail with it).
 void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
                          const std::string& session);
+// Puts the partitions in other processes first, each group in its own order.
+void remote_first(std::vector<partition_ref>& parts);
 
 // master_steps.cpp
-// The order in which a step starts `parts` (prepared_run::start_order): those in other
-// processes first, each group in its own order.
-std::vector<size_t> start_order(const std::vector<partition_ref>& parts);
 void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
                 step_client client);
 // Records a partition's failure and aborts the step on every worker.

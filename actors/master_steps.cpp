@@ -1,8 +1,8 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
-#include "actors/send_batch.hpp"
 #include "actors/master_state.hpp"
+#include "actors/send_batch.hpp"
 #include "net/errors.hpp"
 
 namespace caflow::master_internal {
@@ -74,13 +74,6 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
     client.promise.deliver(to_caf_error(run->failed));
     return;
   }
-  // Every partition must start, or the step would wait for one that never runs.
-  if (run->start_order.size() != run->parts.size()) {
-    client.promise.deliver(to_caf_error(errors::internal(
-        "a step of session '", req.session, "' has ", run->parts.size(),
-        " partitions but an order for ", run->start_order.size(), " (workers not assigned)")));
-    return;
-  }
   int64_t step_id = 0;
   do {
     step_id = static_cast<int64_t>(self->state.step_ids() >> 1);
@@ -89,7 +82,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
                    std::vector<wire_tensor>(run->num_fetches), status{}, false, req.session,
                    std::chrono::steady_clock::now()};
   self->state.steps.emplace(step_id, std::move(s));
-  for (size_t i : run->start_order) {
+  for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
                         static_cast<int32_t>(run->num_fetches), {}, p.runs_on_worker, true};

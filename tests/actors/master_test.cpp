@@ -221,12 +221,18 @@ TEST_CASE("a step past the step timeout fails naming the task it waits on") {
 
 TEST_CASE("a step starts the partitions in other processes before this process's own") {
   using caflow::master_internal::partition_ref;
+  auto tasks = [](std::vector<partition_ref> parts) {
+    caflow::master_internal::remote_first(parts);
+    std::string order;
+    for (const auto& p : parts) order += p.task;
+    return order;
+  };
   std::vector<partition_ref> parts(5);
-  parts[1].remote = true;
-  parts[3].remote = true;
-  parts[4].remote = true;
-  CHECK(caflow::master_internal::start_order(parts) == std::vector<size_t>{1, 3, 4, 0, 2});
-  CHECK(caflow::master_internal::start_order({}).empty());
-  std::vector<partition_ref> local(2);
-  CHECK(caflow::master_internal::start_order(local) == std::vector<size_t>{0, 1});
+  for (size_t i = 0; i < parts.size(); ++i) parts[i].task = std::string(1, char('a' + i));
+  parts[1].remote = parts[3].remote = parts[4].remote = true;
+  CHECK(tasks(parts) == "bdeac");
+  CHECK(tasks({}).empty());
+  parts.resize(2);
+  parts[1].remote = false;
+  CHECK(tasks(parts) == "ab");
 }
