@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "graph/platform/time_scale.hpp"
-#include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
+#include "test_util/loop_config.hpp"
 
 using namespace caflow;
+using caflow::testing::loop_config;
 using namespace std::chrono_literals;
 
 namespace {
@@ -45,12 +46,10 @@ std::string payload(int32_t seq, size_t n) {
 }
 
 // As a server's, but without heartbeats: no other traffic comes to read what was left unread.
-struct quiet_config : caf::actor_system_config {
-  quiet_config() {
-    configure_network(*this, failure_detection{.heartbeat_interval = std::chrono::hours(1),
-                                               .timeout = std::chrono::hours(2)});
-    run_actors_on_network_loop(*this);
-  }
+struct quiet_config : loop_config {
+  quiet_config()
+      : loop_config(default_busy_poll, {.heartbeat_interval = std::chrono::hours(1),
+                                        .timeout = std::chrono::hours(2)}) {}
 };
 
 struct arrivals {

@@ -10,8 +10,9 @@
 namespace caflow::testing {
 
 struct loop_config : caf::actor_system_config {
-  explicit loop_config(std::chrono::microseconds busy_poll = default_busy_poll) {
-    configure_network(*this, failure_detection{}, transport_security{});
+  explicit loop_config(std::chrono::microseconds busy_poll = default_busy_poll,
+                       const failure_detection& fd = {}) {
+    configure_network(*this, fd, transport_security{});
     run_actors_on_network_loop(*this, busy_poll);
   }
 };
