@@ -187,20 +187,22 @@ TEST_CASE("an actor asked from another actor system in this process runs on its 
   loop_config cfg_a, cfg_b;
   caf::actor_system a{cfg_a};
   const size_t loop_a = tag(a.middleman().backend().thread_id());
+  // Where `actor` says it runs, asked by `self`.
+  auto where = [](caf::scoped_actor& self, const caf::actor& actor) {
+    size_t at = 0;
+    self->request(actor, scaled(5s), where_atom::value)
+        .receive([&](size_t w) { at = w; },
+                 [&](caf::error& e) { FAIL(self->home_system().render(e)); });
+    return at;
+  };
   {
     caf::actor_system b{cfg_b};
     const size_t loop_b = tag(b.middleman().backend().thread_id());
     REQUIRE(loop_a != loop_b);
     auto in_a = a.spawn(reporter, 0);
-    auto where_from = [&](caf::scoped_actor& self) {
-      size_t where = 0;
-      self->request(in_a, scaled(5s), where_atom::value)
-          .receive([&](size_t w) { where = w; }, [&](caf::error& e) { FAIL(a.render(e)); });
-      return where;
-    };
     // A blocking caller of b: its execution unit is b's scheduler.
     caf::scoped_actor from_b{b};
-    for (int i = 0; i < 5; ++i) CHECK(where_from(from_b) == loop_a);
+    for (int i = 0; i < 5; ++i) CHECK(where(from_b, in_a) == loop_a);
     // An actor of b, running on b's loop, asks it too: it answers from a's loop.
     auto asker = b.spawn([in_a](caf::event_based_actor* self, int) -> caf::behavior {
       return {[self, in_a](where_atom) -> caf::result<size_t> {
@@ -210,20 +212,14 @@ TEST_CASE("an actor asked from another actor system in this process runs on its 
         return promise;
       }};
     }, 0);
-    size_t via_b = 0;
-    from_b->request(asker, scaled(5s), where_atom::value)
-        .receive([&](size_t w) { via_b = w; }, [&](caf::error& e) { FAIL(b.render(e)); });
-    CHECK(via_b == loop_a);
+    CHECK(where(from_b, asker) == loop_a);
     caf::anon_send_exit(asker, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(in_a, caf::exit_reason::user_shutdown);
   }
   // b is gone, and a still schedules its actors on its own loop.
   caf::scoped_actor self{a};
   auto again = a.spawn(reporter, 0);
-  size_t where = 0;
-  self->request(again, scaled(5s), where_atom::value)
-      .receive([&](size_t w) { where = w; }, [&](caf::error& e) { FAIL(a.render(e)); });
-  CHECK(where == loop_a);
+  CHECK(where(self, again) == loop_a);
   caf::anon_send_exit(again, caf::exit_reason::user_shutdown);
 }
 
