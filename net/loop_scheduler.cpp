@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 namespace caflow {
 namespace {
@@ -22,8 +23,9 @@ constexpr size_t loop_throughput = 64;
 
 using steady = std::chrono::steady_clock;
 
-// Keeps the loop turning, polling its sockets, until `window` after the last touch(). It stays
-// queued on the loop (resume_later) rather than being posted anew for every turn.
+// Keeps the loop turning, polling its sockets and what else it polls (loop_polled), until
+// `window` after the last touch() and while anything polled needs it. It stays queued on the
+// loop (resume_later) rather than being posted anew for every turn.
 class busy_poller final : public caf::io::network::multiplexer::runnable {
  public:
   // `waiting`: how many actors are queued on the loop and have not run yet.
@@ -35,25 +37,59 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
     last_touch_ = steady::now();
     if (queued_) return;
     queued_ = true;
+    tell_polled(true);
     intrusive_ptr_add_ref(this);  // the loop's reference, released when resume() returns done
     loop.exec_later(this);
   }
 
+  void add(std::shared_ptr<loop_polled> p, caf::io::network::multiplexer& loop) {
+    p->loop_polls(queued_);
+    const bool needs = p->needs_polling();
+    polled_.push_back(std::move(p));
+    if (needs) touch(loop);
+  }
+
   resume_result resume(caf::execution_unit*, size_t) override {
-    if (steady::now() - last_touch_ > window_) {
-      queued_ = false;
-      return done;
+    if (poll_all()) last_touch_ = steady::now();  // what it delivered runs actors soon
+    if (steady::now() - last_touch_ > window_ && !needed()) {
+      // Readers say they stop polling, then look once more: a writer that pushed before it saw
+      // that has left its bytes where this last look finds them (net/shm_ring.hpp).
+      tell_polled(false);
+      if (!poll_all()) {
+        queued_ = false;
+        return done;
+      }
+      tell_polled(true);
+      last_touch_ = steady::now();
     }
     if (busy_poller_yields(++polls_, waiting_.load(std::memory_order_relaxed))) sched_yield();
     return resume_later;
   }
 
  private:
+  bool poll_all() {
+    bool worked = false;
+    std::erase_if(polled_, [&worked](const std::shared_ptr<loop_polled>& p) {
+      const auto r = p->poll();
+      worked |= r == loop_polled::result::worked;
+      return r == loop_polled::result::gone;
+    });
+    return worked;
+  }
+  bool needed() const {
+    return std::any_of(polled_.begin(), polled_.end(),
+                       [](const std::shared_ptr<loop_polled>& p) { return p->needs_polling(); });
+  }
+  void tell_polled(bool polling) {
+    for (auto& p : polled_) p->loop_polls(polling);
+  }
+
   std::chrono::microseconds window_;
   const std::atomic<size_t>& waiting_;
   steady::time_point last_touch_;
   bool queued_ = false;
   unsigned polls_ = 0;
+  std::vector<std::shared_ptr<loop_polled>> polled_;
 };
 
 class loop_coordinator final : public caf::scheduler::abstract_coordinator {
@@ -80,6 +116,8 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
   }
 
   caf::actor_clock& clock() noexcept override { return clock_; }
+
+  busy_poller* poller() const { return poller_.get(); }
 
   void start() override {
     timer_ = std::thread([this] {
@@ -120,6 +158,24 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 };
 
 }  // namespace
+
+namespace {
+
+busy_poller* poller_of(caf::actor_system& sys) {
+  auto* loop = dynamic_cast<loop_coordinator*>(&sys.scheduler());
+  return loop ? loop->poller() : nullptr;
+}
+
+}  // namespace
+
+bool loop_busy_polls(caf::actor_system& sys) { return poller_of(sys) != nullptr; }
+
+bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p) {
+  auto* poller = poller_of(sys);
+  if (!poller) return false;
+  poller->add(std::move(p), sys.middleman().backend());
+  return true;
+}
 
 void run_actors_on_network_loop(caf::actor_system_config& cfg,
                                 std::chrono::microseconds busy_poll) {

@@ -24,8 +24,10 @@
 // a virtual machine whose idle cores halt costs tens of microseconds (an exit to the
 // hypervisor). An idle task sleeps as before; a busy one spends its idle moments polling.
 #include <caf/actor_system_config.hpp>
+#include <caf/fwd.hpp>
 #include <chrono>
 #include <cstddef>
+#include <memory>
 
 #include "graph/platform/busy_wait.hpp"
 
@@ -38,6 +40,28 @@ namespace caflow {
 constexpr bool busy_poller_yields(unsigned polls, size_t waiting) {
   return polls % polls_per_yield == 0 && waiting == 0;
 }
+
+// Something the loop looks at on every turn while it polls, besides its sockets: a same-host
+// connection's rings (net/ring_link.hpp), whose bytes arrive without the socket saying so.
+class loop_polled {
+ public:
+  enum class result { idle, worked, gone };
+  virtual ~loop_polled() = default;
+  // Handles what arrived and pushes what waits; `gone` once it never will again (dropped).
+  virtual result poll() = 0;
+  // Whether the loop must go on polling though no actor ran lately (bytes wait to be pushed).
+  virtual bool needs_polling() const = 0;
+  // The loop starts (true) or stops (false) polling: a reader tells its writers whether to
+  // ring the doorbell.
+  virtual void loop_polls(bool polling) = 0;
+};
+
+// Whether `sys` runs its actors on a busy-polling loop (run_actors_on_network_loop with a
+// window): only then may it write rings, whose full ones need a poller to push the rest.
+bool loop_busy_polls(caf::actor_system& sys);
+// The loop of `sys` polls `p` from now on. Call it on that loop's thread. False (and nothing
+// polls `p`) when the loop does not busy-poll.
+bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p);
 
 // REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
 // busy_poll == 0 turns polling off: the loop sleeps whenever it has nothing to do.

@@ -111,6 +111,11 @@ status_or<bool> shm_ring::try_pop(std::vector<std::byte>& out) {
   return true;
 }
 
+bool shm_ring::has_records() const {
+  return word_at(head_at).load(std::memory_order_seq_cst) !=
+         word_at(tail_at).load(std::memory_order_relaxed);
+}
+
 void shm_ring::set_awake(bool awake) {
   word_at(awake_at).store(awake ? 1 : 0, std::memory_order_seq_cst);
 }

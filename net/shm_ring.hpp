@@ -52,6 +52,8 @@ class shm_ring {
   // Consumer: moves the next record into `out` (its old contents gone) and says true; false
   // when there is none. Errors: positions or a length that no producer leaves.
   status_or<bool> try_pop(std::vector<std::byte>& out);
+  // Consumer: whether a record waits (try_pop would not say false).
+  bool has_records() const;
   // Consumer: about to stop polling (false; then call try_pop once more before sleeping), or
   // polling again (true).
   void set_awake(bool awake);

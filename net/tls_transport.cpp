@@ -27,7 +27,10 @@
 
 #include "graph/platform/time_scale.hpp"
 #include "net/basp_guard.hpp"
+#include "net/boot_id.hpp"
 #include "net/handshake_watchdog.hpp"
+#include "net/loop_scheduler.hpp"
+#include "net/ring_link.hpp"
 
 namespace caflow {
 namespace {
@@ -105,6 +108,7 @@ struct tls_policy {
   // records are not written through (caf::openssl's session does the writing).
   static constexpr bool starts_with_empty_write = true;
   static constexpr bool writes_through = false;
+  static constexpr bool has_rings = false;
 
   explicit tls_policy(caf::openssl::session_ptr s) : session(std::move(s)) {}
 
@@ -125,31 +129,22 @@ struct tls_policy {
   caf::openssl::session_ptr session;
 };
 
-// Plain TCP, reading ahead. BASP reads a message as its 32-byte header, then its payload: two
-// recv calls per message on CAF's own TCP policy. This one takes what the socket has (up to
-// 64 KiB) and hands it out as BASP asks, so a small message costs one recv, and several that
-// arrived together cost one between them. A read at least as big as the buffer, with nothing
-// buffered, goes straight into BASP's buffer.
-class buffered_tcp_policy {
+// Plain TCP between caflow tasks, which on one host moves on to shared memory rings
+// (net/ring_link.hpp, which also reads ahead: a small BASP message costs one recv).
+class ring_tcp_policy {
  public:
   static constexpr bool starts_with_empty_write = false;
   static constexpr bool writes_through = true;
+  static constexpr bool has_rings = true;
 
-  caf::io::network::rw_state read_some(size_t& result, caf::io::network::native_socket fd,
+  explicit ring_tcp_policy(std::shared_ptr<ring_link> link) : link_(std::move(link)) {}
+
+  caf::io::network::rw_state read_some(size_t& result, caf::io::network::native_socket,
                                        void* buf, size_t len) {
-    result = 0;
-    if (begin_ == end_) {
-      if (len >= ahead_.size()) return caf::policy::tcp::read_some(result, fd, buf, len);
-      size_t got = 0;
-      const auto state = caf::policy::tcp::read_some(got, fd, ahead_.data(), ahead_.size());
-      if (state != caf::io::network::rw_state::success || got == 0) return state;
-      begin_ = 0;
-      end_ = got;
-    }
-    result = std::min(len, end_ - begin_);
-    std::memcpy(buf, ahead_.data() + begin_, result);
-    begin_ += result;
-    return caf::io::network::rw_state::success;
+    // A result of 0 with success ends this turn's reading; closed fails the connection.
+    return link_->read(buf, len, result) == ring_link::read_state::closed
+               ? caf::io::network::rw_state::failure
+               : caf::io::network::rw_state::success;
   }
   static caf::io::network::rw_state write_some(size_t& result, caf::io::network::native_socket fd,
                                                const void* buf, size_t len) {
@@ -157,11 +152,40 @@ class buffered_tcp_policy {
   }
   // The stream reads on while bytes it was given wait here: the socket may have no more, and
   // then would never be reported readable for them.
-  bool must_read_more(caf::io::network::native_socket, size_t) const { return begin_ != end_; }
+  bool must_read_more(caf::io::network::native_socket, size_t) const {
+    return link_->holds_bytes();
+  }
 
  private:
-  std::vector<char> ahead_ = std::vector<char>(64 * 1024);
-  size_t begin_ = 0, end_ = 0;
+  std::shared_ptr<ring_link> link_;
+};
+
+// A connection's rings as the loop polls them: while the scribe lives, records that arrived
+// are read as if the socket had said so, and what a full ring could not take is pushed.
+class polled_rings final : public loop_polled {
+ public:
+  polled_rings(std::shared_ptr<ring_link> link, std::function<void()> read)
+      : link_(std::move(link)), read_(std::move(read)) {}
+
+  // The scribe lets go: nothing more is read or pushed.
+  void drop() { read_ = nullptr; }
+
+  result poll() override {
+    if (!read_) return result::gone;
+    bool worked = false;
+    if (link_->ring_ready()) {
+      read_();
+      worked = true;
+    }
+    if (link_->has_waiting()) link_->push_waiting();
+    return worked ? result::worked : result::idle;
+  }
+  bool needs_polling() const override { return read_ && link_->has_waiting(); }
+  void loop_polls(bool polling) override { link_->set_awake(polling); }
+
+ private:
+  std::shared_ptr<ring_link> link_;
+  std::function<void()> read_;
 };
 
 // The stream's flags, which event_handler keeps protected: a pointer to member formed through a
@@ -180,6 +204,17 @@ class guarded_scribe : public caf::io::scribe {
       : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
         stream_(mpx, fd, std::forward<PolicyArgs>(args)...),
         guard_(fd, std::move(watch)) {}
+  // A plain TCP scribe whose bytes may move on to rings.
+  guarded_scribe(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
+                 std::shared_ptr<connection_watch> watch,
+                 std::shared_ptr<const ring_settings> rings)
+      : caf::io::scribe(caf::io::network::conn_hdl_from_socket(fd)),
+        link_(std::make_shared<ring_link>(fd, std::move(rings))),
+        stream_(mpx, fd, link_),
+        guard_(fd, std::move(watch)) {}
+  ~guarded_scribe() override {
+    if (polled_) polled_->drop();
+  }
 
   bool consume(caf::execution_unit* ctx, const void* buf, size_t n) override {
     if (!guard_.pass(buf, n)) return true;  // shut down: the next read ends it
@@ -206,6 +241,13 @@ class guarded_scribe : public caf::io::scribe {
   // order: an idle stream has written all it was given. Big messages (tensors that did not go
   // by shm or the bulk channel) gain nothing from it and are left to the stream whole.
   void flush() override {
+    if constexpr (Policy::has_rings) {
+      if (!link_->decided()) return;  // held until the peer's hello is read
+      if (link_->writes_ring()) {
+        link_->write(stream_.wr_buf());
+        return;  // what waits, the loop pushes (polled_rings)
+      }
+    }
     if constexpr (Policy::writes_through) {
       constexpr size_t write_through_bytes = 64 * 1024;
       auto& pending = stream_.wr_buf();
@@ -239,6 +281,7 @@ class guarded_scribe : public caf::io::scribe {
   // pending leaked the pair with its OpenSSL session. So once the multiplexer has applied every
   // change queued so far, we drop what is still registered and let go of what is not.
   void detach_from(caf::io::abstract_broker* broker) override {
+    if (polled_) polled_->drop();
     guard_.closed();
     caf::io::scribe::detach_from(broker);
     caf::intrusive_ptr<guarded_scribe> self{this};
@@ -260,21 +303,47 @@ class guarded_scribe : public caf::io::scribe {
 
   void launch() {
     launched_ = true;
+    if constexpr (Policy::has_rings) {
+      link_->on_decided = [this] {
+        if (link_->writes_ring()) poll_rings();
+        flush();
+      };
+      link_->on_ring_attached = [this] { poll_rings(); };
+      // A socket that cannot take a few bytes at once is broken: the first read ends it.
+      if (!link_->send_hello()) ::shutdown(stream_.fd(), SHUT_RDWR);
+    }
     stream_.start(this);
     if constexpr (Policy::starts_with_empty_write) stream_.force_empty_write(this);
   }
 
+  // Has the loop poll this connection's rings (once, whether read or written).
+  void poll_rings() {
+    if (polled_) return;
+    polled_ = std::make_shared<polled_rings>(link_, [this] { read_ring(); });
+    poll_on_loop(stream_.backend().system(), polled_);
+  }
+  // Records wait in the ring: read them as a readable socket would be read, unless the
+  // stream no longer reads (closing).
+  void read_ring() {
+    if (stream_.eventbf() & caf::io::network::input_mask)
+      stream_.handle_event(caf::io::network::operation::read);
+  }
+
   bool launched_ = false;
+  std::shared_ptr<ring_link> link_;  // before stream_, whose policy shares it; null for TLS
+  std::shared_ptr<polled_rings> polled_;
   caf::io::network::stream_impl<Policy> stream_;
   connection_guard guard_;  // after stream_: destroyed, and so done, before the socket closes
 };
 
 using tls_scribe = guarded_scribe<tls_policy>;
-using plain_scribe = guarded_scribe<buffered_tcp_policy>;
+using plain_scribe = guarded_scribe<ring_tcp_policy>;
 
 class plain_doorman : public caf::io::network::doorman_impl {
  public:
-  using caf::io::network::doorman_impl::doorman_impl;
+  plain_doorman(caf::io::network::default_multiplexer& mpx, caf::io::network::native_socket fd,
+                std::shared_ptr<const ring_settings> rings)
+      : caf::io::network::doorman_impl(mpx, fd), rings_(std::move(rings)) {}
 
   bool new_connection() override {
     if (detached()) return false;
@@ -286,11 +355,14 @@ class plain_doorman : public caf::io::network::doorman_impl {
       return true;  // keep accepting (the acceptor ignores the answer in CAF 0.17 anyway)
     }
     caf::io::network::nonblocking(fd, true);
-    auto scribe = caf::make_counted<plain_scribe>(mpx, fd, std::move(watch));
+    auto scribe = caf::make_counted<plain_scribe>(mpx, fd, std::move(watch), rings_);
     const auto hdl = scribe->hdl();
     parent()->add_scribe(std::move(scribe));
     return doorman::new_connection(&mpx, hdl);
   }
+
+ private:
+  std::shared_ptr<const ring_settings> rings_;
 };
 
 class tls_doorman : public caf::io::network::doorman_impl {
@@ -328,10 +400,12 @@ constexpr caf::atom_value manager_name = caf::atom("cf_connmgr");
 // doormen above: TLS ones when caf::openssl is loaded, plain TCP ones otherwise.
 class guarded_connection_manager : public caf::io::middleman_actor_impl {
  public:
-  guarded_connection_manager(caf::actor_config& cfg, caf::actor basp, caf::actor watched, bool tls)
+  guarded_connection_manager(caf::actor_config& cfg, caf::actor basp, caf::actor watched, bool tls,
+                             std::shared_ptr<const ring_settings> rings)
       : caf::io::middleman_actor_impl(cfg, std::move(basp)),
         watched_(std::move(watched)),
-        tls_(tls) {}
+        tls_(tls),
+        rings_(std::move(rings)) {}
 
   const char* name() const override { return "caflow_connection_manager"; }
 
@@ -355,7 +429,7 @@ class guarded_connection_manager : public caf::io::middleman_actor_impl {
     auto fd = caf::io::network::new_tcp_connection(host, port);
     if (!fd) return std::move(fd.error());
     caf::io::network::nonblocking(*fd, true);
-    if (!tls_) return caf::make_counted<plain_scribe>(multiplexer(), *fd, nullptr);
+    if (!tls_) return caf::make_counted<plain_scribe>(multiplexer(), *fd, nullptr, rings_);
     clear_tls_errors();
     auto session = caf::openssl::make_session(system(), *fd, false);
     if (!session) {
@@ -368,7 +442,7 @@ class guarded_connection_manager : public caf::io::middleman_actor_impl {
   caf::expected<caf::io::doorman_ptr> open(uint16_t port, const char* addr, bool reuse) override {
     auto fd = caf::io::network::new_tcp_acceptor_impl(port, addr, reuse);
     if (!fd) return std::move(fd.error());
-    if (!tls_) return caf::make_counted<plain_doorman>(multiplexer(), *fd);
+    if (!tls_) return caf::make_counted<plain_doorman>(multiplexer(), *fd, rings_);
     return caf::make_counted<tls_doorman>(multiplexer(), *fd);
   }
 
@@ -379,7 +453,25 @@ class guarded_connection_manager : public caf::io::middleman_actor_impl {
 
   caf::actor watched_;
   bool tls_;
+  std::shared_ptr<const ring_settings> rings_;
 };
+
+// What this system's plain connections bring to same-host rings: a listener when the cluster
+// id can serve as the secret that opens it, and writing when the loop busy-polls. Without a
+// boot id, or with "caflow.same-host-rings" set to false, every connection stays on TCP.
+std::shared_ptr<const ring_settings> ring_settings_for(caf::actor_system& sys) {
+  auto rings = std::make_shared<ring_settings>();
+  if (!caf::get_or(sys.config(), "caflow.same-host-rings", true)) return rings;
+  const auto ids = caf::get_or(sys.config(), "middleman.app-identifiers",
+                               std::vector<std::string>{});
+  if (ids.empty() || ids.front().empty() || this_boot_id().empty()) return rings;
+  rings->secret = ids.front();
+  rings->boot_id = this_boot_id();
+  rings->writes_rings = loop_busy_polls(sys);
+  if (auto listener = ring_listener::start(rings->secret); listener.ok())
+    rings->listener = std::move(listener).value();
+  return rings;
+}
 
 // One per actor system, found through the registry (hidden: await_all_actors_done does not wait
 // for it).
@@ -392,8 +484,9 @@ caf::io::middleman_actor connection_manager_of(caf::actor_system& sys) {
   const bool tls = sys.has_openssl_manager();
   auto watched = tls ? caf::actor_cast<caf::actor>(sys.openssl_manager().actor_handle()) : basp;
   // Detached: connect() blocks in the TCP connect.
-  auto manager =
-      sys.spawn<guarded_connection_manager, caf::detached + caf::hidden>(basp, watched, tls);
+  auto rings = tls ? std::make_shared<const ring_settings>() : ring_settings_for(sys);
+  auto manager = sys.spawn<guarded_connection_manager, caf::detached + caf::hidden>(
+      basp, watched, tls, std::move(rings));
   sys.registry().put(manager_name, caf::actor_cast<caf::strong_actor_ptr>(manager));
   return manager;
 }

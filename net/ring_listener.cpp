@@ -1,0 +1,108 @@
+#include "net/ring_listener.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <openssl/rand.h>
+
+#include "net/unix_io.hpp"
+
+namespace caflow {
+
+status_or<std::shared_ptr<ring_listener>> ring_listener::start(std::string secret) {
+  CAFLOW_ASSIGN_OR_RETURN(shm_listener listener, shm_listener::open());
+  const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) return errors::internal("eventfd failed: ", std::strerror(errno));
+  return std::shared_ptr<ring_listener>(
+      new ring_listener(std::move(listener), std::move(secret), wake));
+}
+
+ring_listener::ring_listener(shm_listener listener, std::string secret, int wake_fd)
+    : listener_(std::move(listener)),
+      secret_(std::move(secret)),
+      wake_fd_(wake_fd),
+      thread_([this] { serve(); }) {}
+
+ring_listener::~ring_listener() {
+  const uint64_t one = 1;
+  (void)!::write(wake_fd_, &one, sizeof one);
+  thread_.join();
+  ::close(wake_fd_);
+}
+
+std::shared_ptr<shm_segment> ring_listener::claim(uint64_t token) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = unclaimed_.find(token);
+  if (it == unclaimed_.end()) return nullptr;
+  auto segment = std::move(it->second);
+  unclaimed_.erase(it);
+  return segment;
+}
+
+void ring_listener::serve() {
+  for (;;) {
+    pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;  // no more rings are taken: writers then fall back to TCP
+    }
+    if (fds[0].revents != 0) return;
+    if (fds[1].revents != 0) take_one();
+  }
+}
+
+void ring_listener::take_one() {
+  // A writer that fails here falls back to TCP and knows why; nothing is worth keeping.
+  auto channel = listener_.accept(secret_);
+  if (!channel.ok()) return;
+  auto segment = channel->receive();
+  if (!segment.ok() || segment->size() > max_ring_segment_bytes) return;
+  uint64_t token = 0;
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(&token), sizeof token) != 1) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unclaimed_.emplace(token, std::make_shared<shm_segment>(std::move(segment).value()));
+    arrival_.push_back(token);
+    while (unclaimed_.size() > max_unclaimed_rings) {
+      unclaimed_.erase(arrival_.front());
+      arrival_.pop_front();
+    }
+    if (arrival_.size() > 2 * max_unclaimed_rings)  // claimed ones linger in arrival_
+      std::erase_if(arrival_, [this](uint64_t t) { return !unclaimed_.count(t); });
+  }
+  // Told after it is claimable: the writer names it in its stream only once it knows it.
+  (void)write_all_until(channel->socket(), &token, sizeof token,
+                        std::chrono::steady_clock::now() + shm_patience, "the ring's token");
+}
+
+status_or<uint64_t> hand_over_ring(const std::string& path, std::string_view secret,
+                                   const shm_segment& segment,
+                                   std::chrono::milliseconds patience) {
+  const io_deadline until = std::chrono::steady_clock::now() + patience;
+  CAFLOW_ASSIGN_OR_RETURN(shm_channel channel, shm_connect(path, secret, patience));
+  CAFLOW_RETURN_IF_ERROR(send_segment(channel.socket(), segment, until));
+  uint64_t token = 0;
+  CAFLOW_RETURN_IF_ERROR(
+      read_exact_until(channel.socket(), &token, sizeof token, until, "the ring's token"));
+  return token;
+}
+
+bool plausible_ring_listener(const std::string& path) {
+  const auto slash = path.rfind('/');
+  if (slash == std::string::npos || path.substr(slash) != "/s") return false;
+  const std::string dir = path.substr(0, slash);
+  const auto name = dir.substr(dir.rfind('/') + 1);
+  if (name.rfind("caflow-shm-", 0) != 0) return false;
+  struct stat d {}, s{};
+  if (::lstat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode) || d.st_uid != ::geteuid() ||
+      (d.st_mode & 077) != 0)
+    return false;
+  return ::lstat(path.c_str(), &s) == 0 && S_ISSOCK(s.st_mode) && s.st_uid == ::geteuid();
+}
+
+}  // namespace caflow

@@ -1,0 +1,74 @@
+#pragma once
+// Where a task takes the shared memory rings that same-host peers write their BASP bytes into
+// (net/ring_link.hpp, docs/shm_transport.md). One per actor system that accepts rings: a shm
+// listener (net/shm_handoff.hpp: a 0700 directory, the peer's uid and its proof of the cluster
+// secret checked) and one thread that takes a segment from each connection, names it with a
+// random token, tells the writer that token and closes the connection. The writer then names
+// the token in its TCP stream, and the connection's reader takes the segment here, once.
+//
+// A token is random so that a stranger who reached the TCP port cannot claim a ring another
+// peer handed over. Segments that nobody claims (the TCP connection died first) are dropped,
+// oldest first, beyond max_unclaimed_rings.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "graph/core/status.hpp"
+#include "net/shm_handoff.hpp"
+#include "net/shm_segment.hpp"
+
+namespace caflow {
+
+inline constexpr size_t max_unclaimed_rings = 256;
+// The largest ring segment a writer may hand over.
+inline constexpr size_t max_ring_segment_bytes = size_t{64} << 20;
+
+class ring_listener {
+ public:
+  // Opens the listener and starts its thread. Errors: the listener's (naming the path).
+  static status_or<std::shared_ptr<ring_listener>> start(std::string secret);
+  // Closes the listener and joins the thread; segments already claimed stay mapped.
+  ~ring_listener();
+  ring_listener(const ring_listener&) = delete;
+  ring_listener& operator=(const ring_listener&) = delete;
+
+  const std::string& path() const { return listener_.path(); }
+
+  // The segment handed over under `token`; null when there is none (never handed over, claimed
+  // already, or dropped). Thread-safe.
+  std::shared_ptr<shm_segment> claim(uint64_t token);
+
+ private:
+  ring_listener(shm_listener listener, std::string secret, int wake_fd);
+  void serve();
+  void take_one();
+
+  shm_listener listener_;
+  const std::string secret_;
+  const int wake_fd_;  // an eventfd: written once to stop the thread
+
+  std::mutex mu_;  // guards the two below
+  std::map<uint64_t, std::shared_ptr<shm_segment>> unclaimed_;
+  std::deque<uint64_t> arrival_;  // tokens, oldest first (some claimed already)
+
+  std::thread thread_;  // last: starts once everything above exists
+};
+
+// Hands `segment` to the ring listener at `path`, proving `secret`, within `patience`; the
+// token it was given. Errors: the listener's absence, the handshake's, the handoff's.
+status_or<uint64_t> hand_over_ring(const std::string& path, std::string_view secret,
+                                   const shm_segment& segment,
+                                   std::chrono::milliseconds patience);
+
+// Whether `path` may be a ring listener of this uid: a socket named "s" in a directory
+// "caflow-shm-*" that this uid owns and nobody else may enter. A writer connects only to such a
+// path, because the peer that names it has not authenticated yet.
+bool plausible_ring_listener(const std::string& path);
+
+}  // namespace caflow
