@@ -32,6 +32,7 @@ std::string task_name_of(const std::string& job, int task) {
 struct server_config : caf::actor_system_config {
   explicit server_config(const server_options& opts) {
     configure_network(*this, opts.failures, opts.security);
+    set("caflow.same-host-rings", opts.same_host_rings);
     if (opts.scheduler_threads > 0)
       set("scheduler.max-threads", opts.scheduler_threads);
     else

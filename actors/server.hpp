@@ -51,6 +51,9 @@ struct server_options {
   // where tensors are written). Only tasks that prove a per-task secret and run as this uid
   // get one. 0: off, every value goes through TCP.
   uint64_t shm_segment_bytes = uint64_t{256} << 20;
+  // Every message to and from tasks on this host through shared memory rings instead of
+  // loopback TCP (net/ring_link.hpp), where both ends take rings; off under TLS. false: TCP.
+  bool same_host_rings = true;
   // The directories below which the task's file ops (SaveV2, RestoreV2) may read and write
   // (caflow-server --checkpoint-root); none: every file op is refused. A graph comes from
   // whoever reached the port, so a server never touches files its own options do not allow

@@ -17,6 +17,7 @@
 #include <caf/all.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -107,8 +108,12 @@ int main() {
   // thread (server_options::scheduler_threads = 0), which polls its sockets for 200 us after
   // its actors last ran (server_options::busy_poll): both the defaults.
   constexpr int intra_op = 1, scheduler_threads = 0;
-  bench::forked_server w0(cluster, "worker", 0, intra_op, scheduler_threads),
-      w1(cluster, "worker", 1, intra_op, scheduler_threads);
+  // Same-host rings (net/ring_link.hpp) are on by default; CAFLOW_BENCH_RINGS=0 measures the
+  // same steps over loopback TCP, for an A/B comparison between runs.
+  const char* rings_env = std::getenv("CAFLOW_BENCH_RINGS");
+  const bool rings = !rings_env || std::string(rings_env) != "0";
+  bench::forked_server w0(cluster, "worker", 0, intra_op, scheduler_threads, rings),
+      w1(cluster, "worker", 1, intra_op, scheduler_threads, rings);
 
   auto spec = cluster_spec::from_flag(cluster);
   bench::check(spec.ok(), "cluster spec");
@@ -119,6 +124,7 @@ int main() {
   so.cpu.intra_op_threads = 1;
   so.cpu.inter_op_threads = 1;
   so.scheduler_threads = scheduler_threads;
+  so.same_host_rings = rings;
   auto srv = server::start(so);
   if (!srv.ok()) {
     std::fprintf(stderr, "master server: %s\n", srv.get_status().to_string().c_str());
@@ -231,6 +237,7 @@ int main() {
   }
   (*srv)->stop();
   const double tcp = echo_child.round_trip_us();
+  std::printf("same-host rings: %s\n", rings ? "on" : "off (CAFLOW_BENCH_RINGS=0)");
   std::printf("session over caflow://: distributed %.1f us, master's task only %.1f us\n", dist,
               local_only);
   std::printf(

@@ -61,7 +61,7 @@ class forked_server {
   // Forks a child that serves task `task` of `job` in the cluster `cluster_flag` until it is
   // stopped. REQUIRES: no thread has been started in this process yet.
   forked_server(const std::string& cluster_flag, const std::string& job, int task,
-                int intra_op_threads = 1, int scheduler_threads = 0) {
+                int intra_op_threads = 1, int scheduler_threads = 0, bool same_host_rings = true) {
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) {
@@ -80,6 +80,7 @@ class forked_server {
     o.cpu.intra_op_threads = intra_op_threads;
     o.cpu.inter_op_threads = 1;
     o.scheduler_threads = scheduler_threads;
+    o.same_host_rings = same_host_rings;
     // SIGTERM stops the server as caflow-server's does, so that it leaves nothing behind (its
     // shm socket directory); every thread the server starts inherits the blocked mask.
     sigset_t stop;

@@ -177,6 +177,10 @@ bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p) {
   return true;
 }
 
+void keep_loop_polling(caf::actor_system& sys) {
+  if (auto* poller = poller_of(sys)) poller->touch(sys.middleman().backend());
+}
+
 void run_actors_on_network_loop(caf::actor_system_config& cfg,
                                 std::chrono::microseconds busy_poll) {
   cfg.module_factories.push_back([busy_poll](caf::actor_system& sys) -> caf::actor_system::module* {

@@ -62,6 +62,9 @@ bool loop_busy_polls(caf::actor_system& sys);
 // The loop of `sys` polls `p` from now on. Call it on that loop's thread. False (and nothing
 // polls `p`) when the loop does not busy-poll.
 bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p);
+// Something polled needs the loop to poll now (bytes wait to be pushed) though no actor ran:
+// the poller starts if it had stopped. Call it on the loop's thread.
+void keep_loop_polling(caf::actor_system& sys);
 
 // REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
 // busy_poll == 0 turns polling off: the loop sleeps whenever it has nothing to do.

@@ -26,6 +26,15 @@
 #include "net/sanitizer_settings.hpp"
 
 namespace caflow {
+namespace {
+
+// The config's own options, which actor_system_config keeps protected: a pointer to member
+// formed through a derived class names the base's member and applies to any config.
+struct options_access : caf::actor_system_config {
+  static constexpr auto options = &options_access::custom_options_;
+};
+
+}  // namespace
 
 void configure_network(caf::actor_system_config& cfg, const failure_detection& fd,
                        const transport_security& sec) {
@@ -40,6 +49,9 @@ void configure_network(caf::actor_system_config& cfg, const failure_detection& f
     cfg.openssl_cafile = sec.ca;
   }
   add_wire_types(cfg);
+  caf::config_option_adder{cfg.*options_access::options, "caflow"}.add<bool>(
+      "same-host-rings",
+      "BASP bytes between tasks on one host go through shared memory rings (default true)");
   // Both keys are timespans; a plain integer would be ignored (see docs/caf_0.17_notes.md).
   cfg.set("middleman.heartbeat-interval", caf::timespan{fd.heartbeat_interval});
   cfg.set("middleman.connection-timeout", caf::timespan{fd.timeout});

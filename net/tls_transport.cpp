@@ -245,7 +245,9 @@ class guarded_scribe : public caf::io::scribe {
       if (!link_->decided()) return;  // held until the peer's hello is read
       if (link_->writes_ring()) {
         link_->write(stream_.wr_buf());
-        return;  // what waits, the loop pushes (polled_rings)
+        // What waits, the loop pushes (polled_rings), polling until it is gone.
+        if (link_->has_waiting()) keep_loop_polling(stream_.backend().system());
+        return;
       }
     }
     if constexpr (Policy::writes_through) {

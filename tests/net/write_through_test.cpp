@@ -1,8 +1,9 @@
 // A plain connection (net/tls_transport.cpp) writes a small message at once when nothing of its
 // own is in flight, and leaves it behind a big one still being written; it reads ahead, handing
-// BASP what one read brought in as BASP asks for it. Messages sent back to back from one handler,
-// big and small mixed, or hundreds of small ones that arrive in one read, come whole and in
-// order.
+// BASP what one read brought in as BASP asks for it. Between two tasks on one host its bytes go
+// through shared memory rings instead (net/ring_link.hpp), each 1 MiB, which a big message
+// fills many times over. Either way, messages sent back to back from one handler, big and small
+// mixed, or hundreds of small ones that arrive in one read, come whole and in order.
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
@@ -13,6 +14,7 @@
 
 #include "graph/platform/time_scale.hpp"
 #include "net/middleman.hpp"
+#include "net/ring_link.hpp"
 #include "test_util/loop_config.hpp"
 
 using namespace caflow;
@@ -46,10 +48,13 @@ std::string payload(int32_t seq, size_t n) {
 }
 
 // As a server's, but without heartbeats: no other traffic comes to read what was left unread.
+// `rings`: whether same-host rings may carry the bytes (TCP alone otherwise).
 struct quiet_config : loop_config {
-  quiet_config()
+  explicit quiet_config(bool rings)
       : loop_config(default_busy_poll, {.heartbeat_interval = std::chrono::hours(1),
-                                        .timeout = std::chrono::hours(2)}) {}
+                                        .timeout = std::chrono::hours(2)}) {
+    set("caflow.same-host-rings", rings);
+  }
 };
 
 struct arrivals {
@@ -74,8 +79,9 @@ caf::behavior collector(caf::stateful_actor<arrivals>* self, bool mixed, bool st
 
 // Sends sizes(mixed) from one handler of one system to a collector in another, over loopback,
 // and checks what came.
-void send_and_check(bool mixed, bool stall) {
-  quiet_config cfg_receiver, cfg_sender;
+void send_and_check(bool mixed, bool stall, bool rings) {
+  const uint64_t rings_before = ring_stats().rings_written.load();
+  quiet_config cfg_receiver(rings), cfg_sender(rings);
   caf::actor_system receiver{cfg_receiver}, sender{cfg_sender};
   auto collect = receiver.spawn(collector, mixed, stall);
   announce_role(receiver, collector_role, caf::actor_cast<caf::strong_actor_ptr>(collect));
@@ -119,6 +125,8 @@ void send_and_check(bool mixed, bool stall) {
     CHECK(order[i] == static_cast<int32_t>(i));
     CHECK(intact[i]);
   }
+  // Both directions of the one connection, or neither.
+  CHECK(ring_stats().rings_written.load() - rings_before == (rings ? 2u : 0u));
   caf::anon_send_exit(burst, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(collect, caf::exit_reason::user_shutdown);
 }
@@ -126,9 +134,11 @@ void send_and_check(bool mixed, bool stall) {
 }  // namespace
 
 TEST_CASE("big and small messages sent back to back arrive whole and in order") {
-  send_and_check(true, false);
+  SUBCASE("over TCP") { send_and_check(true, false, false); }
+  SUBCASE("through rings") { send_and_check(true, false, true); }
 }
 
 TEST_CASE("hundreds of small messages that come in one read are all handed to BASP") {
-  send_and_check(false, true);
+  SUBCASE("over TCP") { send_and_check(false, true, false); }
+  SUBCASE("through rings") { send_and_check(false, true, true); }
 }
