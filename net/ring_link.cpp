@@ -158,7 +158,8 @@ void ring_link::choose(bool peer_accepts, const std::string& peer_boot,
                         peer_boot == settings_->boot_id && plausible_ring_listener(peer_path);
   std::string choice(1, tcp_choice);
   if (possible) {
-    auto segment = shm_segment::create("caflow-ring", settings_->ring_bytes);
+    auto segment =
+        shm_segment::create("caflow-ring", shm_ring::header_bytes + settings_->ring_bytes);
     std::optional<shm_ring> ring;
     status_or<uint64_t> token = errors::internal("no segment");
     if (segment.ok()) {

@@ -46,7 +46,7 @@ struct ring_settings {
   std::string secret;                       // the cluster's, proved to a peer's listener
   std::string boot_id;                      // empty: the host cannot be told from others
   bool writes_rings = false;                // a poller pushes what a full ring could not take
-  size_t ring_bytes = size_t{1} << 20;      // each ring this process writes
+  size_t ring_bytes = size_t{1} << 20;      // records each ring this process writes holds
 };
 
 // How many connection directions chose a ring or TCP, process-wide (tests and benches look).

@@ -229,6 +229,9 @@ class guarded_scribe : public caf::io::scribe {
   std::vector<char>& wr_buf() override { return stream_.wr_buf(); }
   std::vector<char>& rd_buf() override { return stream_.rd_buf(); }
   void graceful_shutdown() override {
+    // What a full ring still holds back goes if the reader has made room; the rest is lost
+    // with the connection, as a socket's unsent bytes are.
+    if constexpr (Policy::has_rings) link_->push_waiting();
     stream_.graceful_shutdown();
     detach(&stream_.backend(), false);
   }

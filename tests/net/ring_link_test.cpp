@@ -242,7 +242,7 @@ TEST_CASE("a peer that breaks the protocol ends the connection, saying how") {
     CHECK(b.refusal().find("never handed over") != std::string::npos);
   }
   SUBCASE("a ring whose records no writer leaves") {
-    auto segment = shm_segment::create("test-ring", 64 * 1024);
+    auto segment = shm_segment::create("test-ring", shm_ring::header_bytes + 64 * 1024);
     REQUIRE(segment.ok());
     REQUIRE(shm_ring::create(segment->data(), segment->size()).ok());
     // Handed over to b's listener as a peer's writer would, then named on TCP.
