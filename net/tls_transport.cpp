@@ -167,25 +167,27 @@ class polled_rings final : public loop_polled {
   polled_rings(std::shared_ptr<ring_link> link, std::function<void()> read)
       : link_(std::move(link)), read_(std::move(read)) {}
 
-  // The scribe lets go: nothing more is read or pushed.
-  void drop() { read_ = nullptr; }
+  // The scribe lets go: nothing more is read or pushed. `read_` itself stays, since a read
+  // that closes the connection drops us from inside it.
+  void drop() { dropped_ = true; }
 
   result poll() override {
-    if (!read_) return result::gone;
+    if (dropped_) return result::gone;
     bool worked = false;
     if (link_->ring_ready()) {
       read_();
       worked = true;
     }
-    if (link_->has_waiting()) link_->push_waiting();
+    if (!dropped_ && link_->has_waiting()) link_->push_waiting();
     return worked ? result::worked : result::idle;
   }
-  bool needs_polling() const override { return read_ && link_->has_waiting(); }
+  bool needs_polling() const override { return !dropped_ && link_->has_waiting(); }
   void loop_polls(bool polling) override { link_->set_awake(polling); }
 
  private:
   std::shared_ptr<ring_link> link_;
   std::function<void()> read_;
+  bool dropped_ = false;
 };
 
 // The stream's flags, which event_handler keeps protected: a pointer to member formed through a
