@@ -34,6 +34,7 @@
 #include "graph/ir/serialization.hpp"
 #include "net/errors.hpp"
 #include "net/middleman.hpp"
+#include "net/ring_link.hpp"
 #include "net/socket_io.hpp"
 
 using namespace caflow;
@@ -141,7 +142,7 @@ int main() {
   auto z = ops::add(m.with_op_name("z"), y0, y1);
   auto local = ops::add(m.with_op_name("local"), x, ops::constant(m, 1.0f));
 
-  double dist = 0, local_only = 0;
+  double dist = 0, local_only = 0, dist_doorbells = 0;
   {
     session_options opts;
     opts.target = (*srv)->target();
@@ -154,7 +155,9 @@ int main() {
       if (!out.ok()) std::fprintf(stderr, "step: %s\n", out.get_status().to_string().c_str());
       bench::check(out.ok() && out->at(0).scalar_value<float>() == expected, "hand-checked value");
     };
+    const uint64_t bells = ring_stats().doorbells.load();
     dist = median_us([&] { step(z, 10.0f); });  // (3 + 1) + 3 * 2
+    dist_doorbells = double(ring_stats().doorbells.load() - bells) / (warmup + samples);
     local_only = median_us([&] { step(local, 4.0f); });
   }
 
@@ -240,6 +243,8 @@ int main() {
   std::printf("same-host rings: %s\n", rings ? "on" : "off (CAFLOW_BENCH_RINGS=0)");
   std::printf("session over caflow://: distributed %.1f us, master's task only %.1f us\n", dist,
               local_only);
+  std::printf("doorbells the master's process rang per distributed step (readers asleep): %.2f\n",
+              dist_doorbells);
   std::printf(
       "scoped_actor request to the in-process master: distributed %.1f us, master's task "
       "only %.1f us\n",

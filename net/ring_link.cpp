@@ -296,6 +296,7 @@ bool ring_link::push(const char* data, size_t n, size_t& pushed) {
 
 void ring_link::ring_doorbell() {
   if (!out_ring_->consumer_sleeps()) return;
+  ring_stats().doorbells.fetch_add(1, std::memory_order_relaxed);
   // A full socket holds a doorbell already; a failed one ends the connection for the reader.
   const char bell = 'D';
   (void)::send(fd_, &bell, 1, MSG_NOSIGNAL | MSG_DONTWAIT);

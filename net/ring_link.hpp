@@ -55,6 +55,7 @@ struct ring_counters {
   std::atomic<uint64_t> rings_read{0};       // directions this process reads from a ring
   std::atomic<uint64_t> handoffs_failed{0};  // a ring was possible, its handoff failed: TCP
   std::atomic<uint64_t> refused{0};          // connections ended for a bad hello or ring
+  std::atomic<uint64_t> doorbells{0};        // pushes that found their reader asleep
 };
 ring_counters& ring_stats();
 
