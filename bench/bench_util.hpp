@@ -7,6 +7,13 @@
 
 namespace caflow::bench {
 
+// Whether the bench's tasks talk through same-host rings (net/ring_link.hpp): yes unless
+// CAFLOW_BENCH_RINGS=0, which measures loopback TCP instead, for A/B runs.
+inline bool rings_from_env() {
+  const char* v = std::getenv("CAFLOW_BENCH_RINGS");
+  return !v || v[0] != '0';
+}
+
 // Calls fn() repeatedly for about `seconds` (after `warmup` calls); returns calls per second.
 template <class F>
 double rate(F&& fn, double seconds, int warmup = 3) {

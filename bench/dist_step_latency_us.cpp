@@ -17,7 +17,6 @@
 #include <caf/all.hpp>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -109,10 +108,7 @@ int main() {
   // thread (server_options::scheduler_threads = 0), which polls its sockets for 200 us after
   // its actors last ran (server_options::busy_poll): both the defaults.
   constexpr int intra_op = 1, scheduler_threads = 0;
-  // Same-host rings (net/ring_link.hpp) are on by default; CAFLOW_BENCH_RINGS=0 measures the
-  // same steps over loopback TCP, for an A/B comparison between runs.
-  const char* rings_env = std::getenv("CAFLOW_BENCH_RINGS");
-  const bool rings = !rings_env || std::string(rings_env) != "0";
+  const bool rings = bench::rings_from_env();
   bench::forked_server w0(cluster, "worker", 0, intra_op, scheduler_threads, rings),
       w1(cluster, "worker", 1, intra_op, scheduler_threads, rings);
 

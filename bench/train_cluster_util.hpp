@@ -128,7 +128,8 @@ inline double cluster_samples_per_s(const train_app::train_options& o, int worke
                                .worker_tasks = workers,
                                .cpu = {.intra_op_threads = threads, .inter_op_threads = threads},
                                .use_gpus = o.device == "gpu",
-                               .gpu = o.gpu});
+                               .gpu = o.gpu,
+                               .same_host_rings = rings_from_env()});
   if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;

@@ -92,6 +92,7 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .gpu = gpu,
                                   .device_count = {{device_gpu, gpus ? 1 : 0}},
                                   .security = o.security,
+                                  .same_host_rings = o.same_host_rings,
                                   .file_roots = o.file_roots});
     });
   for (auto& t : threads) t.join();

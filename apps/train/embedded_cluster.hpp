@@ -22,6 +22,8 @@ struct embedded_options {
   // `= gpu_options()`, not `{}`: GCC 12 warns falsely that its string may be uninitialized.
   gpu_options gpu = gpu_options();
   transport_security security{};
+  // Tasks in this process talk through shared memory rings (server_options::same_host_rings).
+  bool same_host_rings = true;
   // Where the tasks' file ops may go: the run's checkpoint directory (server_options).
   std::vector<std::string> file_roots{};
   // Tasks as caflow-server processes (found next to this executable), restarted at most
