@@ -1,7 +1,6 @@
 #include "actors/shm_receiver.hpp"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,26 +49,24 @@ status_or<std::shared_ptr<shm_receiver>> shm_receiver::start(std::string task) {
     return errors::unavailable("no shared memory links: /proc/sys/kernel/random/boot_id cannot be "
                                "read, so tasks on this host cannot be told from others");
   CAFLOW_ASSIGN_OR_RETURN(shm_listener listener, shm_listener::open());
-  const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake < 0) return errors::internal("eventfd failed: ", std::strerror(errno));
+  CAFLOW_ASSIGN_OR_RETURN(stop_signal stop, stop_signal::make());
   const auto secret = make_bulk_token();
-  return std::shared_ptr<shm_receiver>(new shm_receiver(
-      std::move(task), std::move(listener), std::string(secret.begin(), secret.end()), wake));
+  return std::shared_ptr<shm_receiver>(
+      new shm_receiver(std::move(task), std::move(listener),
+                       std::string(secret.begin(), secret.end()), std::move(stop)));
 }
 
 shm_receiver::shm_receiver(std::string task, shm_listener listener, std::string secret,
-                           int wake_fd)
+                           stop_signal stop)
     : task_(std::move(task)),
       listener_(std::move(listener)),
       secret_(std::move(secret)),
-      wake_fd_(wake_fd),
+      stop_(std::move(stop)),
       thread_([this] { serve(); }) {}
 
 shm_receiver::~shm_receiver() {
-  const uint64_t one = 1;
-  (void)!::write(wake_fd_, &one, sizeof one);
+  stop_.raise();
   thread_.join();
-  ::close(wake_fd_);
 }
 
 void shm_receiver::describe(bulk_endpoint& at) const {
@@ -86,7 +83,7 @@ size_t shm_receiver::links() const {
 void shm_receiver::serve() {
   std::vector<pollfd> fds;
   for (;;) {
-    fds.assign({{wake_fd_, POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}});
+    fds.assign({{stop_.fd(), POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}});
     for (const link& l : links_) fds.push_back({l.channel.socket().get(), POLLIN, 0});
     if (::poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) continue;

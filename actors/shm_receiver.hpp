@@ -24,6 +24,7 @@
 #include "net/protocol.hpp"
 #include "net/shm_handoff.hpp"
 #include "net/shm_segment.hpp"
+#include "net/stop_signal.hpp"
 
 namespace caflow {
 
@@ -60,7 +61,7 @@ class shm_receiver {
     shm_channel channel;
   };
 
-  shm_receiver(std::string task, shm_listener listener, std::string secret, int wake_fd);
+  shm_receiver(std::string task, shm_listener listener, std::string secret, stop_signal stop);
   void serve();
   void accept_one();
   void forget(uint64_t id, const char* why);
@@ -68,7 +69,7 @@ class shm_receiver {
   const std::string task_;
   shm_listener listener_;
   const std::string secret_;
-  const int wake_fd_;  // an eventfd: written once to stop the thread
+  stop_signal stop_;
   std::vector<link> links_;  // the thread's own
   uint64_t next_id_ = 1;     // the thread's own
 

@@ -1,7 +1,6 @@
 #include "net/ring_listener.hpp"
 
 #include <poll.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,23 +15,20 @@ namespace caflow {
 
 status_or<std::shared_ptr<ring_listener>> ring_listener::start(std::string secret) {
   CAFLOW_ASSIGN_OR_RETURN(shm_listener listener, shm_listener::open());
-  const int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake < 0) return errors::internal("eventfd failed: ", std::strerror(errno));
+  CAFLOW_ASSIGN_OR_RETURN(stop_signal stop, stop_signal::make());
   return std::shared_ptr<ring_listener>(
-      new ring_listener(std::move(listener), std::move(secret), wake));
+      new ring_listener(std::move(listener), std::move(secret), std::move(stop)));
 }
 
-ring_listener::ring_listener(shm_listener listener, std::string secret, int wake_fd)
+ring_listener::ring_listener(shm_listener listener, std::string secret, stop_signal stop)
     : listener_(std::move(listener)),
       secret_(std::move(secret)),
-      wake_fd_(wake_fd),
+      stop_(std::move(stop)),
       thread_([this] { serve(); }) {}
 
 ring_listener::~ring_listener() {
-  const uint64_t one = 1;
-  (void)!::write(wake_fd_, &one, sizeof one);
+  stop_.raise();
   thread_.join();
-  ::close(wake_fd_);
 }
 
 std::shared_ptr<shm_segment> ring_listener::claim(uint64_t token) {
@@ -46,7 +42,7 @@ std::shared_ptr<shm_segment> ring_listener::claim(uint64_t token) {
 
 void ring_listener::serve() {
   for (;;) {
-    pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}};
+    pollfd fds[2] = {{stop_.fd(), POLLIN, 0}, {listener_.socket().get(), POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0) {
       if (errno == EINTR) continue;
       return;  // no more rings are taken: writers then fall back to TCP

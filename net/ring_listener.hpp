@@ -22,6 +22,7 @@
 #include "graph/core/status.hpp"
 #include "net/shm_handoff.hpp"
 #include "net/shm_segment.hpp"
+#include "net/stop_signal.hpp"
 
 namespace caflow {
 
@@ -45,13 +46,13 @@ class ring_listener {
   std::shared_ptr<shm_segment> claim(uint64_t token);
 
  private:
-  ring_listener(shm_listener listener, std::string secret, int wake_fd);
+  ring_listener(shm_listener listener, std::string secret, stop_signal stop);
   void serve();
   void take_one();
 
   shm_listener listener_;
   const std::string secret_;
-  const int wake_fd_;  // an eventfd: written once to stop the thread
+  stop_signal stop_;
 
   std::mutex mu_;  // guards the two below
   std::map<uint64_t, std::shared_ptr<shm_segment>> unclaimed_;
