@@ -48,11 +48,12 @@ std::string payload(int32_t seq, size_t n) {
 }
 
 // As a server's, but without heartbeats: no other traffic comes to read what was left unread.
-// `rings`: whether same-host rings may carry the bytes (TCP alone otherwise).
+// `rings`: whether same-host rings may carry the bytes (TCP alone otherwise). `busy_poll` 0:
+// the loop sleeps whenever it is idle, so a ring's writer must ring its doorbell.
 struct quiet_config : loop_config {
-  explicit quiet_config(bool rings)
-      : loop_config(default_busy_poll, {.heartbeat_interval = std::chrono::hours(1),
-                                        .timeout = std::chrono::hours(2)}) {
+  explicit quiet_config(bool rings, std::chrono::microseconds busy_poll = default_busy_poll)
+      : loop_config(busy_poll, {.heartbeat_interval = std::chrono::hours(1),
+                                .timeout = std::chrono::hours(2)}) {
     set("caflow.same-host-rings", rings);
   }
 };
@@ -79,9 +80,11 @@ caf::behavior collector(caf::stateful_actor<arrivals>* self, bool mixed, bool st
 
 // Sends sizes(mixed) from one handler of one system to a collector in another, over loopback,
 // and checks what came.
-void send_and_check(bool mixed, bool stall, bool rings) {
+void send_and_check(bool mixed, bool stall, bool rings,
+                    std::chrono::microseconds receiver_polls = default_busy_poll) {
   const uint64_t rings_before = ring_stats().rings_written.load();
-  quiet_config cfg_receiver(rings), cfg_sender(rings);
+  const uint64_t bells_before = ring_stats().doorbells.load();
+  quiet_config cfg_receiver(rings, receiver_polls), cfg_sender(rings);
   caf::actor_system receiver{cfg_receiver}, sender{cfg_sender};
   auto collect = receiver.spawn(collector, mixed, stall);
   announce_role(receiver, collector_role, caf::actor_cast<caf::strong_actor_ptr>(collect));
@@ -125,8 +128,14 @@ void send_and_check(bool mixed, bool stall, bool rings) {
     CHECK(order[i] == static_cast<int32_t>(i));
     CHECK(intact[i]);
   }
-  // Both directions of the one connection, or neither.
-  CHECK(ring_stats().rings_written.load() - rings_before == (rings ? 2u : 0u));
+  if (receiver_polls.count() > 0) {
+    // Both directions of the one connection, or neither.
+    CHECK(ring_stats().rings_written.load() - rings_before == (rings ? 2u : 0u));
+  } else {
+    // Only the sender polls, so only it writes a ring; its reader sleeps between messages.
+    CHECK(ring_stats().rings_written.load() - rings_before == 1u);
+    CHECK(ring_stats().doorbells.load() > bells_before);
+  }
   caf::anon_send_exit(burst, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(collect, caf::exit_reason::user_shutdown);
 }
@@ -141,4 +150,8 @@ TEST_CASE("big and small messages sent back to back arrive whole and in order") 
 TEST_CASE("hundreds of small messages that come in one read are all handed to BASP") {
   SUBCASE("over TCP") { send_and_check(false, true, false); }
   SUBCASE("through rings") { send_and_check(false, true, true); }
+}
+
+TEST_CASE("a ring's reader whose loop never polls is woken by doorbells") {
+  send_and_check(true, false, true, std::chrono::microseconds(0));
 }
