@@ -157,10 +157,6 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
   caf::intrusive_ptr<busy_poller> poller_;
 };
 
-}  // namespace
-
-namespace {
-
 busy_poller* poller_of(caf::actor_system& sys) {
   auto* loop = dynamic_cast<loop_coordinator*>(&sys.scheduler());
   return loop ? loop->poller() : nullptr;

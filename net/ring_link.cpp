@@ -155,7 +155,7 @@ ring_link::read_state ring_link::read_hello() {
 void ring_link::choose(bool peer_accepts, const std::string& peer_boot,
                        const std::string& peer_path) {
   const bool possible = settings_->writes_rings && peer_accepts && !peer_boot.empty() &&
-                        peer_boot == settings_->boot_id && plausible_ring_listener(peer_path);
+                        peer_boot == settings_->boot_id && plausible_shm_listener(peer_path);
   std::string choice(1, tcp_choice);
   if (possible) {
     auto segment =

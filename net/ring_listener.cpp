@@ -1,7 +1,6 @@
 #include "net/ring_listener.hpp"
 
 #include <poll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -86,19 +85,6 @@ status_or<uint64_t> hand_over_ring(const std::string& path, std::string_view sec
   CAFLOW_RETURN_IF_ERROR(
       read_exact_until(channel.socket(), &token, sizeof token, until, "the ring's token"));
   return token;
-}
-
-bool plausible_ring_listener(const std::string& path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string::npos || path.substr(slash) != "/s") return false;
-  const std::string dir = path.substr(0, slash);
-  const auto name = dir.substr(dir.rfind('/') + 1);
-  if (name.rfind("caflow-shm-", 0) != 0) return false;
-  struct stat d {}, s{};
-  if (::lstat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode) || d.st_uid != ::geteuid() ||
-      (d.st_mode & 077) != 0)
-    return false;
-  return ::lstat(path.c_str(), &s) == 0 && S_ISSOCK(s.st_mode) && s.st_uid == ::geteuid();
 }
 
 }  // namespace caflow

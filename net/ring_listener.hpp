@@ -67,9 +67,4 @@ status_or<uint64_t> hand_over_ring(const std::string& path, std::string_view sec
                                    const shm_segment& segment,
                                    std::chrono::milliseconds patience);
 
-// Whether `path` may be a ring listener of this uid: a socket named "s" in a directory
-// "caflow-shm-*" that this uid owns and nobody else may enter. A writer connects only to such a
-// path, because the peer that names it has not authenticated yet.
-bool plausible_ring_listener(const std::string& path);
-
 }  // namespace caflow

@@ -40,7 +40,9 @@ status_or<socket_fd> unix_socket(const std::string& path) {
   return s;
 }
 
+// A listener's socket is `socket_name` in a fresh directory named listener_prefix + 6 letters.
 constexpr std::string_view listener_prefix = "caflow-shm-";
+constexpr std::string_view socket_name = "/s";
 
 // The paths of the Unix sockets bound in this network namespace.
 std::unordered_set<std::string> bound_unix_paths() {
@@ -95,7 +97,7 @@ int sweep_stale_shm_listeners(const std::string& base) {
   for (const std::string& dir : candidates) {
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me) continue;
-    const std::string socket_path = dir + "/s";
+    const std::string socket_path = dir + std::string(socket_name);
     const bool dir_is_old = a_minute_old(st);
     if (::lstat(socket_path.c_str(), &st) != 0) {
       // Empty: a listener killed between mkdtemp and bind, or between unlink and rmdir. One a
@@ -113,14 +115,28 @@ int sweep_stale_shm_listeners(const std::string& base) {
   return removed;
 }
 
+bool plausible_shm_listener(const std::string& path) {
+  if (!path.ends_with(socket_name)) return false;
+  const std::string dir = path.substr(0, path.size() - socket_name.size());
+  const auto slash = dir.rfind('/');
+  if (slash == std::string::npos ||
+      !std::string_view(dir).substr(slash + 1).starts_with(listener_prefix))
+    return false;
+  struct stat d {}, s{};
+  if (::lstat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode) || d.st_uid != ::geteuid() ||
+      (d.st_mode & 077) != 0)
+    return false;
+  return ::lstat(path.c_str(), &s) == 0 && S_ISSOCK(s.st_mode) && s.st_uid == ::geteuid();
+}
+
 status_or<shm_listener> shm_listener::open() {
   const std::string base = listener_base();
   sweep_stale_shm_listeners(base);
-  std::string dir = base + "/caflow-shm-XXXXXX";
+  std::string dir = base + "/" + std::string(listener_prefix) + "XXXXXX";
   // mkdtemp creates the directory with mode 0700: no other uid can reach what is inside.
   if (!::mkdtemp(dir.data()))
     return errors::internal("mkdtemp(", dir, ") failed: ", std::strerror(errno));
-  std::string path = dir + "/s";
+  std::string path = dir + std::string(socket_name);
   auto fail = [&](status st) {
     ::unlink(path.c_str());
     ::rmdir(dir.c_str());

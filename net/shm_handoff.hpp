@@ -85,6 +85,12 @@ class shm_listener {
 // shm_listener::open() calls it.
 int sweep_stale_shm_listeners(const std::string& base);
 
+// Whether `path` may be a listener of this uid: its socket, in a directory laid out as open()
+// lays it out, that this uid owns and nobody else may enter. For a path an unauthenticated
+// peer named (net/ring_link.hpp): nothing else is connected to, so such a peer can make this
+// process wait on no socket but a listener of its own user.
+bool plausible_shm_listener(const std::string& path);
+
 // Connects to the listener at `path` and runs the handshake, within `patience`. Errors: no
 // such listener (unavailable, naming the path), and the handshake's.
 status_or<shm_channel> shm_connect(const std::string& path, std::string_view secret,

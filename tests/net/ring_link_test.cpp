@@ -81,6 +81,15 @@ struct linked {
   ring_link a, b;
 };
 
+// A hello as a peer sends it, around `payload`.
+std::string hello(const std::string& payload) {
+  std::string h(12, '\0');
+  const uint32_t n = static_cast<uint32_t>(payload.size());
+  std::memcpy(h.data(), &ring_hello_magic, 8);
+  std::memcpy(h.data() + 8, &n, 4);
+  return h + payload;
+}
+
 std::string pattern(size_t n, int seed) {
   std::string s(n, '\0');
   for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>((i * 31 + seed) % 251);
@@ -199,13 +208,6 @@ TEST_CASE("a peer that breaks the protocol ends the connection, saying how") {
   REQUIRE(b.send_hello());
   const auto refused = ring_stats().refused.load();
   bool closed = false;
-  auto hello = [](const std::string& payload) {
-    std::string h(12, '\0');
-    const uint32_t n = static_cast<uint32_t>(payload.size());
-    std::memcpy(h.data(), &ring_hello_magic, 8);
-    std::memcpy(h.data() + 8, &n, 4);
-    return h + payload;
-  };
   // accepts rings = 0, boot id "boot-1", no listener path.
   const std::string valid = hello(std::string{'\0', '\6', '\0'} + "boot-1" + std::string(2, '\0'));
   SUBCASE("not caflow's hello (a BASP header, say)") {
@@ -261,4 +263,30 @@ TEST_CASE("a peer that breaks the protocol ends the connection, saying how") {
   }
   CHECK(closed);
   CHECK(ring_stats().refused.load() == refused + 1);
+}
+
+TEST_CASE("a peer that names anything but a listener of this user gets TCP, nothing connected") {
+  socket_pair p;
+  ring_link b(p.fd[1], settings(true, true));
+  REQUIRE(b.send_hello());
+  const auto failed = ring_stats().handoffs_failed.load();
+  // accepts rings, the same boot id, and a path that is no caflow listener.
+  const std::string path = "/etc/passwd";
+  std::string payload{'\1', '\6', '\0'};
+  payload += "boot-1";
+  payload += std::string{static_cast<char>(path.size()), '\0'} + path;
+  const std::string h = hello(payload);
+  REQUIRE(::send(p.fd[0], h.data(), h.size(), 0) == static_cast<ssize_t>(h.size()));
+  CHECK(read_now(b).empty());
+  REQUIRE(b.decided());
+  CHECK_FALSE(b.writes_ring());
+  CHECK(ring_stats().handoffs_failed.load() == failed);  // never tried
+  // What b sent: its own hello, then its choice, TCP.
+  char got[4096];
+  const ssize_t k = ::recv(p.fd[0], got, sizeof got, 0);
+  REQUIRE(k > 12);
+  uint32_t own = 0;
+  std::memcpy(&own, got + 8, 4);
+  REQUIRE(static_cast<size_t>(k) == 12 + own + 1);
+  CHECK(got[k - 1] == 'T');
 }

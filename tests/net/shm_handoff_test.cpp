@@ -13,6 +13,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "net/shm_handoff.hpp"
@@ -376,4 +378,31 @@ TEST_CASE("directories of listeners that are gone are swept; live and foreign on
     ::rmdir(d.c_str());
   }
   CHECK(::rmdir(base.c_str()) == 0);
+}
+
+TEST_CASE("only a listener's own layout, of this uid and private, is a plausible listener") {
+  auto listener = shm_listener::open();
+  REQUIRE(listener.ok());
+  CHECK(plausible_shm_listener(listener->path()));
+  std::string base = "/tmp/caflow-plausible-test-XXXXXX";
+  REQUIRE(::mkdtemp(base.data()) != nullptr);
+  // The right names, but the directory others may enter.
+  const std::string open_dir = left_behind(base);
+  REQUIRE(::chmod(open_dir.c_str(), 0755) == 0);
+  CHECK_FALSE(plausible_shm_listener(open_dir + "/s"));
+  REQUIRE(::chmod(open_dir.c_str(), 0700) == 0);
+  CHECK(plausible_shm_listener(open_dir + "/s"));
+  // A socket under another name, a file where the socket should be, a path that is not there.
+  const std::string other = base + "/elsewhere";
+  REQUIRE(::mkdir(other.c_str(), 0700) == 0);
+  const socket_fd elsewhere = bound_at(other + "/s");
+  CHECK_FALSE(plausible_shm_listener(other + "/s"));
+  std::string with_file = base + "/caflow-shm-XXXXXX";
+  REQUIRE(::mkdtemp(with_file.data()) != nullptr);
+  { std::ofstream(with_file + "/s") << "not a socket"; }
+  CHECK_FALSE(plausible_shm_listener(with_file + "/s"));
+  CHECK_FALSE(plausible_shm_listener(open_dir + "/t"));
+  CHECK_FALSE(plausible_shm_listener("/etc/passwd"));
+  CHECK_FALSE(plausible_shm_listener(""));
+  std::filesystem::remove_all(base);
 }
