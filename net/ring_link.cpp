@@ -283,15 +283,14 @@ bool ring_link::holds_bytes() const {
   return phase_ == phase::tcp && begin_ != end_;
 }
 
-bool ring_link::push(const char* data, size_t n, size_t& pushed) {
+void ring_link::push(const char* data, size_t n, size_t& pushed) {
   pushed = 0;
   while (pushed < n) {
     const size_t chunk = std::min({n - pushed, max_chunk, out_ring_->max_record()});
     if (!out_ring_->try_push({reinterpret_cast<const std::byte*>(data + pushed), chunk}))
-      return false;
+      return;
     pushed += chunk;
   }
-  return true;
 }
 
 void ring_link::ring_doorbell() {
@@ -304,34 +303,29 @@ void ring_link::ring_doorbell() {
 
 void ring_link::write(std::vector<char>& bytes) {
   if (bytes.empty()) return;
+  if (has_waiting()) {  // behind what waits already
+    waiting_.insert(waiting_.end(), bytes.begin(), bytes.end());
+    bytes.clear();
+    push_waiting();
+    return;
+  }
   size_t pushed = 0;
-  if (!has_waiting()) {
-    push(bytes.data(), bytes.size(), pushed);
-    if (pushed > 0) ring_doorbell();
-    if (pushed == bytes.size()) {
-      bytes.clear();
-      return;
-    }
-  }
-  if (waiting_from_ == waiting_.size()) {
-    waiting_.clear();
-    waiting_from_ = 0;
-  }
-  waiting_.insert(waiting_.end(), bytes.begin() + static_cast<ptrdiff_t>(pushed), bytes.end());
+  push(bytes.data(), bytes.size(), pushed);
+  if (pushed > 0) ring_doorbell();
+  // What the ring could not take (waiting_ is empty and waiting_from_ 0 when nothing waits).
+  waiting_.assign(bytes.begin() + static_cast<ptrdiff_t>(pushed), bytes.end());
   bytes.clear();
-  push_waiting();
 }
 
-bool ring_link::push_waiting() {
-  if (!has_waiting()) return true;
+void ring_link::push_waiting() {
+  if (!has_waiting()) return;
   size_t pushed = 0;
   push(waiting_.data() + waiting_from_, waiting_.size() - waiting_from_, pushed);
   waiting_from_ += pushed;
   if (pushed > 0) ring_doorbell();
-  if (has_waiting()) return false;
+  if (has_waiting()) return;
   waiting_.clear();
   waiting_from_ = 0;
-  return true;
 }
 
 }  // namespace caflow

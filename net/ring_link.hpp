@@ -19,8 +19,8 @@
 // A reader polls its rings from the loop while the loop busy-polls and says so in the ring's
 // awake word; a writer that finds the reader asleep after a push sends one doorbell byte on
 // TCP. A full ring keeps the rest of a write here until the reader makes room; the loop's
-// poller keeps pushing (net/loop_scheduler.hpp), so a process writes rings only where such a
-// poller runs.
+// poller keeps pushing (net/loop_scheduler.hpp). So only a system whose loop busy-polls takes
+// or writes rings (ring_settings, filled in by net/tls_transport.cpp).
 //
 // Everything here runs on the connection's network loop. Nothing a peer sends is trusted: a
 // bad hello, an unknown choice, a token no ring was handed over with, or a ring whose records
@@ -90,8 +90,8 @@ class ring_link {
   // Ring writer: takes `bytes` (left empty) into the ring; what does not fit waits here, behind
   // anything that waits already.
   void write(std::vector<char>& bytes);
-  // Ring writer: pushes what waits. True when nothing waits any more.
-  bool push_waiting();
+  // Ring writer: pushes what waits, as much as the ring takes.
+  void push_waiting();
   bool has_waiting() const { return waiting_from_ < waiting_.size(); }
 
   // Ring reader: whether records wait, and telling the writer whether to ring the doorbell.
@@ -119,7 +119,8 @@ class ring_link {
   read_state read_tcp(void* buf, size_t len, size_t& got);
   read_state read_ring(void* buf, size_t len, size_t& got);
   void choose(bool peer_accepts, const std::string& peer_boot, const std::string& peer_path);
-  bool push(const char* data, size_t n, size_t& pushed);
+  // Pushes [data, data + n) in records until the ring is full; `pushed` says how far it got.
+  void push(const char* data, size_t n, size_t& pushed);
   void ring_doorbell();
 
   const int fd_;

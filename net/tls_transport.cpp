@@ -463,18 +463,22 @@ class guarded_connection_manager : public caf::io::middleman_actor_impl {
   std::shared_ptr<const ring_settings> rings_;
 };
 
-// What this system's plain connections bring to same-host rings: a listener when the cluster
-// id can serve as the secret that opens it, and writing when the loop busy-polls. Without a
-// boot id, or with "caflow.same-host-rings" set to false, every connection stays on TCP.
+// What this system's plain connections bring to same-host rings: a listener, and writing, when
+// its loop busy-polls (a writer needs the poller to push what a full ring held back; a reader
+// that does not poll would need a doorbell for every message, a send like TCP's) and the
+// cluster id can serve as the secret that opens the listener. Otherwise (a client's system
+// without a polling loop, no boot id, "caflow.same-host-rings" false) every connection of the
+// system stays on TCP, and it starts no listener thread.
 std::shared_ptr<const ring_settings> ring_settings_for(caf::actor_system& sys) {
   auto rings = std::make_shared<ring_settings>();
-  if (!caf::get_or(sys.config(), "caflow.same-host-rings", true)) return rings;
+  if (!caf::get_or(sys.config(), "caflow.same-host-rings", true) || !loop_busy_polls(sys))
+    return rings;
   const auto ids = caf::get_or(sys.config(), "middleman.app-identifiers",
                                std::vector<std::string>{});
   if (ids.empty() || ids.front().empty() || this_boot_id().empty()) return rings;
   rings->secret = ids.front();
   rings->boot_id = this_boot_id();
-  rings->writes_rings = loop_busy_polls(sys);
+  rings->writes_rings = true;
   if (auto listener = ring_listener::start(rings->secret); listener.ok())
     rings->listener = std::move(listener).value();
   return rings;
