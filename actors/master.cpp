@@ -115,7 +115,7 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
   for (const auto& [task, reason] : st.lost)
     if (st.opts.addresses.count(task)) tasks.push_back(task);
   if (tasks.empty() || !st.opts.resolver) {
-    client.promise.deliver(to_caf_error(why));
+    client.fail(why);
     return;
   }
   auto pending = std::make_shared<size_t>(tasks.size());
@@ -123,7 +123,7 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
   for (const auto& task : tasks) {
     auto hp = split_host_port(st.opts.addresses.at(task));
     if (!hp.ok()) {
-      client.promise.deliver(to_caf_error(hp.get_status()));
+      client.fail(hp.get_status());
       return;
     }
     self->request(st.opts.resolver, st.opts.rpc_timeout, cf_resolve_atom::value, hp->host, hp->port,
@@ -151,7 +151,7 @@ void handle_step(master_pointer self, run_step_request req,
                  step_client client, bool may_resolve) {
   auto it = self->state.sessions.find(req.session);
   if (it == self->state.sessions.end()) {
-    client.promise.deliver(to_caf_error(errors::not_found("no session '", req.session, "'")));
+    client.fail(errors::not_found("no session '", req.session, "'"));
     return;
   }
   master_session& s = it->second;
@@ -159,7 +159,7 @@ void handle_step(master_pointer self, run_step_request req,
     if (may_resolve)
       resolve_lost_then_retry(self, std::move(req), client, gone);
     else
-      client.promise.deliver(to_caf_error(gone));
+      client.fail(gone);
     return;
   }
   const std::string key = signature_key(req);
@@ -182,7 +182,7 @@ void handle_step(master_pointer self, run_step_request req,
       return resolve_lost_then_retry(self, std::move(r), client, run->failed);
     if (run->failed.ok())
       if (status st = check_feeds(*run, r); !st.ok()) {
-        client.promise.deliver(to_caf_error(st));
+        client.fail(st);
         return;
       }
     start_step(self, run, std::move(r), client);
@@ -309,13 +309,18 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
       [=](cf_step_atom, run_step_request& req) -> caf::result<run_step_reply> {
         caf::strong_actor_ptr reply_to = reply_destination(self);
         auto promise = self->make_response_promise<run_step_reply>();
-        step_client client{promise, in_other_process(reply_to, self) ? reply_to : nullptr};
+        step_client client{promise, in_other_process(reply_to, self) ? reply_to : nullptr, nullptr};
         if (status st = claim_chunked_feeds(self->state.arrivals, req); !st.ok()) {
           promise.deliver(to_caf_error(st));
           return promise;
         }
         handle_step(self, std::move(req), std::move(client), true);
         return promise;
+      },
+      [=](cf_step_atom, run_step_request& req, const local_step_promise_ptr& answer) {
+        step_client client{{}, nullptr, answer};
+        // A session of this process hands its feeds over as they are: none come in chunks.
+        handle_step(self, std::move(req), std::move(client), true);
       },
       [=](cf_chunk_atom, const edge_chunk& c) {
         // A refused transfer is reported when its message claims the value.

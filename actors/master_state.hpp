@@ -15,6 +15,7 @@
 
 #include "actors/chunked_values.hpp"
 #include "actors/master.hpp"
+#include "net/local_step_answer.hpp"
 #include "actors/step_stats.hpp"
 #include "graph/core/device_name.hpp"
 #include "graph/ir/graph.hpp"
@@ -60,9 +61,21 @@ struct master_session {
 
 // Who asked for a step: the promise to answer, and, for a client in another process, where its
 // big fetches go ahead of the answer in chunks.
+// Who waits for a step's answer: a requester's response promise, or a session of this
+// process that asked without an actor (net/local_step_answer.hpp).
 struct step_client {
   caf::typed_response_promise<run_step_reply> promise;
   caf::strong_actor_ptr remote;  // null when the client shares this process
+  local_step_promise_ptr local;  // set instead of `promise`
+
+  void deliver(run_step_reply reply) {
+    if (local) local->deliver(std::move(reply));
+    else promise.deliver(std::move(reply));
+  }
+  void fail(const status& why) {
+    if (local) local->deliver(why);
+    else promise.deliver(to_caf_error(why));
+  }
 };
 
 struct in_flight_step {

@@ -29,9 +29,9 @@ void finish_step(master_pointer self, int64_t step_id) {
         reply.chunked_fetches.push_back(static_cast<int32_t>(i));
       }
     }
-    s.client.promise.deliver(std::move(reply));
+    s.client.deliver(std::move(reply));
   } else {
-    s.client.promise.deliver(to_caf_error(s.root_cause));
+    s.client.fail(s.root_cause);
   }
   self->state.arrivals.forget(step_id);
   // After a success every worker has cleaned up by itself (run_graph_request::runs_here).
@@ -71,7 +71,7 @@ void partition_done(master_pointer self, int64_t step_id, size_t part) {
 void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,
                 step_client client) {
   if (!run->failed.ok()) {
-    client.promise.deliver(to_caf_error(run->failed));
+    client.fail(run->failed);
     return;
   }
   int64_t step_id = 0;

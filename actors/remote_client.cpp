@@ -10,6 +10,7 @@
 #include "graph/ir/serialization.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "net/errors.hpp"
+#include "net/local_step_answer.hpp"
 #include "net/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
@@ -203,14 +204,14 @@ status_or<std::vector<tensor>> remote_client::run(
   }
   run_step_reply reply;
   if (impl_->local) {
-    // A hand-over within one system. Nothing comes in chunks in a process.
-    caf::scoped_actor self{impl_->caller_system(master)};
-    status result;
-    auto asked = self->request(master, impl_->step_timeout, cf_step_atom::value, std::move(req));
-    busy_wait([&] { return !self->mailbox().empty(); }, impl_->busy_poll);
-    std::move(asked).receive([&](run_step_reply& r) { reply = std::move(r); },
-                 [&](caf::error& e) { result = to_status(e).with_context("master at " + impl_->target); });
-    CAFLOW_RETURN_IF_ERROR(result);
+    // A hand-over within one system, answered without an actor on this side
+    // (net/local_step_answer.hpp). Nothing comes in chunks in a process.
+    auto answer = std::make_shared<local_step_answer>();
+    caf::anon_send(master, cf_step_atom::value, std::move(req),
+                   std::make_shared<local_step_promise>(answer));
+    auto answered = answer->wait(impl_->busy_poll, impl_->step_timeout + std::chrono::seconds(10));
+    if (!answered.ok()) return answered.get_status().with_context("master at " + impl_->target);
+    reply = std::move(answered).value();
   } else {
     auto step = std::make_shared<remote_step>();
     step->master = master;

@@ -2,6 +2,7 @@
 
 #include "graph/platform/busy_wait.hpp"
 #include "net/deadline_clock.hpp"
+#include "net/loop_inbox.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
@@ -29,8 +30,9 @@ using steady = std::chrono::steady_clock;
 class busy_poller final : public caf::io::network::multiplexer::runnable {
  public:
   // `waiting`: how many actors are queued on the loop and have not run yet.
-  busy_poller(std::chrono::microseconds window, const std::atomic<size_t>& waiting)
-      : window_(window), waiting_(waiting) {}
+  busy_poller(std::chrono::microseconds window, const std::atomic<size_t>& waiting,
+              std::shared_ptr<loop_polled> inbox)
+      : window_(window), waiting_(waiting), polled_{std::move(inbox)} {}
 
   // Called on the loop's thread whenever an actor runs there.
   void touch(caf::io::network::multiplexer& loop) {
@@ -68,12 +70,17 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
 
  private:
   bool poll_all() {
-    bool worked = false;
-    std::erase_if(polled_, [&worked](const std::shared_ptr<loop_polled>& p) {
-      const auto r = p->poll();
+    bool worked = false, gone = false;
+    // By index: what a poll runs (an actor, a read that opens a connection) may add to polled_.
+    for (size_t i = 0; i < polled_.size(); ++i) {
+      const auto r = polled_[i]->poll();
       worked |= r == loop_polled::result::worked;
-      return r == loop_polled::result::gone;
-    });
+      if (r == loop_polled::result::gone) {
+        gone = true;
+        polled_[i] = nullptr;
+      }
+    }
+    if (gone) std::erase(polled_, nullptr);
     return worked;
   }
   bool needed() const {
@@ -96,7 +103,11 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
  public:
   loop_coordinator(caf::actor_system& sys, std::chrono::microseconds busy_poll)
       : abstract_coordinator(sys) {
-    if (busy_poll.count() > 0) poller_ = caf::make_counted<busy_poller>(busy_poll, waiting_);
+    if (busy_poll.count() <= 0) return;
+    inbox_ = std::make_shared<loop_inbox>([this](caf::resumable* job) {
+      run(job, system().middleman().backend());
+    });
+    poller_ = caf::make_counted<busy_poller>(busy_poll, waiting_, inbox_);
   }
 
   // Takes over the reference that comes with `job`, as CAF's schedulers do.
@@ -112,6 +123,14 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
     }
     auto& loop = system().middleman().backend();
     waiting_.fetch_add(1, std::memory_order_relaxed);
+    if (inbox_ && std::this_thread::get_id() != loop.thread_id()) {
+      if (inbox_->push(job))
+        loop.post([this] {
+          inbox_->woken();
+          (void)inbox_->poll();
+        });
+      return;
+    }
     loop.post([this, job, &loop] { run(job, loop); });
   }
 
@@ -154,6 +173,8 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
   deadline_clock clock_;
   std::thread timer_;
   std::atomic<size_t> waiting_{0};  // before poller_, which reads it
+  // Other threads' jobs while the loop polls (net/loop_inbox.hpp); null without polling.
+  std::shared_ptr<loop_inbox> inbox_;
   caf::intrusive_ptr<busy_poller> poller_;
 };
 

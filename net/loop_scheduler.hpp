@@ -23,6 +23,8 @@
 // reply that comes back within that window is read without waking a sleeping thread, which on
 // a virtual machine whose idle cores halt costs tens of microseconds (an exit to the
 // hypervisor). An idle task sleeps as before; a busy one spends its idle moments polling.
+// Meanwhile other threads hand it their actors through memory (net/loop_inbox.hpp), not
+// through the loop's wake-up pipe.
 #include <caf/actor_system_config.hpp>
 #include <caf/fwd.hpp>
 #include <chrono>

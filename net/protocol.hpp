@@ -17,10 +17,12 @@
 // status, which keeps the same fields (net/errors.hpp).
 // Every request between processes is bounded in time (a dead peer never answers): by a CAF
 // timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
 #include <caf/replies_to.hpp>
@@ -300,12 +302,17 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>,  // for the admin
     caf::replies_to<cf_devices_atom>::with<std::vector<std::string>>>;  // full device names
 
+// The master's end of a step asked by a session of its own process (net/local_step_answer.hpp).
+class local_step_promise;
+using local_step_promise_ptr = std::shared_ptr<local_step_promise>;
+
 // The master role of a task: sessions for clients. A session's graph travels as
 // serialize_graph() bytes.
 using master_actor = caf::typed_actor<
     caf::replies_to<cf_create_atom, std::string, session_config>::with<std::string>,  // -> handle
     caf::replies_to<cf_extend_atom, std::string, std::string>::with<bool>, // handle, more nodes
     caf::replies_to<cf_step_atom, run_step_request>::with<run_step_reply>,
+    caf::reacts_to<cf_step_atom, run_step_request, local_step_promise_ptr>,  // same process
     caf::reacts_to<cf_chunk_atom, edge_chunk>,  // a big feed or fetch, ahead of its message
     caf::replies_to<cf_close_atom, std::string>::with<bool>,               // handle
     caf::replies_to<cf_inspect_atom>::with<master_snapshot>,               // for the admin
@@ -316,3 +323,6 @@ using master_actor = caf::typed_actor<
 void add_wire_types(caf::actor_system_config& cfg);
 
 }  // namespace caflow
+
+// Never leaves its process: it has no serialization, so no peer can send one.
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(caflow::local_step_promise_ptr)

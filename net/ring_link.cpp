@@ -251,7 +251,7 @@ ring_link::read_state ring_link::read_tcp(void* buf, size_t len, size_t& got) {
 ring_link::read_state ring_link::read_ring(void* buf, size_t len, size_t& got) {
   if (record_from_ == record_.size()) {
     auto popped = in_ring_->try_pop(record_);
-    if (popped.ok() && !*popped && !peer_ended_) {
+    if (popped.ok() && !*popped && !peer_ended_ && !polled_read_) {
       // Nothing in the ring: drain the doorbells and see whether the peer's end came. A record
       // is pushed before its doorbell rings and before the writer closes, so the ring is looked
       // at once more after.

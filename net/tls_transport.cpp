@@ -332,8 +332,11 @@ class guarded_scribe : public caf::io::scribe {
   // Records wait in the ring: read them as a readable socket would be read, unless the
   // stream no longer reads (closing).
   void read_ring() {
-    if (stream_.eventbf() & caf::io::network::input_mask)
-      stream_.handle_event(caf::io::network::operation::read);
+    if (!(stream_.eventbf() & caf::io::network::input_mask)) return;
+    const std::shared_ptr<ring_link> link = link_;  // the read may close the connection
+    link->reading_for_poller(true);
+    stream_.handle_event(caf::io::network::operation::read);
+    link->reading_for_poller(false);
   }
 
   bool launched_ = false;

@@ -231,3 +231,35 @@ TEST_CASE("the loop's poller yields its core every few polls, but not while acto
     CHECK_FALSE(busy_poller_yields(polls, 7));
   }
 }
+
+TEST_CASE("threads outside the loop reach its actors while it polls and after it fell asleep") {
+  // Messages from other threads reach a polling loop through memory (net/loop_inbox.hpp) and a
+  // sleeping one through its pipe. Pauses longer than the 50 us window let the poller stop
+  // between messages, so both paths and the moment between them are taken, many times.
+  loop_config cfg{std::chrono::microseconds(50)};
+  caf::actor_system sys{cfg};
+  auto counter = sys.spawn(reporter, 0);
+  constexpr int threads = 3, per_thread = 400;
+  std::vector<std::thread> senders;
+  for (int t = 0; t < threads; ++t)
+    senders.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) {
+        caf::anon_send(counter, int32_t{i});
+        if ((i + t) % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(20 * (i % 10)));
+      }
+    });
+  for (auto& s : senders) s.join();
+  caf::scoped_actor self{sys};
+  int count = 0;
+  self->request(counter, scaled(10s), count_atom::value)
+      .receive([&](int c) { count = c; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  CHECK(count == threads * per_thread);
+  // One at a time with the loop asleep in between: each needs a wake-up of its own.
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    self->request(counter, scaled(5s), count_atom::value)
+        .receive([&](int c) { count = c; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  }
+  CHECK(count == threads * per_thread);
+  caf::anon_send_exit(counter, caf::exit_reason::user_shutdown);
+}
