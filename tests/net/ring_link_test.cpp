@@ -188,6 +188,31 @@ TEST_CASE("a reader that stopped polling is rung; one that polls is not") {
   CHECK(read_now(l.b) == "y");
 }
 
+TEST_CASE("a read for the poller leaves the socket alone; the socket's own read drains it") {
+  linked l(settings(true, true), settings(true, true));
+  CHECK(through_ring(l.a, l.b, "first") == "first");  // drains the first doorbell
+  l.b.set_awake(false);
+  std::vector<char> w{'x'};
+  l.a.write(w);  // rung: the reader was asleep
+  REQUIRE(readable(l.pair.fd[1]));
+  l.b.reading_for_poller(true);
+  CHECK(read_now(l.b) == "x");
+  CHECK(readable(l.pair.fd[1]));  // the doorbell stays for the socket's read
+  l.b.reading_for_poller(false);
+  CHECK(read_now(l.b).empty());
+  CHECK_FALSE(readable(l.pair.fd[1]));
+  // The peer's end, too, is seen by the socket's read and not by the poller's.
+  ::close(l.pair.fd[0]);
+  l.pair.fd[0] = -1;
+  bool closed = false;
+  l.b.reading_for_poller(true);
+  CHECK(read_now(l.b, &closed).empty());
+  CHECK_FALSE(closed);
+  l.b.reading_for_poller(false);
+  CHECK(read_now(l.b, &closed).empty());
+  CHECK(closed);
+}
+
 TEST_CASE("the writer's end comes after its last records") {
   linked l(settings(true, true), settings(true, true));
   const std::string last = pattern(5000, 7);
