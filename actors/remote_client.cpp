@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
+#include <caf/logger.hpp>
 #include <future>
 #include <random>
 
@@ -31,6 +32,19 @@ struct client_config : caf::actor_system_config {
     configure_network(*this, client_failure_detection(), security);
     run_actors_on_network_loop(*this);
   }
+};
+
+// CAF 0.17 ties a thread to the logger of the actor system it last spawned an actor in (a
+// scoped_actor too), and ~actor_system waits until no thread holds its logger. A client spawns
+// on its caller's thread: in the master's own system for a server in this process, in the
+// client's otherwise. A server (or client) destroyed by another thread while the caller's
+// thread held it waited for that thread for ever, so each call lets go when it returns.
+class logger_release {
+ public:
+  logger_release() = default;
+  logger_release(const logger_release&) = delete;
+  logger_release& operator=(const logger_release&) = delete;
+  ~logger_release() { caf::logger::set_current_actor_system(nullptr); }
 };
 
 status_or<host_port> parse_target(const std::string& target) {
@@ -155,6 +169,7 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
     const std::string& target, std::chrono::milliseconds patience,
     std::chrono::milliseconds step_timeout, session_config config,
     const transport_security& security, std::chrono::microseconds busy_poll) {
+  logger_release released;
   CAFLOW_ASSIGN_OR_RETURN(host_port where, parse_target(target));
   CAFLOW_RETURN_IF_ERROR(validate(security));
   auto i = std::make_unique<impl>(security);
@@ -171,6 +186,7 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
 }
 
 status remote_client::extend(const graph_def& more) {
+  logger_release released;
   const std::string bytes = serialize_graph(more);
   const auto timeout = scaled(std::chrono::milliseconds{30000});
   if (impl_->session.empty())
@@ -183,6 +199,7 @@ status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::pair<std::string, tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     run_step_reply* prepared) {
+  logger_release released;
   if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
   auto master = impl_->master_now();
   if (!master) return impl_->gone();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
@@ -65,6 +66,27 @@ TEST_CASE("a session in the server's process reaches its master without the netw
   REQUIRE(sess.run({{x, fed}}, {y}).ok());
   srv->reset();
   check_error(sess.run({{x, fed}}, {y}), "has stopped");
+}
+
+TEST_CASE("a session in the server's process whose server stops during a step gets an error") {
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  auto root = scope::new_root();
+  // A dequeue from a queue nobody fills: the step waits until the server goes.
+  auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32});
+  auto item = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32}).at(0);
+  session sess(root, {.target = (*srv)->target(), .busy_poll = std::chrono::microseconds(0)});
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    srv->reset();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto out = sess.run({item});
+  stopper.join();
+  REQUIRE_FALSE(out.ok());
+  MESSAGE(out.get_status().to_string());
+  CHECK(out.get_status().message().find("master at caflow://") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
 }
 
 TEST_CASE("bad targets and tasks are errors naming the culprit") {
