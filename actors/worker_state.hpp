@@ -67,6 +67,7 @@ struct run_frame {
   call_frame frame;
   status result;
   edge_batch sends;  // the last pass's values for the reply's process, sent with the reply
+  bool answered = false;  // by the run itself, before its run_done (actors/worker_steps.cpp)
   std::shared_ptr<cancellation_manager> cancel;
   std::shared_ptr<remote_rendezvous> rdv;
 };

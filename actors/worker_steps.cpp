@@ -35,6 +35,39 @@ status check_run(const worker_state& st, const registered_graph& g, const run_gr
   return {};
 }
 
+// Who a successful run answers itself, the moment it ends, when that is not inside the
+// worker's start handler: a requester in this process (the master of this task, whose own
+// partition ends when the values it waits for from other tasks come). Through the worker, the
+// answer cost one more message: the run's run_done to the worker, then the worker's reply.
+// Sent as CAF sends a response (to the request's sender, with its response id) without the
+// promise, whose deliver() reads the worker's execution context from the run's thread.
+// The worker still learns of the run's end from run_done, which then skips the answer.
+// Requesters in other processes are answered by the worker: big fetches go ahead of the
+// reply in chunks, sent by the worker.
+struct run_answer {
+  caf::strong_actor_ptr to;  // null: the worker answers
+  caf::message_id id;
+
+  template <class Worker>
+  void send(run_frame& run, const Worker& worker) const {
+    run_graph_reply reply;
+    reply.rets.reserve(run.frame.rets.size());
+    for (tensor& t : run.frame.rets) reply.rets.push_back(wire_tensor{std::move(t)});
+    run.answered = true;  // read by run_done, which the worker gets after this
+    to->enqueue(caf::actor_cast<caf::strong_actor_ptr>(worker), id.response_id(),
+                caf::make_message(std::move(reply)), nullptr);
+  }
+};
+
+// Read from the request being handled, before make_response_promise takes its sender.
+run_answer answer_from_run(worker_pointer self) {
+  const caf::mailbox_element* e = self->current_mailbox_element();
+  if (!e || !e->sender || !e->stages.empty() || !e->mid.is_request() ||
+      in_other_process(e->sender, self))
+    return {};
+  return {e->sender, e->mid};
+}
+
 }  // namespace
 
 void finish_step(worker_pointer self, int64_t step_id, bool succeeded) {
@@ -123,6 +156,7 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   if (!in_other_process(reply_to, self)) reply_to = nullptr;
   const caf::node_id reply_node =
       reply_to && req.reply_carries_sends ? reply_to->node() : caf::node_id{};
+  const run_answer answer = answer_from_run(self);
   auto promise = self->make_response_promise<run_graph_reply>();
   st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
   ++s.running;
@@ -140,14 +174,16 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   // here, one loop turn sooner than a run_done message: whichever of the run's end and this
   // handler's comes second does it.
   auto ended_first = std::make_shared<std::atomic<bool>>(false);
-  dev_run->done = [run, run_id, reply_node, ended_first, counter = st.counter,
+  dev_run->done = [run, run_id, reply_node, ended_first, answer, counter = st.counter,
                    me = caf::actor_cast<worker_impl>(self)](const status& result) {
     run->result = result;
     // Called in the executor's last pass, before its batch goes out (actors/send_batch.hpp).
     if (result.ok() && reply_node) run->sends = send_batch::take(reply_node);
     counter->finish();
-    if (ended_first->exchange(true, std::memory_order_acq_rel))  // the handler has returned
+    if (ended_first->exchange(true, std::memory_order_acq_rel)) {  // the handler has returned
+      if (result.ok() && answer.to) answer.send(*run, me);
       caf::anon_send(me, cf_run_done_atom::value, run_id);
+    }
   };
   if (g->start_here) {
     executor::actor_thread_scope on_actor;
@@ -167,7 +203,9 @@ void run_done(worker_pointer self, uint64_t run_id) {
   st.runs.erase(it);
   step_record& s = st.steps.at(r.step_id);
   const status& result = r.run->result;
-  if (result.ok()) {
+  if (result.ok() && r.run->answered) {
+    // The run answered its requester when it ended (answer_from_run).
+  } else if (result.ok()) {
     run_graph_reply reply;
     reply.rets.reserve(r.run->frame.rets.size());
     for (size_t i = 0; i < r.run->frame.rets.size(); ++i) {
