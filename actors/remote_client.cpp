@@ -4,6 +4,7 @@
 #include <caf/io/all.hpp>
 #include <caf/logger.hpp>
 #include <future>
+#include <atomic>
 #include <random>
 
 #include "actors/chunked_values.hpp"
@@ -71,7 +72,8 @@ struct remote_client::impl {
   std::chrono::milliseconds step_timeout{60000};
   std::chrono::microseconds busy_poll = default_busy_poll;  // before sleeping on a step's answer
   session_config config;
-  std::mt19937_64 transfer_ids{std::random_device{}()};
+  // Names the chunked transfers of this client's steps; runs may come from several threads.
+  std::atomic<uint64_t> next_transfer{std::random_device{}() >> 1};
 
   ~impl() {
     if (!session.empty())
@@ -195,16 +197,21 @@ status remote_client::extend(const graph_def& more) {
   return impl_->call(timeout, [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
 }
 
+status remote_client::open() {
+  if (!impl_->session.empty()) return {};
+  return extend(graph_def{});
+}
+
 status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::pair<std::string, tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     run_step_reply* prepared) {
   logger_release released;
-  if (impl_->session.empty()) CAFLOW_RETURN_IF_ERROR(extend(graph_def{}));
+  CAFLOW_RETURN_IF_ERROR(open());
   auto master = impl_->master_now();
   if (!master) return impl_->gone();
   run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
-  req.transfer = static_cast<int64_t>(impl_->transfer_ids() >> 1);
+  req.transfer = static_cast<int64_t>(impl_->next_transfer.fetch_add(1) & (~uint64_t{0} >> 1));
   std::vector<std::pair<size_t, tensor>> chunked_feeds;
   for (size_t i = 0; i < feeds.size(); ++i) {
     const auto& [name, t] = feeds[i];

@@ -26,10 +26,15 @@ class remote_client {
       std::chrono::microseconds busy_poll = default_busy_poll);
   ~remote_client();
 
-  // Sends nodes to the master: creates the master-side session on first use.
+  // Sends nodes to the master: creates the master-side session on first use. Not concurrent
+  // with itself or with run (the session holds its lock).
   status extend(const graph_def& more);
+  // Creates the master-side session unless it exists. Not concurrent with extend or run.
+  status open();
   // `prepared`, when given, receives what the master reports on the step that prepared the
   // run signature (optimization counts, the placement table if logged); untouched otherwise.
+  // Thread-safe once the master-side session exists (open or extend was called): runs of one session
+  // may wait on each other (a dequeue from a queue another run fills), as in TF.
   status_or<std::vector<tensor>> run(const std::vector<std::pair<std::string, tensor>>& feeds,
                                      const std::vector<std::string>& fetches,
                                      const std::vector<std::string>& targets,

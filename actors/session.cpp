@@ -80,13 +80,20 @@ class session::impl {
                                      const std::vector<std::string>& targets) {
     CAFLOW_RETURN_IF_ERROR(start_error_);
     if (opts_.target != "local") {
-      std::lock_guard<std::mutex> lock(mu_);
-      CAFLOW_RETURN_IF_ERROR(sync_with_scope());
-      CAFLOW_RETURN_IF_ERROR(connect_locked());
+      remote_client* remote = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        CAFLOW_RETURN_IF_ERROR(sync_with_scope());
+        CAFLOW_RETURN_IF_ERROR(connect_locked());
+        CAFLOW_RETURN_IF_ERROR(remote_->open());  // the master's session, if not yet
+        remote = remote_.get();  // kept until the session goes
+      }
+      // Unlocked: one run may wait for another (a dequeue from a queue that another run fills).
       run_step_reply prepared;
-      auto out = remote_->run(feeds, fetches, targets, &prepared);
+      auto out = remote->run(feeds, fetches, targets, &prepared);
       if (out.ok()) {
         steps_.fetch_add(1, std::memory_order_relaxed);
+        std::lock_guard<std::mutex> lock(mu_);
         note_prepared(prepared.nodes_removed, prepared.nodes_folded, prepared.optimization,
                       prepared.placement);
       }
@@ -203,7 +210,7 @@ class session::impl {
   }
 
   // Records what preparing a run signature did; prints the placement table when asked for.
-  // Called with mu_ held (local) or from the one remote call in flight (session serializes).
+  // Called with mu_ held.
   void note_prepared(int64_t removed, int64_t folded, const std::string& summary,
                      const std::string& placement) {
     nodes_removed_ += removed;

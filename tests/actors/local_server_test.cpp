@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
 #include <thread>
 
 #include "actors/server.hpp"
@@ -87,6 +88,39 @@ TEST_CASE("a session in the server's process whose server stops during a step ge
   MESSAGE(out.get_status().to_string());
   CHECK(out.get_status().message().find("master at caflow://") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+}
+
+TEST_CASE("runs of one cluster session from several threads may wait on each other") {
+  // A producer fills a queue of one slot while a consumer empties it, each in runs of its own,
+  // as TF's queue runners do: a run that waits for room must not keep the other from running.
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 2});
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  auto root = scope::new_root();
+  auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32}, {.capacity = 1});
+  auto v = ops::placeholder(root.with_op_name("v"), dtype::float32);
+  auto put = ops::queue_enqueue(root.with_op_name("put"), q, {v});
+  auto take = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32}).at(0);
+  session sess(root, {.target = (*srv)->target(),
+                      .operation_timeout = std::chrono::milliseconds(20000)});
+  constexpr int items = 20;
+  std::vector<float> got;
+  std::thread consumer([&] {
+    for (int i = 0; i < items; ++i) {
+      auto out = sess.run({take});
+      if (!out.ok()) {
+        MESSAGE("take: ", out.get_status().to_string());
+        return;
+      }
+      got.push_back(out->at(0).scalar_value<float>());
+    }
+  });
+  for (int i = 0; i < items; ++i) {
+    auto done = sess.run({{v, tensor::scalar(float(i))}}, {}, {put});
+    REQUIRE_MESSAGE(done.ok(), done.get_status().to_string());
+  }
+  consumer.join();
+  REQUIRE(got.size() == static_cast<size_t>(items));
+  for (int i = 0; i < items; ++i) CHECK(got[static_cast<size_t>(i)] == float(i));
 }
 
 TEST_CASE("bad targets and tasks are errors naming the culprit") {
