@@ -48,6 +48,11 @@ class logger_release {
   ~logger_release() { caf::logger::set_current_actor_system(nullptr); }
 };
 
+uint64_t random_64() {
+  std::random_device rd;  // 32 bits a draw
+  return (uint64_t{rd()} << 32) ^ rd();
+}
+
 status_or<host_port> parse_target(const std::string& target) {
   constexpr std::string_view scheme = "caflow://";
   if (!std::string_view(target).starts_with(scheme))
@@ -73,7 +78,7 @@ struct remote_client::impl {
   std::chrono::microseconds busy_poll = default_busy_poll;  // before sleeping on a step's answer
   session_config config;
   // Names the chunked transfers of this client's steps; runs may come from several threads.
-  std::atomic<uint64_t> next_transfer{std::random_device{}() >> 1};
+  std::atomic<uint64_t> next_transfer{random_64()};
 
   ~impl() {
     if (!session.empty())
@@ -231,9 +236,10 @@ status_or<std::vector<tensor>> remote_client::run(
     // A hand-over within one system, answered without an actor on this side
     // (net/local_step_answer.hpp). Nothing comes in chunks in a process.
     auto answer = std::make_shared<local_step_answer>();
-    caf::anon_send(master, cf_step_atom::value, std::move(req),
+    // The handle goes with the send: held while waiting, it could outlive its actor system.
+    caf::anon_send(std::exchange(master, master_actor{}), cf_step_atom::value, std::move(req),
                    std::make_shared<local_step_promise>(answer));
-    auto answered = answer->wait(impl_->busy_poll, impl_->step_timeout + std::chrono::seconds(10));
+    auto answered = answer->wait(impl_->busy_poll, impl_->step_timeout);
     if (!answered.ok()) return answered.get_status().with_context("master at " + impl_->target);
     reply = std::move(answered).value();
   } else {

@@ -27,9 +27,9 @@ class remote_client {
   ~remote_client();
 
   // Sends nodes to the master: creates the master-side session on first use. Not concurrent
-  // with itself or with run (the session holds its lock).
+  // with itself or open (the session holds its lock); runs may go on meanwhile.
   status extend(const graph_def& more);
-  // Creates the master-side session unless it exists. Not concurrent with extend or run.
+  // Creates the master-side session unless it exists. Not concurrent with itself or extend.
   status open();
   // `prepared`, when given, receives what the master reports on the step that prepared the
   // run signature (optimization counts, the placement table if logged); untouched otherwise.

@@ -49,7 +49,9 @@ worker_state::~worker_state() {
     }
     s.cancel->cancel();
   }
-  for (auto& [run_id, r] : runs) r.promise.deliver(to_caf_error(gone));
+  for (auto& [run_id, r] : runs)  // not those that answered by themselves (run_answer)
+    if (!r.run->answered.exchange(true, std::memory_order_acq_rel))
+      r.promise.deliver(to_caf_error(gone));
   if (!counter->wait_idle(shutdown_patience)) {
     // A kernel ignoring its cancellation still runs: leak what it may touch rather than free
     // it under it.

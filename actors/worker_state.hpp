@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 // The worker actor's state, shared by the files of its behavior: actors/worker.cpp (partitions,
 // bindings and the behavior itself) and actors/worker_steps.cpp (runs and steps). Internal to
 // the worker; see actors/worker.hpp for what it does.
@@ -67,7 +68,9 @@ struct run_frame {
   call_frame frame;
   status result;
   edge_batch sends;  // the last pass's values for the reply's process, sent with the reply
-  bool answered = false;  // by the run itself, before its run_done (actors/worker_steps.cpp)
+  // Claimed by whoever answers the run's requester first: the run itself when it ends
+  // (run_answer, actors/worker_steps.cpp), else the worker (run_done, or its shutdown).
+  std::atomic<bool> answered{false};
   std::shared_ptr<cancellation_manager> cancel;
   std::shared_ptr<remote_rendezvous> rdv;
 };

@@ -41,7 +41,8 @@ status check_run(const worker_state& st, const registered_graph& g, const run_gr
 // answer cost one more message: the run's run_done to the worker, then the worker's reply.
 // Sent as CAF sends a response (to the request's sender, with its response id) without the
 // promise, whose deliver() reads the worker's execution context from the run's thread.
-// The worker still learns of the run's end from run_done, which then skips the answer.
+// The worker still learns of the run's end from run_done, which then skips the answer: each
+// claims `run_frame::answered` before it answers, so only one of them does.
 // Requesters in other processes are answered by the worker: big fetches go ahead of the
 // reply in chunks, sent by the worker.
 struct run_answer {
@@ -50,10 +51,10 @@ struct run_answer {
 
   template <class Worker>
   void send(run_frame& run, const Worker& worker) const {
+    if (run.answered.exchange(true, std::memory_order_acq_rel)) return;  // the worker's, first
     run_graph_reply reply;
     reply.rets.reserve(run.frame.rets.size());
     for (tensor& t : run.frame.rets) reply.rets.push_back(wire_tensor{std::move(t)});
-    run.answered = true;  // read by run_done, which the worker gets after this
     to->enqueue(caf::actor_cast<caf::strong_actor_ptr>(worker), id.response_id(),
                 caf::make_message(std::move(reply)), nullptr);
   }
@@ -203,7 +204,7 @@ void run_done(worker_pointer self, uint64_t run_id) {
   st.runs.erase(it);
   step_record& s = st.steps.at(r.step_id);
   const status& result = r.run->result;
-  if (result.ok() && r.run->answered) {
+  if (r.run->answered.exchange(true, std::memory_order_acq_rel)) {
     // The run answered its requester when it ended (answer_from_run).
   } else if (result.ok()) {
     run_graph_reply reply;
