@@ -91,8 +91,10 @@ class session::impl {
       // Unlocked: one run may wait for another (a dequeue from a queue that another run fills).
       run_step_reply prepared;
       auto out = remote->run(feeds, fetches, targets, &prepared);
-      if (out.ok()) {
-        steps_.fetch_add(1, std::memory_order_relaxed);
+      if (out.ok()) steps_.fetch_add(1, std::memory_order_relaxed);
+      // Only the step that prepared a run signature reports: the others take no lock here.
+      if (out.ok() && (prepared.nodes_removed || prepared.nodes_folded ||
+                       !prepared.optimization.empty() || !prepared.placement.empty())) {
         std::lock_guard<std::mutex> lock(mu_);
         note_prepared(prepared.nodes_removed, prepared.nodes_folded, prepared.optimization,
                       prepared.placement);

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <vector>
 #include <thread>
+#include <vector>
 
 #include "actors/server.hpp"
 #include "actors/session.hpp"
@@ -69,14 +69,28 @@ TEST_CASE("a session in the server's process reaches its master without the netw
   check_error(sess.run({{x, fed}}, {y}), "has stopped");
 }
 
+namespace {
+
+// A server and a graph whose step never ends by itself: a dequeue from a queue nobody fills.
+struct endless_step {
+  endless_step() {
+    REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+    auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32});
+    item = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32}).at(0);
+  }
+  status_or<std::unique_ptr<server>> srv =
+      create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
+  scope root = scope::new_root();
+  output item;
+};
+
+}  // namespace
+
 TEST_CASE("a session in the server's process whose server stops during a step gets an error") {
-  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
-  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
-  auto root = scope::new_root();
-  // A dequeue from a queue nobody fills: the step waits until the server goes.
-  auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32});
-  auto item = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32}).at(0);
-  session sess(root, {.target = (*srv)->target(), .busy_poll = std::chrono::microseconds(0)});
+  endless_step g;
+  auto& srv = g.srv;
+  auto& item = g.item;
+  session sess(g.root, {.target = (*srv)->target(), .busy_poll = std::chrono::microseconds(0)});
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     srv->reset();
@@ -95,15 +109,11 @@ TEST_CASE("a session in the server's process whose server stops during a step ge
 }
 
 TEST_CASE("a session in the server's process gives up on a step at its operation timeout") {
-  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1});
-  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
-  auto root = scope::new_root();
-  auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32});
-  auto item = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32}).at(0);
-  session sess(root, {.target = (*srv)->target(),
-                      .operation_timeout = std::chrono::milliseconds(300)});
+  endless_step g;
+  session sess(g.root, {.target = (*g.srv)->target(),
+                        .operation_timeout = std::chrono::milliseconds(300)});
   const auto start = std::chrono::steady_clock::now();
-  auto out = sess.run({item});
+  auto out = sess.run({g.item});
   const auto took = std::chrono::steady_clock::now() - start;
   REQUIRE_FALSE(out.ok());
   CHECK(out.get_status().code() == error_code::deadline_exceeded);
