@@ -21,20 +21,25 @@ namespace {
 
 // The bytes of one received block as a tensor buffer's memory: `allocate` hands out the block
 // (the buffer asks once), `deallocate` gives the lease back to the sender. Holds the segment so
-// its mapping outlives the link while a tensor views it.
+// its mapping outlives the link while a tensor views it. Never written here: they are the
+// sender's (a ps's variable, say), so a variable assigned from them copies before an update.
 class shm_block_view final : public allocator {
  public:
-  shm_block_view(std::shared_ptr<const shm_segment> segment, uint64_t offset)
-      : segment_(std::move(segment)), offset_(offset) {}
+  shm_block_view(std::shared_ptr<const shm_segment> segment, uint64_t offset, uint32_t slot)
+      : segment_(std::move(segment)), offset_(offset), slot_(slot) {}
   const char* name() const override { return "shm"; }
   void* allocate(size_t) override { return bytes(); }
-  void deallocate(void*, size_t) override { shm_lease::give_back(bytes() - shm_lease_bytes); }
+  void deallocate(void*, size_t) override {
+    shm_lease::give_back(bytes() - shm_lease_bytes, slot_);
+  }
+  bool writable_in_place(const void*) const override { return false; }
 
  private:
   char* bytes() const { return static_cast<char*>(segment_->data()) + offset_; }
 
   std::shared_ptr<const shm_segment> segment_;
   const uint64_t offset_;
+  const uint32_t slot_;
 };
 
 status refuse(const edge_shm& v, const std::string& why) {
@@ -167,6 +172,9 @@ status_or<tensor> shm_receiver::take(const edge_shm& v) const {
     return refuse(v, std::string(dtype_name(type)) + shape->to_string() + " announced with " +
                          std::to_string(v.bytes) + " bytes");
   if (v.bytes == 0) return refuse(v, "an empty tensor never travels in shared memory");
+  if (v.lease_slot >= shm_lease_slots)
+    return refuse(v, "lease slot " + std::to_string(v.lease_slot) + " of a block with " +
+                         std::to_string(shm_lease_slots));
   std::shared_ptr<const shm_segment> segment;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -182,7 +190,7 @@ status_or<tensor> shm_receiver::take(const edge_shm& v) const {
     return refuse(v, "block [" + std::to_string(v.offset) + ", +" + std::to_string(v.bytes) +
                          ") does not lie aligned in segment " + std::to_string(v.segment) +
                          " of " + std::to_string(segment->size()) + " bytes");
-  auto view = std::make_shared<shm_block_view>(segment, v.offset);
+  auto view = std::make_shared<shm_block_view>(segment, v.offset, v.lease_slot);
   auto buf = std::make_shared<buffer>(std::move(view), v.bytes);
   tensor t = tensor::view(std::move(buf), 0, type, *shape);
   if (type == dtype::boolean)

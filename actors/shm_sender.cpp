@@ -11,10 +11,13 @@
 
 namespace caflow {
 
-shm_link::shm_link(std::string task, bulk_endpoint at, uint64_t segment_bytes)
+shm_link::shm_link(std::string task, bulk_endpoint at, std::shared_ptr<shm_blocks> segment,
+                   uint32_t slot, std::shared_ptr<allocator> outputs)
     : task_(std::move(task)),
       at_(std::move(at)),
-      segment_bytes_(segment_bytes),
+      blocks_(std::move(segment)),
+      slot_(slot),
+      output_allocator_(std::move(outputs)),
       connecting_([this] { connect(); }) {}
 
 shm_link::~shm_link() { connecting_.join(); }
@@ -28,9 +31,7 @@ void shm_link::connect() {
   };
   auto channel = shm_connect(at_.shm_path, at_.shm_secret);
   if (!channel.ok()) return fail(channel.get_status());
-  auto segment = shm_segment::create("caflow-shm-" + task_, segment_bytes_);
-  if (!segment.ok()) return fail(segment.get_status());
-  if (status sent = channel->send(*segment); !sent.ok()) return fail(sent);
+  if (status sent = channel->send(blocks_->segment()); !sent.ok()) return fail(sent);
   uint64_t id = 0;
   if (status got = read_exact_until(channel->socket(), &id, sizeof id,
                                     std::chrono::steady_clock::now() + shm_patience,
@@ -38,12 +39,11 @@ void shm_link::connect() {
       !got.ok())
     return fail(got);
   segment_id_ = id;
-  blocks_ = std::make_shared<shm_blocks>(std::move(segment).value());
-  output_allocator_ = blocks_->output_allocator(shm_min_bytes);
   channel_.emplace(std::move(channel).value());
   write_log(log_level::debug, task_, "shared memory link to ", at_.shm_path, " up: segment ", id,
-            " of ", segment_bytes_, " bytes");
+            " of ", blocks_->segment().size(), " bytes, lease slot ", slot_);
   state_.store(state::up, std::memory_order_release);
+  blocks_->mark_linked();
 }
 
 bool shm_link::closed() const {
@@ -58,11 +58,11 @@ std::optional<edge_shm> shm_link::place(int64_t step_id, const std::string& key,
   if (!up() || !value.initialized() || value.byte_size() < shm_min_bytes ||
       value.buf()->space() != nullptr)
     return std::nullopt;
-  std::optional<uint64_t> offset = blocks_->hand_over(value);
-  if (!offset) offset = blocks_->copy_in(value);
+  std::optional<uint64_t> offset = blocks_->hand_over(value, slot_);
+  if (!offset) offset = blocks_->copy_in(value, slot_);
   if (!offset) return std::nullopt;
   edge_shm v{step_id, key, static_cast<uint8_t>(value.type()), {}, segment_id_, *offset,
-             value.byte_size()};
+             value.byte_size(), slot_};
   v.dims.reserve(static_cast<size_t>(value.rank()));
   for (int i = 0; i < value.rank(); ++i) v.dims.push_back(value.dim(i));
   return v;
@@ -82,8 +82,41 @@ std::shared_ptr<shm_link> shm_sender::link_to(const bulk_endpoint& at) {
   // A failed link stays: its listener is not tried again (a restarted task listens elsewhere).
   std::erase_if(links_, [](const auto& entry) { return entry.second->closed(); });
   auto& slot = links_[at.shm_path];
-  if (!slot) slot = std::make_shared<shm_link>(task_, at, segment_bytes_);
+  if (!slot) {
+    auto free = free_slot();
+    if (!free.ok()) {
+      links_.erase(at.shm_path);
+      if (!segment_failed_)
+        write_log(log_level::warn, task_, "no shared memory links, values to tasks on this host "
+                  "go through TCP: ", free.get_status().message());
+      segment_failed_ = true;
+      return nullptr;
+    }
+    const auto [segment, lease_slot] = *free;
+    slot = std::make_shared<shm_link>(task_, at, segment->blocks, lease_slot, segment->outputs);
+  }
   return slot;
+}
+
+status_or<std::pair<const shm_sender::segment_record*, uint32_t>> shm_sender::free_slot() {
+  if (segment_failed_) return errors::unavailable("no segment could be made");
+  if (!segments_.empty())
+    if (auto slot = segments_.back()->blocks->claim_slot()) return {{segments_.back().get(), *slot}};
+  CAFLOW_ASSIGN_OR_RETURN(shm_segment made,
+                          shm_segment::create("caflow-shm-" + task_, segment_bytes_));
+  auto record = std::make_unique<segment_record>();
+  record->blocks = std::make_shared<shm_blocks>(std::move(made));
+  record->outputs = record->blocks->output_allocator(shm_min_bytes);
+  record->variables = record->blocks->variable_allocator(shm_min_bytes);
+  const uint32_t slot = *record->blocks->claim_slot();  // a new segment has every slot free
+  segments_.push_back(std::move(record));
+  if (segments_.size() == 1) home_.store(segments_.front().get(), std::memory_order_release);
+  return {{segments_.back().get(), slot}};
+}
+
+std::shared_ptr<allocator> shm_sender::variables() const {
+  const segment_record* home = home_.load(std::memory_order_acquire);
+  return home != nullptr && home->blocks->linked() ? home->variables : nullptr;
 }
 
 }  // namespace caflow

@@ -24,6 +24,7 @@ class counting_allocator final : public allocator {
   const char* name() const override { return name_.c_str(); }
   void* allocate(size_t bytes) override;
   void deallocate(void* p, size_t bytes) override;
+  bool writable_in_place(const void* p) const override { return base_->writable_in_place(p); }
   allocator_stats stats() const;
   void reset_peak();
 

@@ -4,6 +4,12 @@ namespace caflow {
 
 status_or<tensor> device::copy_in(const tensor& t) { return to_host(t); }
 
+std::shared_ptr<allocator> device::variable_allocator() const {
+  if (home_)
+    if (auto alloc = home_->variables()) return alloc;
+  return get_allocator();
+}
+
 status_or<std::unique_ptr<device_capture>> device::begin_capture() {
   return errors::unimplemented("device ", name(), " cannot record its work for replay");
 }

@@ -9,6 +9,7 @@
 #include "devices/device_graph.hpp"
 #include "devices/file_access.hpp"
 #include "devices/resource_manager.hpp"
+#include "devices/variable_home.hpp"
 #include "graph/core/tensor.hpp"
 
 namespace Eigen {
@@ -29,6 +30,12 @@ class device {
   const std::string& type() const { return type_; }
 
   virtual const std::shared_ptr<allocator>& get_allocator() const = 0;
+  // Where an update that cannot write a variable in place puts its fresh bytes: the home's
+  // allocator when one is set and has one now, else get_allocator(). An update in place also
+  // moves a variable there first (kernels/in_place.hpp), once.
+  std::shared_ptr<allocator> variable_allocator() const;
+  // Set once, by the device's owner, before any kernel runs (kernels read it unlocked).
+  void set_variable_home(std::shared_ptr<const variable_home> home) { home_ = std::move(home); }
   virtual allocator_stats memory_stats() const = 0;
   resource_manager& resources() { return resources_; }
   // Runs `fn` on the device's inter-op threads (graph scheduling), never inline.
@@ -67,6 +74,7 @@ class device {
  private:
   std::string name_, type_;
   resource_manager resources_;
+  std::shared_ptr<const variable_home> home_;
 };
 
 // `t` in host memory: `t` itself when it is there, else a copy made by its device once the work

@@ -77,6 +77,7 @@ struct edge_shm {
   uint64_t segment = 0;  // the receiving task's number for the segment
   uint64_t offset = 0;   // of the tensor's first byte in the segment
   uint64_t bytes = 0;
+  uint32_t lease_slot = 0;  // the counter in the block's header this receiver gives back
 };
 
 // The receiving end of one cut edge (actors/rendezvous_actor.hpp): one per rendezvous key, on
@@ -260,7 +261,7 @@ typename Inspector::result_type inspect(Inspector& f, bulk_endpoint& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, edge_shm& x) {
   return f(caf::meta::type_name("edge_shm"), x.step_id, x.key, x.type, x.dims, x.segment,
-           x.offset, x.bytes);
+           x.offset, x.bytes, x.lease_slot);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_graph_reply& x) {

@@ -19,21 +19,29 @@ shm_arena::shm_arena(uint64_t capacity) : capacity_(capacity / align * align) {
   if (capacity_ > 0) free_.emplace(0, capacity_);
 }
 
-status_or<shm_block> shm_arena::allocate(uint64_t bytes) {
+status_or<shm_block> shm_arena::allocate(uint64_t bytes, uint64_t align_to, uint64_t skew) {
   if (bytes == 0) return errors::invalid_argument("shm arena: a block of 0 bytes was asked for");
+  if (align_to < align || (align_to & (align_to - 1)) != 0 || skew % align != 0 ||
+      align_to > capacity_ + 1)
+    return errors::invalid_argument("shm arena: cannot align a block to ", align_to,
+                                    " bytes with a skew of ", skew);
   if (bytes > std::numeric_limits<uint64_t>::max() - align)
     return errors::resource_exhausted("shm arena: ", bytes, " bytes exceed any segment");
   const uint64_t size = (bytes + align - 1) / align * align;
+  skew %= align_to;
   std::lock_guard<std::mutex> lock(mu_);
   uint64_t largest = 0;
   for (auto it = free_.begin(); it != free_.end(); ++it) {
-    if (it->second < size) {
-      largest = std::max(largest, it->second);
-      continue;
-    }
-    const shm_block block{it->first, size};
-    const uint64_t rest = it->second - size;
+    const auto [start, length] = *it;
+    largest = std::max(largest, length);
+    // The first offset in the run that the alignment allows; the run's head stays free.
+    const uint64_t first = (start + skew + align_to - 1) / align_to * align_to - skew;
+    const uint64_t pad = first - start;
+    if (length < size || length - size < pad) continue;
+    const shm_block block{first, size};
+    const uint64_t rest = length - pad - size;
     free_.erase(it);
+    if (pad > 0) free_.emplace(start, pad);
     if (rest > 0) free_.emplace(block.offset + size, rest);
     used_.emplace(block.offset, size);
     in_use_ += size;

@@ -33,10 +33,13 @@ class shm_arena {
   shm_arena(const shm_arena&) = delete;
   shm_arena& operator=(const shm_arena&) = delete;
 
-  // A block of at least `bytes` (> 0) bytes. resource_exhausted when no free block is large
-  // enough (the caller falls back to a private buffer sent over TCP), saying how many bytes
-  // are free and the largest block; invalid_argument for 0 bytes.
-  status_or<shm_block> allocate(uint64_t bytes);
+  // A block of at least `bytes` (> 0) bytes whose offset plus `skew` is a multiple of `align`
+  // (a power of two, at least tensor_alignment; skew a multiple of tensor_alignment).
+  // resource_exhausted when no free block is large enough (the caller falls back to a private
+  // buffer sent over TCP), saying how many bytes are free and the largest block;
+  // invalid_argument for 0 bytes or an alignment it cannot give.
+  status_or<shm_block> allocate(uint64_t bytes, uint64_t align = tensor_alignment,
+                                uint64_t skew = 0);
   // Takes back a block that allocate handed out and that was not released since;
   // invalid_argument otherwise (a double release, or a descriptor this arena never made).
   status release(shm_block block);

@@ -55,10 +55,11 @@ status check_dense_grad(const tensor_shape& grad, const variable& var, const ten
 // variable, then its slots), after checking them and then check(var_value, var) -> status
 // (the gradient against the variable; nothing is written when either fails); `names` are the
 // ref inputs' arg names, for messages. writes[i] is false for a slot the update only reads.
-// allocate(dtype, shape) gives a fresh status_or<tensor> on the kernel's device; run returns
-// nothing and must have written every element of every `out` buffer (or queued the writes on
-// the device's stream) when it returns: a fresh `out` starts uninitialized, so an update of
-// some rows only copies `in` there first. Locks are taken in address order, so two updates
+// allocate(dtype, shape) gives a fresh status_or<tensor> where the kernel's device keeps
+// variables (device::variable_allocator: an update that finds a variable elsewhere, or shared,
+// writes there); run returns nothing and must have written every element of every `out`
+// buffer (or queued the writes on the device's stream) when it returns: a fresh `out` starts
+// uninitialized, so an update of some rows only copies `in` there first. Locks are taken in address order, so two updates
 // sharing variables never wait on each other. Output 0 is set to the variable's reference.
 template <class T, size_t N, class Check, class Allocate, class Run>
 void locked_update_checked(kernel_context& ctx, const std::array<const char*, N>& names,
@@ -80,7 +81,7 @@ void locked_update_checked(kernel_context& ctx, const std::array<const char*, N>
     for (size_t i = 0; i < N; ++i) {
       bufs.in[i] = values[i]->template data<T>();
       if (!writes[i]) continue;
-      if (mutable_in_place(*values[i])) {
+      if (update_in_place(*values[i], ctx.dev())) {
         bufs.out[i] = values[i]->template data<T>();
       } else if (ctx.dev().is_capturing()) {
         // A replay would write the fresh buffer again but the variable would keep the old one.

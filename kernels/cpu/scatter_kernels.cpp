@@ -65,7 +65,7 @@ class scatter_op final : public op_kernel {
       CAFLOW_RETURN_IF_ERROR(check_indices<Index>(indices, *var, value));
       const int64_t n = indices.num_elements();
       if (n == 0) return {};
-      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
+      make_updatable(value, ctx.dev());
       const int64_t row = value.dim(0) == 0 ? 0 : value.num_elements() / value.dim(0);
       T* v = value.data<T>();
       const Index* idx = indices.data<Index>();

@@ -58,7 +58,7 @@ void sparse_update(kernel_context& ctx, const std::array<const char*, N>& names,
     return check_rows<Index>(grad, indices, var, value);
   };
   auto allocate = [&](dtype type, const tensor_shape& shape) {
-    return tensor::allocate(ctx.dev().get_allocator(), type, shape);
+    return tensor::allocate(ctx.dev().variable_allocator(), type, shape);
   };
   auto run = [&](const training::update_buffers<T, N>& b) {
     for (size_t i = 0; i < N; ++i)

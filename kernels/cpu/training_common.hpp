@@ -44,7 +44,7 @@ template <class T, size_t N, class Loop>
 void apply_update(kernel_context& ctx, const std::array<const char*, N>& names, int grad_index,
                   const std::array<bool, N>& writes, double cycles, Loop&& loop) {
   auto allocate = [&](dtype type, const tensor_shape& shape) {
-    return tensor::allocate(ctx.dev().get_allocator(), type, shape);
+    return tensor::allocate(ctx.dev().variable_allocator(), type, shape);
   };
   auto run = [&](const update_buffers<T, N>& bufs) {
     const Eigen::ThreadPoolDevice* pool = ctx.dev().eigen_cpu();

@@ -106,7 +106,7 @@ class update_op final : public op_kernel {
                                         " does not match variable '", var->name(),
                                         "' of shape ", value.shape().to_string());
       // Readers may hold the current buffer: write into a fresh one then.
-      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
+      make_updatable(value, ctx.dev());
       T* v = value.data<T>();
       const T* d = delta.data<T>();
       const int64_t n = value.num_elements();

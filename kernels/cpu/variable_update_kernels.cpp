@@ -28,7 +28,7 @@ class scatter_nd_update_op final : public op_kernel {
       CAFLOW_ASSIGN_OR_RETURN(const std::vector<int64_t> offsets,
                               nd_slice_offsets(indices, value.shape()));
       if (offsets.empty()) return {};
-      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
+      make_updatable(value, ctx.dev());
       const int64_t k = indices.dim(indices.rank() - 1);
       int64_t slice = 1;
       for (int d = static_cast<int>(k); d < value.rank(); ++d) slice *= value.dim(d);
@@ -69,7 +69,7 @@ class count_up_to_op final : public op_kernel {
                                         value.shape().to_string());
       before = value.scalar_value<T>();
       if (before >= limit_) return errors::out_of_range("Reached limit of ", limit_);
-      if (!mutable_in_place(value)) value = value.deep_copy(ctx.dev().get_allocator());
+      make_updatable(value, ctx.dev());
       *value.data<T>() = before + 1;
       return {};
     });

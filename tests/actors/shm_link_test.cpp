@@ -17,6 +17,8 @@
 
 #include "actors/shm_receiver.hpp"
 #include "actors/shm_sender.hpp"
+#include "kernels/in_place.hpp"
+#include "net/shm_lease.hpp"
 #include "net/boot_id.hpp"
 #include "net/bulk_frame.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -239,6 +241,9 @@ TEST_CASE("shm link: descriptors that do not fit the segment are refused, naming
   d = good;
   d.segment += 1000;
   refused(d, "no segment");
+  d = good;
+  d.lease_slot = shm_lease_slots;  // a counter past the block's header
+  refused(d, "lease slot 16 of a block with 16");
   CHECK(f.receiver->take(good).ok());
 }
 
@@ -288,7 +293,7 @@ TEST_CASE("shm link: a kernel output allocated in the segment goes over without 
   CHECK(again->data<float>()[0] == -5.0f);
 }
 
-TEST_CASE("shm link: an output's block is handed over once, and comes back if never sent") {
+TEST_CASE("shm link: an output's block is handed over at every send, and comes back if never sent") {
   link_fixture f;
   shm_sender sender("sender", 1 << 20);
   auto link = f.up_link(sender);
@@ -299,9 +304,6 @@ TEST_CASE("shm link: an output's block is handed over once, and comes back if ne
     auto unsent = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
     REQUIRE(unsent.ok());
   }
-  auto value = tensor::allocate(out, dtype::float32, tensor_shape{1000, 4});
-  REQUIRE(value.ok());
-  for (int64_t i = 0; i < 4000; ++i) value->data<float>()[i] = 1.0f;
   // In the segment only because the unsent block came back (two would not fit): sent without
   // a copy, as a write after the send shows.
   auto big = tensor::allocate(out, dtype::float32, tensor_shape{37500, 4});
@@ -311,19 +313,29 @@ TEST_CASE("shm link: an output's block is handed over once, and comes back if ne
   REQUIRE(view_big.ok());
   big->data<float>()[5] = 9.0f;
   CHECK(view_big->data<float>()[5] == 9.0f);
-  // The same bytes sent twice: the second send copies, so each view has a block of its own
-  // and one receiver's release never frees bytes the other still reads.
+  // The same bytes sent twice: both descriptors name the one block, each counting a lease, so
+  // one view's release leaves the block out while the other reads it.
+  auto value = tensor::allocate(out, dtype::float32, tensor_shape{1000, 4});
+  REQUIRE(value.ok());
+  for (int64_t i = 0; i < 4000; ++i) value->data<float>()[i] = 1.0f;
   REQUIRE(send(*link, f.rendezvous, 9, "a", *value));
   REQUIRE(send(*link, f.rendezvous, 9, "b", *value));
   const edge_shm a = f.log->wait_for(1), b = f.log->wait_for(2);
-  CHECK(a.offset != b.offset);
+  CHECK(a.offset == b.offset);
   auto view_a = f.receiver->take(a);
   auto view_b = f.receiver->take(b);
   REQUIRE(view_a.ok());
   REQUIRE(view_b.ok());
-  value->data<float>()[0] = 7.0f;
-  CHECK(view_a->data<float>()[0] == 7.0f);  // the handed-over block itself
-  CHECK(view_b->data<float>()[0] == 1.0f);  // the copy
+  CHECK(view_a->raw_data() == view_b->raw_data());
+  // The sender may not write bytes a receiver views, though its own tensor is their only
+  // holder in this process.
+  CHECK_FALSE(mutable_in_place(*value));
+  view_a = errors::cancelled("done");
+  CHECK_FALSE(mutable_in_place(*value));
+  view_b = errors::cancelled("done");
+  CHECK(mutable_in_place(*value));
+  // Nor may a receiver write the sender's bytes it views.
+  CHECK_FALSE(mutable_in_place(*view_big));
   // Small outputs, and any the segment has no room for, come from the heap.
   auto small = tensor::allocate(out, dtype::float32, tensor_shape{4});
   REQUIRE(small.ok());
@@ -334,4 +346,40 @@ TEST_CASE("shm link: an output's block is handed over once, and comes back if ne
   CHECK(no_room->data<float>()[149999] == 3.0f);
   // On the heap: no block to hand over, and no room to copy it into.
   CHECK_FALSE(send(*link, f.rendezvous, 11, "d", *no_room));
+}
+
+TEST_CASE("shm link: the links to two receivers share one segment, and a variable's block") {
+  link_fixture one, two;
+  shm_sender sender("sender", 1 << 20);
+  CHECK(sender.variables() == nullptr);  // no link up yet: variables stay where they are
+  auto link_one = one.up_link(sender);
+  auto link_two = two.up_link(sender);
+  const std::shared_ptr<allocator> home = sender.variables();
+  REQUIRE(home != nullptr);
+  CHECK(std::string(home->name()) == "shm-variables");
+
+  // A ps's variable, read by both workers on the same step: both view its own bytes.
+  auto var = tensor::allocate(home, dtype::float32, tensor_shape{1000, 4});
+  REQUIRE(var.ok());
+  for (int64_t i = 0; i < 4000; ++i) var->data<float>()[i] = static_cast<float>(i);
+  REQUIRE(send(*link_one, one.rendezvous, 1, "w", *var));
+  REQUIRE(send(*link_two, two.rendezvous, 1, "w", *var));
+  const edge_shm d1 = one.log->wait_for(0), d2 = two.log->wait_for(0);
+  CHECK(d1.offset == d2.offset);
+  CHECK(d1.lease_slot != d2.lease_slot);
+  auto v1 = one.receiver->take(d1);
+  auto v2 = two.receiver->take(d2);
+  REQUIRE(v1.ok());
+  REQUIRE(v2.ok());
+  CHECK(v1->data<float>()[3999] == 3999.0f);
+  CHECK(v2->data<float>()[3999] == 3999.0f);
+  // Its update may write in place only once neither worker views it.
+  CHECK_FALSE(mutable_in_place(*var));
+  v1 = errors::cancelled("worker one is done");
+  CHECK_FALSE(mutable_in_place(*var));
+  v2 = errors::cancelled("worker two is done");
+  CHECK(mutable_in_place(*var));
+  // The next step hands the same block over again.
+  REQUIRE(send(*link_one, one.rendezvous, 2, "w", *var));
+  CHECK(one.log->wait_for(1).offset == d1.offset);
 }

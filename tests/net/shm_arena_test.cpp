@@ -27,6 +27,33 @@ TEST_CASE("blocks are aligned, rounded up and laid out first fit") {
   CHECK(*c == shm_block{0, 64});
 }
 
+TEST_CASE("a block can start where its offset plus a skew is a multiple of a page") {
+  shm_arena arena(5 * 4096);
+  auto small = arena.allocate(64);
+  REQUIRE(small.ok());
+  // The bytes after a 64-byte header start on a page: offset 4096 - 64.
+  auto paged = arena.allocate(4096 + 64, 4096, 64);
+  REQUIRE(paged.ok());
+  CHECK(*paged == shm_block{4032, 4160});
+  CHECK(arena.free_runs() == 2);  // the run before it stays free, and the tail
+  // The skipped head is used by the next small block.
+  CHECK(arena.allocate(64).value() == shm_block{64, 64});
+  auto second = arena.allocate(100, 4096, 64);
+  REQUIRE(second.ok());
+  CHECK((second->offset + 64) % 4096 == 0);
+  CHECK(second->offset == 3 * 4096 - 64);
+  // A run long enough but without an aligned start that fits is passed over.
+  CHECK_FALSE(arena.allocate(2 * 4096, 4096, 64).ok());
+  CHECK(arena.allocate(4096, 4096, 0).value() == shm_block{4 * 4096, 4096});
+  // Alignments it cannot give.
+  CHECK(arena.allocate(64, 96).get_status().message().find("cannot align") != std::string::npos);
+  CHECK_FALSE(arena.allocate(64, 32).ok());
+  CHECK_FALSE(arena.allocate(64, 4096, 10).ok());
+  REQUIRE(arena.release(*paged).ok());
+  REQUIRE(arena.release(*second).ok());
+  CHECK(arena.bytes_in_use() == 64 + 64 + 4096);
+}
+
 TEST_CASE("released neighbours merge back into one run") {
   shm_arena arena(64 * 10);
   std::vector<shm_block> blocks;
