@@ -70,7 +70,8 @@ struct server::impl {
                                 .gpu = opts.gpu, .device_count = opts.device_count,
                                 .stale_value_after = 2 * opts.step_timeout,
                                 .bulk_host = bulk ? where.host : std::string{},
-                                .shm_segment_bytes = opts.shm_segment_bytes});
+                                .shm_segment_bytes = opts.shm_segment_bytes,
+                                .shm_variables = opts.shm_variables});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
     // Named before the port opens: an earlier task introduces itself as soon as it can.
     intros = std::make_unique<introductions>(sys);

@@ -51,6 +51,12 @@ struct server_options {
   // where tensors are written). Only tasks that prove a per-task secret and run as this uid
   // get one. 0: off, every value goes through TCP.
   uint64_t shm_segment_bytes = uint64_t{256} << 20;
+  // Keeps this task's variables in its shared memory segment, so a ps hands its workers on
+  // this host the variables' own bytes with no copy on either side (docs/shm_transport.md,
+  // "Variables in the export segment"). Off by default: on the 2-core test host the workers'
+  // reads make the ps's in-place updates slower by more than the copies cost (sync training
+  // about 4% slower); it saves the copies' CPU and memory traffic where cores are plenty.
+  bool shm_variables = false;
   // Every message to and from tasks on this host through shared memory rings instead of
   // loopback TCP (net/ring_link.hpp), where both ends take rings; off under TLS. false: TCP.
   bool same_host_rings = true;

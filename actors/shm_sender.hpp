@@ -13,9 +13,10 @@
 // back when its tensors die (net/shm_lease.hpp); the segment's blocks come back when no side
 // holds them.
 //
-// The variables of a task with a link up live in its first segment (variable_home): a ps
-// hands each worker its parameters' own blocks, step after step, and its optimizer writes
-// them in place whenever no worker views them any more (in sync training, always).
+// With server_options::shm_variables, the variables of a task with a link up live in its
+// first segment (variable_home): a ps hands each worker its parameters' own blocks, step
+// after step, and its optimizer writes them in place whenever no worker views them any more
+// (in sync training, nearly always).
 //
 // Never blocking a _Send: until the link is up, when connecting failed (another mount
 // namespace, uid or secret: logged once, the link is not tried again), for tensors below

@@ -284,8 +284,9 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
       st.shm_out = std::make_shared<shm_sender>(st.task_name, opts.shm_segment_bytes);
       // Variables the ps's workers read live where the links hand them over without a copy.
       // Set before any kernel runs: devices read it unlocked.
-      for (const task_device& d : st.devices)
-        if (d.dev->type() == device_cpu) d.dev->set_variable_home(st.shm_out);
+      if (opts.shm_variables)
+        for (const task_device& d : st.devices)
+          if (d.dev->type() == device_cpu) d.dev->set_variable_home(st.shm_out);
     } else {
       write_log(log_level::warn, st.task_name,
                 "no shared memory links, values to tasks on this host go through TCP: ",

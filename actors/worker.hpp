@@ -70,6 +70,8 @@ struct worker_options {
   // sends to (actors/shm_sender.hpp); pages are only allocated where tensors are written.
   // 0: no shared memory links, every value goes through TCP.
   uint64_t shm_segment_bytes = 0;
+  // Its CPU device keeps variables in that segment (server_options::shm_variables).
+  bool shm_variables = false;
 };
 
 // Spawns the worker of task `opts.task` of job `opts.job`, with its CPU device named

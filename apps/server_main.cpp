@@ -33,6 +33,9 @@ int usage(const char* why) {
                "       [--cpu-memory-limit-mb N]   (default 0: unlimited; the CPU device's budget)\n"
                "       [--shm-segment-mb N]   (default 256: shared memory per receiving task on\n"
                "                               this host, address space only; 0: TCP only)\n"
+               "       [--shm-variables 0|1]   (default 0: variables read by tasks on this host\n"
+               "                                are copied into the segment per step; 1: they live\n"
+               "                                there and cross with no copy)\n"
                "       [--same-host-rings 0|1]   (default 1: messages to tasks on this host go\n"
                "                                   through shared memory rings; 0: TCP)\n"
                "       [--num-gpus N]   (default: every GPU this process sees; 0: none)\n"
@@ -93,6 +96,10 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
     } else if (flag == "--shm-segment-mb") {
       CAFLOW_ASSIGN_OR_RETURN(int mb, parse_int(flag, value));
       opts.shm_segment_bytes = uint64_t{static_cast<unsigned>(mb)} << 20;
+    } else if (flag == "--shm-variables") {
+      if (value != "0" && value != "1")
+        return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");
+      opts.shm_variables = value == "1";
     } else if (flag == "--same-host-rings") {
       if (value != "0" && value != "1")
         return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");
