@@ -81,12 +81,14 @@ std::optional<shm_block> shm_blocks::carve(uint64_t bytes, bool sender_holds, bo
   reclaim();
   if (variable && variable_bytes_ + shm_lease_bytes + bytes > segment_.size() / 2)
     return std::nullopt;
-  // A tensor of a page or more starts on a page, as the heap's big allocations do: arrays a
-  // kernel streams through together (a variable, its optimizer's slots and its gradient) at
-  // different offsets within their pages make loads alias the stores before them (4K
-  // aliasing), which doubled the time of ApplyAdam on the MLP's first layer.
+  // A tensor of a page or more starts 64 bytes into a page (its header fills the page's first
+  // line), as the heap's big allocations do (glibc maps them with a header before the bytes).
+  // Arrays a kernel streams through together at offsets a line or two apart within their
+  // pages make the loads alias the stores just before them (4K aliasing): back to back in the
+  // segment, ApplyAdam on the MLP's first layer took twice as long, and a gradient block at
+  // the page's start slowed the ps's sum of it into an accumulator on the heap.
   auto block = bytes >= shm_page_bytes
-                   ? arena_.allocate(shm_lease_bytes + bytes, shm_page_bytes, shm_lease_bytes)
+                   ? arena_.allocate(shm_lease_bytes + bytes, shm_page_bytes, 0)
                    : arena_.allocate(shm_lease_bytes + bytes);
   if (!block.ok()) return std::nullopt;
   shm_lease::clear(base() + block->offset);

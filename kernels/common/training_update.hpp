@@ -59,8 +59,9 @@ status check_dense_grad(const tensor_shape& grad, const variable& var, const ten
 // variables (device::variable_allocator: an update that finds a variable elsewhere, or shared,
 // writes there); run returns nothing and must have written every element of every `out`
 // buffer (or queued the writes on the device's stream) when it returns: a fresh `out` starts
-// uninitialized, so an update of some rows only copies `in` there first. Locks are taken in address order, so two updates
-// sharing variables never wait on each other. Output 0 is set to the variable's reference.
+// uninitialized, so an update of some rows only copies `in` there first. Locks are taken in
+// address order, so two updates sharing variables never wait on each other. Output 0 is set
+// to the variable's reference.
 template <class T, size_t N, class Check, class Allocate, class Run>
 void locked_update_checked(kernel_context& ctx, const std::array<const char*, N>& names,
                            Check&& check, const std::array<bool, N>& writes, Allocate&& allocate,

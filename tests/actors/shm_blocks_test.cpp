@@ -95,6 +95,24 @@ TEST_CASE("shm blocks: only a whole block a tensor here holds is handed over") {
   CHECK(blocks->hand_over(value, slot).has_value());
 }
 
+TEST_CASE("shm blocks: a tensor of a page or more starts 64 bytes into a page, as on the heap") {
+  auto blocks = make_blocks();
+  const auto out = blocks->output_allocator(64);
+  auto small = tensor::allocate(out, dtype::float32, tensor_shape{16});  // shifts what follows
+  auto big = tensor::allocate(out, dtype::float32, tensor_shape{1024});
+  auto var = tensor::allocate(blocks->variable_allocator(64), dtype::float32, tensor_shape{5000});
+  REQUIRE(small.ok());
+  REQUIRE(big.ok());
+  REQUIRE(var.ok());
+  // Where glibc's big heap allocations start too (not checked here: a sanitizer's heap
+  // differs), so streams mixing both keep their distance within a page.
+  const auto page_offset = [](const tensor& t) {
+    return reinterpret_cast<uintptr_t>(t.raw_data()) % 4096;
+  };
+  CHECK(page_offset(*big) == 64);
+  CHECK(page_offset(*var) == 64);
+}
+
 TEST_CASE("shm blocks: variables take at most half the segment; beyond, the heap") {
   auto blocks = make_blocks();
   const uint32_t slot = *blocks->claim_slot();
