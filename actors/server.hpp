@@ -55,7 +55,8 @@ struct server_options {
   // this host the variables' own bytes with no copy on either side (docs/shm_transport.md,
   // "Variables in the export segment"). Off by default: on the 2-core test host the workers'
   // reads make the ps's in-place updates slower by more than the copies cost (sync training
-  // about 4% slower); it saves the copies' CPU and memory traffic where cores are plenty.
+  // about 10% slower, bench train_sync_shm_variables); it saves the copies' CPU and memory
+  // traffic where cores are plenty.
   bool shm_variables = false;
   // Every message to and from tasks on this host through shared memory rings instead of
   // loopback TCP (net/ring_link.hpp), where both ends take rings; off under TLS. false: TCP.

@@ -120,8 +120,11 @@ struct sync_vs_local {
   }
 };
 
+// `shm_variables`: the ps keeps its variables in its shared memory segment
+// (server_options::shm_variables).
 inline double cluster_samples_per_s(const train_app::train_options& o, int workers, int threads,
-                                    const data::dataset& train, const data::dataset& test) {
+                                    const data::dataset& train, const data::dataset& test,
+                                    bool shm_variables = false) {
   using namespace train_app;
   auto cluster =
       embedded_cluster::start({.ps_tasks = 1,
@@ -129,7 +132,8 @@ inline double cluster_samples_per_s(const train_app::train_options& o, int worke
                                .cpu = {.intra_op_threads = threads, .inter_op_threads = threads},
                                .use_gpus = o.device == "gpu",
                                .gpu = o.gpu,
-                               .same_host_rings = rings_from_env()});
+                               .same_host_rings = rings_from_env(),
+                               .shm_variables = shm_variables});
   if (!cluster.ok()) std::fprintf(stderr, "%s\n", cluster.get_status().to_string().c_str());
   check(cluster.ok(), "starting the embedded cluster failed");
   std::vector<status_or<client_result>> results;

@@ -92,6 +92,7 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .gpu = gpu,
                                   .device_count = {{device_gpu, gpus ? 1 : 0}},
                                   .security = o.security,
+                                  .shm_variables = o.shm_variables,
                                   .same_host_rings = o.same_host_rings,
                                   .file_roots = o.file_roots});
     });
@@ -137,6 +138,7 @@ status embedded_cluster::start_processes(const embedded_options& o) {
     if (!o.security.tls() && o.security.cluster_id == transport_security{}.cluster_id)
       argv.push_back("--insecure");
     for (const std::string& root : o.file_roots) argv.insert(argv.end(), {"--checkpoint-root", root});
+    if (o.shm_variables) argv.insert(argv.end(), {"--shm-variables", "1"});
     if (!o.log_level.empty()) argv.insert(argv.end(), {"--log-level", o.log_level});
     const std::string name = "/job:" + t.job + "/replica:0/task:" + std::to_string(t.task);
     CAFLOW_RETURN_IF_ERROR(supervisor_->start(name, std::move(argv)));
