@@ -61,10 +61,12 @@ int main(int argc, char** argv) {
   const data::dataset train = setup::train_set(&source);
   const data::dataset test = setup::test_set(&source);
 
-  // Each mode at its best of `rounds`, the two taking turns: on a 2-core machine one run of
+  // Each mode at its best of `rounds`, the modes taking turns: on a 2-core machine one run of
   // either varies by up to a third (a neighbour's load, the CPU's clock), and a single slow
-  // local run made the ratio look better than it was (0.82 once, against 0.55-0.62).
-  constexpr int rounds = 3;
+  // local run made the ratio look better than it was (0.82 once, against 0.55-0.62). A busy
+  // spell of the host lasts several seconds: with three rounds it sometimes caught every
+  // sync run but no local one (0.59 against the usual 0.63-0.69, session 23), so five.
+  constexpr int rounds = 5;
   double local = 0, sync = 0, shared = 0;
   std::string runs;
   for (int r = 0; r < rounds; ++r) {
