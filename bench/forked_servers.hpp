@@ -3,11 +3,9 @@
 // before the parent starts any thread, dies with its parent (PR_SET_PDEATHSIG), and is always
 // stopped and reaped by the destructor with bounded waits: a benchmark never leaves a server
 // behind.
-#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,28 +17,19 @@
 
 #include "actors/server.hpp"
 #include "net/cluster_spec.hpp"
+#include "net/loopback_ports.hpp"
 
 namespace caflow::bench {
 
-// `n` distinct TCP ports on 127.0.0.1 that were free a moment ago.
+// `n` distinct TCP ports on 127.0.0.1 that were free a moment ago (net/loopback_ports.hpp);
+// exits when there are not that many.
 inline std::vector<int> free_ports(int n) {
-  std::vector<int> fds, ports;
-  for (int i = 0; i < n; ++i) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
-      std::perror("free_ports");
-      std::exit(1);
-    }
-    fds.push_back(fd);
-    ports.push_back(ntohs(a.sin_port));
+  auto ports = free_loopback_ports(n);
+  if (!ports.ok()) {
+    std::fprintf(stderr, "free_ports: %s\n", ports.get_status().to_string().c_str());
+    std::exit(1);
   }
-  for (int fd : fds) ::close(fd);
-  return ports;
+  return *std::move(ports);
 }
 
 // Stops (SIGTERM, then SIGKILL after `patience`) and reaps a child; never blocks longer.

@@ -9,32 +9,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "net/loopback_ports.hpp"
+
 namespace caflow::train_app {
 namespace {
-
-// Ports the kernel hands out for binding to port 0; all sockets stay open until every port
-// is chosen so the ports differ.
-status_or<std::vector<int>> free_loopback_ports(int n) {
-  std::vector<int> fds, ports;
-  status st;
-  for (int i = 0; i < n && st.ok(); ++i) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-      st = errors::unavailable("cannot find a free port on 127.0.0.1");
-    } else {
-      ports.push_back(ntohs(addr.sin_port));
-    }
-    if (fd >= 0) fds.push_back(fd);
-  }
-  for (int fd : fds) ::close(fd);
-  if (!st.ok()) return st;
-  return ports;
-}
 
 bool accepts_connections(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);

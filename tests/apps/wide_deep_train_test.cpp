@@ -55,11 +55,13 @@ struct cluster {
   }
   std::string spec;
   std::vector<std::unique_ptr<child_process>> procs;
+  std::vector<std::string> names;  // job:task of each
 
   child_process& trainer(const std::string& job, int task, std::vector<std::string> extra) {
     extra.insert(extra.end(),
                  {"--insecure", "--cluster", spec, "--job", job, "--task", std::to_string(task)});
     procs.push_back(std::make_unique<child_process>(train_args(extra)));
+    names.push_back(job + ":" + std::to_string(task));
     return *procs.back();
   }
 
@@ -71,7 +73,11 @@ struct cluster {
     auto& w1 = trainer("worker", 1, {"--mode", mode});
     for (auto* w : {&w0, &w1}) {
       const int rc = exit_code(*w, 240s);
-      if (rc != 0) MESSAGE("worker output:\n", w->output());
+      if (rc != 0)
+        for (size_t i = 0; i < procs.size(); ++i) {
+          procs[i]->wait_exit(100ms);  // reads what it wrote so far
+          MESSAGE(names[i], " output:\n", procs[i]->output());
+        }
       REQUIRE(rc == 0);
     }
     CHECK(aucs_in(w1.output()).trained < 0);  // only the chief evaluates

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "graph/platform/time_scale.hpp"
+#include "net/loopback_ports.hpp"
 
 extern char** environ;
 
@@ -89,21 +90,9 @@ int child_process::wait_exit(std::chrono::milliseconds timeout) {
 }
 
 std::vector<int> free_ports(int n) {
-  std::vector<int> socks, ports;
-  for (int i = 0; i < n; ++i) {
-    const int s = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-    socklen_t len = sizeof addr;
-    getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len);
-    ports.push_back(ntohs(addr.sin_port));
-    socks.push_back(s);
-  }
-  for (int s : socks) close(s);
-  return ports;
+  auto ports = free_loopback_ports(n);
+  if (!ports.ok()) throw std::runtime_error(ports.get_status().to_string());
+  return *std::move(ports);
 }
 
 }  // namespace caflow::testing

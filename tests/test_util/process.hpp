@@ -35,7 +35,8 @@ class child_process {
   std::string output_;
 };
 
-// `n` distinct TCP ports on 127.0.0.1 that were free a moment ago.
+// `n` distinct TCP ports on 127.0.0.1 that were free a moment ago, outside the kernel's
+// ephemeral range (net/loopback_ports.hpp); throws when there are not that many.
 std::vector<int> free_ports(int n);
 
 }  // namespace caflow::testing
