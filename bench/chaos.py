@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import shutil
+import random
 import signal
 import socket
 import subprocess
@@ -48,13 +49,34 @@ FAULTS = ["kill_worker", "kill_chief", "kill_ps", "stop_ps", "stop_worker", "sup
 
 
 def free_ports(n):
-    """n distinct free loopback ports (held open together so they differ)."""
-    socks = []
-    for _ in range(n):
+    """n distinct free loopback ports (held open together so they differ), from below the
+    kernel's ephemeral range as net/loopback_ports.cpp picks them: a port from bind(0) may be
+    taken by an outgoing connection before the task binds it."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            first = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        first = 32768
+    low, high = max(1024, first - 16384), first - 1
+    socks, ports = [], []
+    candidates = list(range(low, high + 1)) if high - low >= 1023 else []
+    random.shuffle(candidates)
+    for port in candidates:
+        if len(ports) == n:
+            break
+        s = socket.socket()
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            s.close()
+            continue
+        socks.append(s)
+        ports.append(port)
+    while len(ports) < n:  # no room below the range: the kernel's choice
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         socks.append(s)
-    ports = [s.getsockname()[1] for s in socks]
+        ports.append(s.getsockname()[1])
     for s in socks:
         s.close()
     return ports
