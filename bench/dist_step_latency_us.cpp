@@ -1,4 +1,4 @@
-// Median latency of the smallest distributed step: a scalar fed on the master's task, one cut
+// Median latency (best of three rounds) of the smallest distributed step: a scalar fed on the master's task, one cut
 // edge to each of two workers and one back from each, a scalar fetched.
 //
 //   /job:master/task:0   x (fed) ──┬──────────────┬──▶ z = y0 + y1   fetched
@@ -43,19 +43,26 @@ namespace {
 
 constexpr int warmup = 200;
 constexpr int samples = 3000;
+// A busy spell of the shared 2-core host outlasts one round of samples (0.15 s) and moved a
+// single median from 40 to 49 us, so each figure is the best of three rounds' medians.
+constexpr int rounds = 3;
 
-// Median of `samples` timed calls of fn(), in microseconds.
+// The smallest of `rounds` medians of `samples` timed calls of fn() each, in microseconds.
 template <class F>
 double median_us(F&& fn) {
   for (int i = 0; i < warmup; ++i) fn();
+  double best = 0;
   std::vector<double> us(samples);
-  for (double& t : us) {
-    const auto start = clock_type::now();
-    fn();
-    t = std::chrono::duration<double, std::micro>(clock_type::now() - start).count();
+  for (int r = 0; r < rounds; ++r) {
+    for (double& t : us) {
+      const auto start = clock_type::now();
+      fn();
+      t = std::chrono::duration<double, std::micro>(clock_type::now() - start).count();
+    }
+    std::nth_element(us.begin(), us.begin() + samples / 2, us.end());
+    best = r == 0 ? us[samples / 2] : std::min(best, us[samples / 2]);
   }
-  std::nth_element(us.begin(), us.begin() + samples / 2, us.end());
-  return us[samples / 2];
+  return best;
 }
 
 // A forked child that echoes 8-byte messages on one loopback connection until it closes.
@@ -153,7 +160,7 @@ int main() {
     };
     const uint64_t bells = ring_stats().doorbells.load();
     dist = median_us([&] { step(z, 10.0f); });  // (3 + 1) + 3 * 2
-    dist_doorbells = double(ring_stats().doorbells.load() - bells) / (warmup + samples);
+    dist_doorbells = double(ring_stats().doorbells.load() - bells) / (warmup + rounds * samples);
     local_only = median_us([&] { step(local, 4.0f); });
   }
 
