@@ -73,12 +73,14 @@ status_or<std::vector<int>> free_loopback_ports(int n) {
       const int fd = bound_socket(0);
       if (fd < 0) break;
       fds.push_back(fd);
-      ports.push_back(port_of(fd));
+      const int port = port_of(fd);
+      if (port < 0) break;
+      ports.push_back(port);
     }
   }
   // Open until every port is chosen, so they differ.
   for (int fd : fds) ::close(fd);
-  if (static_cast<int>(ports.size()) < n || std::count(ports.begin(), ports.end(), -1) > 0)
+  if (static_cast<int>(ports.size()) < n)
     return errors::unavailable("cannot find ", n, " free ports on 127.0.0.1 (found ",
                                ports.size(), ")");
   return ports;

@@ -16,8 +16,8 @@
 
 namespace caflow {
 
-// The range [first, last] that ephemeral_range_file (net.ipv4.ip_local_port_range: "first
-// last") names; {32768, 60999}, Linux's default, when it cannot be read.
+// The range [first, last] that `file` (net.ipv4.ip_local_port_range: "first last") names;
+// {32768, 60999}, Linux's default, when it cannot be read or makes no sense.
 std::pair<int, int> ephemeral_port_range(const char* file = "/proc/sys/net/ipv4/ip_local_port_range");
 
 // Where the ports are looked for, given the ephemeral range: the 16384 ports below it (not

@@ -24,7 +24,8 @@ struct embedded_options {
   transport_security security{};
   // Tasks in this process talk through shared memory rings (server_options::same_host_rings).
   bool same_host_rings = true;
-  // The ps's variables live in its shared memory segment (server_options::shm_variables).
+  // Every task keeps its variables in its shared memory segment, so a ps hands its workers
+  // the variables' own bytes (server_options::shm_variables).
   bool shm_variables = false;
   // Where the tasks' file ops may go: the run's checkpoint directory (server_options).
   std::vector<std::string> file_roots{};

@@ -184,6 +184,10 @@ TEST_CASE("bad server flags are rejected with a message naming the culprit") {
                        "ps", "--task", "0", "--same-host-rings", "yes"});
   CHECK(rings.wait_exit(10s) == 2 << 8);
   CHECK(rings.output().find("--same-host-rings takes 0 or 1, got 'yes'") != std::string::npos);
+  child_process shared({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "ps=127.0.0.1:2", "--job",
+                        "ps", "--task", "0", "--shm-variables", "on"});
+  CHECK(shared.wait_exit(10s) == 2 << 8);
+  CHECK(shared.output().find("--shm-variables takes 0 or 1, got 'on'") != std::string::npos);
 }
 
 TEST_CASE("a restarted worker is found again and its partitions registered anew") {
