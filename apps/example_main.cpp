@@ -20,9 +20,9 @@
 #include <string>
 #include <utility>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "graph/client/ops/ops.hpp"
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 
 using namespace caflow;
 

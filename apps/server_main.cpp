@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
-#include "actors/log.hpp"
-#include "actors/server.hpp"
-#include "net/plaintext_policy.hpp"
+#include "graph/core/log.hpp"
+#include "actors/server/server.hpp"
+#include "net/security/plaintext_policy.hpp"
 
 using namespace caflow;
 

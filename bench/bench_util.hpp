@@ -7,7 +7,7 @@
 
 namespace caflow::bench {
 
-// Whether the bench's tasks talk through same-host rings (net/ring_link.hpp): yes unless
+// Whether the bench's tasks talk through same-host rings (net/ring/ring_link.hpp): yes unless
 // CAFLOW_BENCH_RINGS=0, which measures loopback TCP instead, for A/B runs.
 inline bool rings_from_env() {
   const char* v = std::getenv("CAFLOW_BENCH_RINGS");

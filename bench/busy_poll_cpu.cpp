@@ -8,15 +8,15 @@
 // A working poller uses most of the step (target: above 0.25 on an idle machine); a short
 // window or a sleeper next to none (target: below 0.25, i.e. it slept for most of the step).
 // Shares depend on the machine's load, so they are measured here, not asserted in unit tests
-// (tests/actors/local_server_test.cpp checks the steps' values in all three settings).
+// (tests/actors/server/local_server_test.cpp checks the steps' values in all three settings).
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <utility>
 
-#include "actors/server.hpp"
-#include "actors/session.hpp"
+#include "actors/server/server.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "graph/client/ops/ops.hpp"
 

@@ -8,7 +8,7 @@
 // col2im and the session add on top of the arithmetic (1.0 would be all arithmetic).
 #include <cmath>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/core/tensor_views.hpp"

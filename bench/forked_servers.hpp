@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/server.hpp"
+#include "actors/server/server.hpp"
 #include "net/cluster_spec.hpp"
 #include "net/loopback_ports.hpp"
 

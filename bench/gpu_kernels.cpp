@@ -1,8 +1,8 @@
 // GPU kernels one at a time, each run directly through the kernel registry on GPU:0 (no
-// session, no executor), for issue 20's table: MatMul TFLOP/s, AddV2/Relu/Sum GB/s over 64M
-// floats, Conv2D and its two backprops in ms, and the wall time of a 4-element AddV2 (launch
-// cost) in us. bench/pytorch_gpu_kernels.py times the same ops with torch on the same GPU and
-// prints the same lines; bench/compare_gpu_kernels.py puts the two side by side.
+// session, no executor), for a per-op table against PyTorch: MatMul TFLOP/s, AddV2/Relu/Sum
+// GB/s over 64M floats, Conv2D and its two backprops in ms, and the wall time of a 4-element
+// AddV2 (launch cost) in us. bench/pytorch_gpu_kernels.py times the same ops with torch on the
+// same GPU and prints the same lines; bench/compare_gpu_kernels.py puts the two side by side.
 //
 // Output, one line per op:   GPUK <op> <value> <unit>
 // With no visible GPU:       gpu_kernels: skipped: no GPU (<why>)       (exit status 0)
@@ -21,9 +21,9 @@
 #include "devices/gpu_devices.hpp"
 #include "graph/ir/node_signature.hpp"
 #include "graph/ir/op_def.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/op_kernel.hpp"
-#include "kernels/step_context.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/framework/op_kernel.hpp"
+#include "kernels/framework/step_context.hpp"
 
 using namespace caflow;
 

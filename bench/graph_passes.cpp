@@ -14,7 +14,7 @@
 #include <cstdio>
 #include <string>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/train/replication.hpp"
 #include "bench_util.hpp"
 

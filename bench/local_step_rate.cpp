@@ -3,7 +3,7 @@
 //                   Add ── fetched
 //   b (fed float) ──┘
 // Target: at least 100,000 steps/s on a 2-core machine.
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "graph/client/ops/ops.hpp"
 

@@ -3,7 +3,7 @@
 // Target ratio: at least 0.95.
 #include <thread>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/core/tensor_views.hpp"

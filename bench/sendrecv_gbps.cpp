@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "forked_servers.hpp"
 #include "graph/client/ops/ops.hpp"

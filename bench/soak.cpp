@@ -38,7 +38,7 @@
 #include <thread>
 #include <vector>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "forked_servers.hpp"
 #include "graph/client/ops/ops.hpp"
@@ -55,7 +55,7 @@ namespace {
 class server_process {
  public:
   // `secret`: the run's cluster id, so the tasks serve in the default, authenticated
-  // configuration (a secret on one host; see net/plaintext_policy.hpp).
+  // configuration (a secret on one host; see net/security/plaintext_policy.hpp).
   server_process(const std::string& binary, const std::string& cluster, const std::string& secret,
                  const std::string& job, int task, const std::filesystem::path& log)
       : name_(job + "_" + std::to_string(task)), log_(log) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "bench_util.hpp"
 #include "forked_servers.hpp"
 #include "graph/client/ops/ops.hpp"

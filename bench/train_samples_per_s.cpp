@@ -22,7 +22,7 @@
 #include <fstream>
 #include <string>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/train/replication.hpp"
 #include "bench_util.hpp"
 #include "devices/gpu_devices.hpp"

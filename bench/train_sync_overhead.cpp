@@ -14,7 +14,7 @@
 // A second line, train_sync_shm_variables, measures sync once more in each round with the
 // ps's variables in its shared memory segment (server_options::shm_variables: no copy of them
 // per step and worker) against the default copies, so the reason that option is off by
-// default is measured in every run (docs/shm_transport.md item 7).
+// default is measured in every run (docs/shm_transport.md, "Variables in the export segment").
 // Data: the first 2000 Fashion-MNIST training images (a synthetic set of the same shape where
 // the dataset is not installed; the RESULT line's note says which).
 #include <algorithm>
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
   // either varies by up to a third (a neighbour's load, the CPU's clock), and a single slow
   // local run made the ratio look better than it was (0.82 once, against 0.55-0.62). A busy
   // spell of the host lasts several seconds: with three rounds it sometimes caught every
-  // sync run but no local one (0.59 against the usual 0.63-0.69, session 23), so five.
+  // sync run but no local one (0.59 against the usual 0.63-0.69), so five.
   constexpr int rounds = 5;
   double local = 0, sync = 0, shared = 0;
   std::string runs;

@@ -35,7 +35,7 @@
 #include <string>
 #include <thread>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/train/ctr_data.hpp"
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/replication.hpp"

@@ -2,8 +2,10 @@
 # cuDNN are found, ON insists (and says what is missing), OFF never looks.
 #
 # GPU sources form the layers devices_gpu (devices/gpu/) and kernels_gpu (kernels/gpu/), object
-# libraries whose objects go into the caflow shared library; an OFF build never compiles them. CAFLOW_HAVE_CUDA is defined
-# (publicly) for the always-compiled code that must know, e.g. devices/gpu_devices.cpp.
+# libraries whose objects go into the caflow shared library; an OFF build never compiles them.
+# CAFLOW_HAVE_CUDA is defined (publicly) for the always-compiled code that must know, e.g.
+# devices/gpu_devices_none.cpp (the GPU entry points of a build without CUDA, compiled only when
+# CAFLOW_HAVE_CUDA is not defined).
 # .cu files hold device code and launchers only (no Eigen, no CAF): nvcc is slow, and keeping
 # those translation units free of the project's heavy headers keeps it fast.
 set(CAFLOW_CUDA "AUTO" CACHE STRING "Build the GPU device: AUTO (when nvcc and cuDNN are found), ON or OFF")

@@ -9,7 +9,7 @@
 #include "devices/device_graph.hpp"
 #include "devices/file_access.hpp"
 #include "devices/resource_manager.hpp"
-#include "devices/variable_home.hpp"
+#include "graph/core/variable_home.hpp"
 #include "graph/core/tensor.hpp"
 
 namespace Eigen {
@@ -32,7 +32,7 @@ class device {
   virtual const std::shared_ptr<allocator>& get_allocator() const = 0;
   // Where an update that cannot write a variable in place puts its fresh bytes: the home's
   // allocator when one is set and has one now, else get_allocator(). An update in place also
-  // moves a variable there first (kernels/in_place.hpp), once.
+  // moves a variable there first (kernels/framework/in_place.hpp), once.
   std::shared_ptr<allocator> variable_allocator() const;
   // Set once, by the device's owner, before any kernel runs (kernels read it unlocked).
   void set_variable_home(std::shared_ptr<const variable_home> home) { home_ = std::move(home); }

@@ -1,7 +1,7 @@
 #pragma once
 // Recording a device's work once and replaying it as one launch: on a GPU, a CUDA graph. A
 // step of a partition whose shapes repeat queues the same kernels on the same buffers every
-// time, so the executor records it once (actors/executor_capture.cpp) and afterwards launches
+// time, so the executor records it once (actors/executor/executor_capture.cpp) and afterwards launches
 // the recording instead of dozens of kernels, each with its own launch cost.
 //
 // While a capture is open on a thread, the work that thread's kernels queue on the device is

@@ -58,7 +58,7 @@ struct trace_event {
 
 // A partitioned variable's shard, as a worker answers `vars` or `var NAME` for it: the admin
 // that merges every task's answer shows the shards of one variable as one entry
-// (render_partitioned_variables in actors/admin_queries.hpp).
+// (render_partitioned_variables in actors/admin/admin_queries.hpp).
 struct variable_shard {
   std::string full_name;   // "emb"
   std::string name;        // "emb/part_1"

@@ -22,7 +22,7 @@
 
 #include "net/errors.hpp"
 #include "net/protocol.hpp"
-#include "net/tls_transport.hpp"
+#include "net/connection_manager.hpp"
 #include "net/sanitizer_settings.hpp"
 
 namespace caflow {
@@ -192,7 +192,7 @@ namespace {
 
 // `patience` is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
 // spawned function has no arguments (undefined behavior UBSan reports). Not a detached actor
-// (net/blocking_worker.hpp says why): the lookup runs on `thread`, the promise answers.
+// (net/loop/blocking_worker.hpp says why): the lookup runs on `thread`, the promise answers.
 resolver_actor::behavior_type resolve_roles(resolver_actor::pointer self,
                                             std::chrono::milliseconds patience,
                                             std::shared_ptr<blocking_worker> thread) {

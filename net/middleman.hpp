@@ -17,9 +17,9 @@
 #include <caf/typed_actor.hpp>
 
 #include "graph/platform/time_scale.hpp"
-#include "net/blocking_worker.hpp"
+#include "net/loop/blocking_worker.hpp"
 #include "net/cluster_spec.hpp"
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 
 namespace caflow {
 

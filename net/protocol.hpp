@@ -16,7 +16,7 @@
 // A failed run_graph (and so a failed step, to the client) answers with to_caf_error() of its
 // status, which keeps the same fields (net/errors.hpp).
 // Every request between processes is bounded in time (a dead peer never answers): by a CAF
-// timeout, or, for run_graph, by the master's step deadline tick (actors/master.cpp).
+// timeout, or, for run_graph, by the master's step deadline tick (actors/master/master.cpp).
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,8 +30,8 @@
 
 #include "net/admin_protocol.hpp"
 #include "net/errors.hpp"
-#include "net/wire_chunk.hpp"
-#include "net/wire_tensor.hpp"
+#include "net/wire/wire_chunk.hpp"
+#include "net/wire/wire_tensor.hpp"
 
 namespace caflow {
 
@@ -65,7 +65,7 @@ struct edge_value {
 };
 
 // A value that the sending task wrote into a shared memory segment it handed this task
-// (actors/shm_sender.hpp, actors/shm_receiver.hpp): only where the bytes are travels. Every
+// (net/shm/shm_sender.hpp, net/shm/shm_receiver.hpp): only where the bytes are travels. Every
 // field is checked on arrival (a valid dtype and shape, a byte count equal to elements x
 // element size, a block inside a segment this task holds from that link) before a tensor
 // views the bytes.
@@ -80,7 +80,7 @@ struct edge_shm {
   uint32_t lease_slot = 0;  // the counter in the block's header this receiver gives back
 };
 
-// The receiving end of one cut edge (actors/rendezvous_actor.hpp): one per rendezvous key, on
+// The receiving end of one cut edge (actors/rendezvous/rendezvous_actor.hpp): one per rendezvous key, on
 // the receiving task; the master learns its handle from the worker's registration reply and
 // binds the sending _Send to it. Every message is one-way: nothing is answered.
 //   push    (edge_value) from the edge's sender, or from this task's bulk receiver for a value
@@ -97,7 +97,7 @@ struct edge_shm {
 //           the value viewed where the sender wrote it, deposited like a pushed one; a
 //           descriptor that fails its checks aborts the step here, naming the edge.
 //   batch   (edge_batch) from a sender in another process: the values its executor sent to
-//           this task in one burst (actors/send_batch.hpp), one message instead of one per
+//           this task in one burst (net/wire/send_batch.hpp), one message instead of one per
 //           edge. The actor that receives it takes its own entries as a push or shm message
 //           and forwards every other entry, unchanged, to its edge's actor: a message within
 //           this process, sharing the bytes. An entry addressed to an actor of another process
@@ -138,9 +138,9 @@ struct register_graph_request {
 };
 
 // The side channels where a worker takes tensors outside CAF's messages.
-// - Its bulk channel (actors/bulk_receiver.hpp) for big tensors; port 0: it has none (TLS is
+// - Its bulk channel (net/bulk/bulk_receiver.hpp) for big tensors; port 0: it has none (TLS is
 //   on, or the listener could not open), so they come through CAF.
-// - Its shared memory listener (actors/shm_receiver.hpp) for tasks on the same host, which
+// - Its shared memory listener (net/shm/shm_receiver.hpp) for tasks on the same host, which
 //   they recognize by the boot id; an empty path: it has none.
 struct bulk_endpoint {
   std::string host;
@@ -173,7 +173,7 @@ struct run_graph_request {
   std::vector<wire_tensor> args;          // the partition's _Arg values, by index
   int32_t num_rets = 0;                   // how many _Retval values to return
   // Indices of `args` left empty here because they came ahead in chunks ("arg:<i>", this step;
-  // actors/chunked_values.hpp).
+  // net/wire/chunked_values.hpp).
   std::vector<int32_t> chunked_args;
   // How many partitions of the step the master runs on this worker. Once that many have
   // succeeded here, the worker cleans the step up by itself and the master sends no cleanup
@@ -189,7 +189,7 @@ struct run_graph_reply {
   std::vector<wire_tensor> rets;          // the partition's _Retval values, by index
   std::vector<int32_t> chunked_rets;      // sent ahead in chunks ("ret:<i>", this step)
   // What the run's last executor pass sent to the requester's process, carried here instead
-  // of in a message of its own (actors/send_batch.hpp), when the request allowed it: the
+  // of in a message of its own (net/wire/send_batch.hpp), when the request allowed it: the
   // master hands it to the first entry's edge actor as a batch, which must be in its process.
   edge_batch sends;
 };
@@ -303,7 +303,7 @@ using worker_actor = caf::typed_actor<
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>,  // for the admin
     caf::replies_to<cf_devices_atom>::with<std::vector<std::string>>>;  // full device names
 
-// The master's end of a step asked by a session of its own process (net/local_step_answer.hpp).
+// The master's end of a step asked by a session of its own process (net/loop/local_step_answer.hpp).
 class local_step_promise;
 using local_step_promise_ptr = std::shared_ptr<local_step_promise>;
 

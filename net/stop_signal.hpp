@@ -1,7 +1,7 @@
 #pragma once
 // Tells a thread that waits in poll() to stop: an eventfd it polls beside its other
-// descriptors, raised once by the owner before joining it (net/ring_listener.hpp,
-// actors/shm_receiver.hpp). Owns the descriptor; move-only.
+// descriptors, raised once by the owner before joining it (net/ring/ring_listener.hpp,
+// net/shm/shm_receiver.hpp). Owns the descriptor; move-only.
 #include <utility>
 
 #include "graph/core/status.hpp"

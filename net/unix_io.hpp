@@ -1,6 +1,6 @@
 #pragma once
 // Bounded I/O on a connected Unix stream socket, for the same-host shared memory handoff
-// (net/shm_handshake.hpp, net/shm_fd_passing.hpp): every read and write has a deadline, so a
+// (net/shm/shm_handshake.hpp, net/shm/shm_fd_passing.hpp): every read and write has a deadline, so a
 // peer that stalls or vanishes gives an error, never a hang, and the peer's credentials as the
 // kernel recorded them at connect time.
 #include <sys/types.h>
@@ -9,7 +9,7 @@
 #include <cstddef>
 
 #include "graph/core/status.hpp"
-#include "net/socket_io.hpp"
+#include "net/bulk/socket_io.hpp"
 
 namespace caflow {
 

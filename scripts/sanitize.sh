@@ -11,7 +11,7 @@
 # when they select tests (-R/-E/-L...), only the executables of the selected tests are built,
 # so one test can be checked without building the whole suite:
 #
-#   scripts/sanitize.sh asan -R net_wire_tensor_test
+#   scripts/sanitize.sh asan -R net_wire_wire_tensor_test
 #
 # Any sanitizer report fails the test (halt_on_error), with a symbolized stack in its output.
 # Environment: JOBS (build parallelism, default nproc), CAFLOW_SANITIZE_BUILD_ROOT (where the

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "graph/core/status.hpp"
-#include "net/openssl_handles.hpp"
+#include "net/security/openssl_handles.hpp"
 
 namespace caflow::certs {
 

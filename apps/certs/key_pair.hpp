@@ -8,7 +8,7 @@
 #include <string>
 
 #include "graph/core/status.hpp"
-#include "net/openssl_handles.hpp"
+#include "net/security/openssl_handles.hpp"
 
 namespace caflow::certs {
 
@@ -17,7 +17,7 @@ using private_key = openssl_ptr<EVP_PKEY, EVP_PKEY_free>;
 status_or<private_key> generate_key();
 
 // Unencrypted PKCS#8 PEM ("BEGIN PRIVATE KEY"): servers start unattended, so no passphrase
-// (net/transport_security.cpp refuses an encrypted key); the file's mode protects it instead.
+// (net/security/transport_security.cpp refuses an encrypted key); the file's mode protects it instead.
 status_or<std::string> key_to_pem(EVP_PKEY* key);
 
 // `what` names the file in errors ("CA key"). An encrypted key is refused, not prompted for.

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "graph/core/status.hpp"
-#include "net/openssl_handles.hpp"
+#include "net/security/openssl_handles.hpp"
 
 namespace caflow::certs {
 

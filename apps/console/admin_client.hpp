@@ -8,7 +8,7 @@
 
 #include "graph/core/status.hpp"
 #include "net/admin_protocol.hpp"
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 
 namespace caflow::console {
 

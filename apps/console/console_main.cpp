@@ -14,7 +14,7 @@
 
 #include <editline/readline.h>
 
-#include "actors/log.hpp"
+#include "graph/core/log.hpp"
 #include "admin_client.hpp"
 #include "commands.hpp"
 

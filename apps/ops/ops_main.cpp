@@ -20,7 +20,7 @@
 #include "devices/device.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/ir/op_def.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 using namespace caflow;
 
@@ -31,7 +31,7 @@ const std::vector<std::string> device_columns = {device_cpu, device_gpu};
 
 std::string category_of(const op_def& op) {
   const std::string& f = op.source_file;
-  if (f.find("graph/client/ops/") == std::string::npos) return "internal";
+  if (f.find("graph/ops/") == std::string::npos) return "internal";
   std::string stem = f.substr(f.find_last_of('/') + 1);
   stem = stem.substr(0, stem.find('.'));
   return stem.substr(0, stem.find('_'));

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/server.hpp"
+#include "actors/server/server.hpp"
 #include "apps/train/task_supervisor.hpp"
 
 namespace caflow::train_app {

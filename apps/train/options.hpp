@@ -5,7 +5,7 @@
 
 #include "graph/core/status.hpp"
 #include "devices/gpu_devices.hpp"
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 
 namespace caflow::train_app {
 
@@ -81,7 +81,7 @@ struct train_options {
   // per-run secret that keeps other processes on the host out of it.
   bool cluster_id_given = false;
   // Serve a hand-started task (--job) in plaintext with the well-known cluster id, or across
-  // hosts without TLS (net/plaintext_policy.hpp): refused unless given.
+  // hosts without TLS (net/security/plaintext_policy.hpp): refused unless given.
   bool insecure = false;
   // Where the towers run: "gpu" (the workers' GPU:0; nodes without a GPU kernel go to the CPU
   // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables

@@ -23,7 +23,7 @@
 #include "apps/train/model_family.hpp"
 #include "apps/train/plot.hpp"
 #include "apps/train/trainer.hpp"
-#include "net/plaintext_policy.hpp"
+#include "net/security/plaintext_policy.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/train/auc.hpp"
 #include "apps/train/progress.hpp"
 #include "graph/client/train/saver.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The recording a thread has open on a GPU (gpu_graph.cpp): the stream its kernels queue on and
+// The recording a thread has open on a GPU (devices/gpu/gpu_graph.hpp): the stream its kernels queue on and
 // the pool their buffers come from. Thread-local, so other threads' kernels on the same GPU
 // (another partition, another worker of the process) are neither recorded nor given its pool.
 #include <cuda_runtime.h>
@@ -25,6 +25,10 @@ struct gpu_capture_scope {
 
   // The calling thread's innermost open recording, or nullptr.
   static gpu_capture_scope* current();
+  // `s` becomes the calling thread's innermost recording; leave(s) makes its outer one that
+  // again. REQUIRES: recordings on a thread leave in the reverse order they entered.
+  static void enter(gpu_capture_scope* s);
+  static void leave(gpu_capture_scope* s);
 };
 
 }  // namespace caflow

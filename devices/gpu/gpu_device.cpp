@@ -2,8 +2,10 @@
 
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "devices/bfc_allocator.hpp"
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_capture_scope.hpp"
+#include "devices/gpu/gpu_graph.hpp"
 
 namespace caflow {
 
@@ -148,6 +150,49 @@ status_or<tensor> gpu_device::copy_in(const tensor& t) {
 }
 
 status_or<tensor> gpu_device::copy_to_host(const tensor& t) { return caflow::copy_to_host(*this, t); }
+
+bool gpu_device::is_capturing() const {
+  const gpu_capture_scope* c = gpu_capture_scope::current();
+  return c != nullptr && c->dev == this;
+}
+
+namespace {
+
+// Regions of a recording's pool, taken from the GPU's allocator and given back when the pool
+// (and so every tensor from it) is gone.
+class region_sub_allocator final : public sub_allocator {
+ public:
+  explicit region_sub_allocator(std::shared_ptr<allocator> from) : from_(std::move(from)) {}
+  void* alloc(size_t bytes) override { return from_->allocate(bytes); }
+  void free(void* p, size_t bytes) override { from_->deallocate(p, bytes); }
+
+ private:
+  std::shared_ptr<allocator> from_;
+};
+
+}  // namespace
+
+// A recording's buffers come from a BFC pool carved out of the GPU's own BFC, so that its
+// memory counts against the GPU's limit.
+status_or<std::unique_ptr<device_capture>> gpu_device::begin_capture() {
+  if (!opts_.capture_graphs)
+    return errors::failed_precondition("CUDA graphs are off for ", name());
+  auto pool = std::make_shared<bfc_allocator>(
+      name() + " graph pool", std::make_unique<region_sub_allocator>(alloc_),
+      bfc_options{.memory_limit_bytes = bfc_->memory_limit(), .allow_growth = true, .space = this});
+  return begin_gpu_capture(*this, std::move(pool));
+}
+
+status gpu_device::copy_into(const tensor& from, tensor& to) {
+  if (from.byte_size() != to.byte_size())
+    return errors::internal("copy within ", name(), ": ", from.byte_size(), " bytes into ",
+                            to.byte_size());
+  if (from.byte_size() == 0 || from.raw_data() == to.raw_data()) return {};
+  CAFLOW_RETURN_IF_ERROR(activate());
+  return cuda_status(cudaMemcpyAsync(to.raw_data(), from.raw_data(), from.byte_size(),
+                                     cudaMemcpyDeviceToDevice, compute_stream()),
+                     "cudaMemcpyAsync");
+}
 
 gpu_device* as_gpu(device& d) { return d.type() == device_gpu ? dynamic_cast<gpu_device*>(&d) : nullptr; }
 

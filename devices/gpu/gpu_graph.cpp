@@ -1,7 +1,5 @@
-// CUDA graphs for gpu_device: a recording is a stream capture on a stream of its own, in
-// relaxed mode (its pool may still take regions with cudaMalloc), with buffers from a BFC pool
-// carved out of the GPU's own BFC, so its memory counts against the GPU's limit.
-#include "devices/bfc_allocator.hpp"
+#include "devices/gpu/gpu_graph.hpp"
+
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_capture_scope.hpp"
 #include "devices/gpu/gpu_device.hpp"
@@ -9,20 +7,6 @@
 namespace caflow {
 
 namespace {
-
-thread_local gpu_capture_scope* current_scope = nullptr;
-
-// Regions of a recording's pool, taken from the GPU's allocator and given back when the pool
-// (and so every tensor from it) is gone.
-class region_sub_allocator final : public sub_allocator {
- public:
-  explicit region_sub_allocator(std::shared_ptr<allocator> from) : from_(std::move(from)) {}
-  void* alloc(size_t bytes) override { return from_->allocate(bytes); }
-  void free(void* p, size_t bytes) override { from_->deallocate(p, bytes); }
-
- private:
-  std::shared_ptr<allocator> from_;
-};
 
 class gpu_graph final : public device_graph {
  public:
@@ -71,15 +55,14 @@ class gpu_capture final : public device_capture {
     CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(scope_.stream, cudaStreamCaptureModeRelaxed));
     scope_.dev = &g_;
     scope_.pool = std::move(pool);
-    scope_.outer = current_scope;
-    current_scope = &scope_;
+    gpu_capture_scope::enter(&scope_);
     open_ = true;
     return {};
   }
 
   status record(std::function<status()> fn) override {
     if (!open_) return errors::failed_precondition("the recording on ", g_.name(), " is closed");
-    if (current_scope != &scope_)
+    if (gpu_capture_scope::current() != &scope_)
       return errors::internal("a recording on ", g_.name(), " was used from another thread");
     return fn();
   }
@@ -109,7 +92,7 @@ class gpu_capture final : public device_capture {
   // Ends the stream capture; the graph goes to `out`, or is dropped when `out` is null.
   status close(cudaGraph_t* out = nullptr) {
     open_ = false;
-    current_scope = scope_.outer;
+    gpu_capture_scope::leave(&scope_);
     cudaGraph_t graph = nullptr;
     const cudaError_t e = cudaStreamEndCapture(scope_.stream, &graph);
     if (e != cudaSuccess || graph == nullptr) {
@@ -130,32 +113,11 @@ class gpu_capture final : public device_capture {
 
 }  // namespace
 
-gpu_capture_scope* gpu_capture_scope::current() { return current_scope; }
-
-bool gpu_device::is_capturing() const {
-  return current_scope != nullptr && current_scope->dev == this;
-}
-
-status_or<std::unique_ptr<device_capture>> gpu_device::begin_capture() {
-  if (!opts_.capture_graphs)
-    return errors::failed_precondition("CUDA graphs are off for ", name());
-  auto pool = std::make_shared<bfc_allocator>(
-      name() + " graph pool", std::make_unique<region_sub_allocator>(alloc_),
-      bfc_options{.memory_limit_bytes = bfc_->memory_limit(), .allow_growth = true, .space = this});
-  auto c = std::make_unique<gpu_capture>(*this);
+status_or<std::unique_ptr<device_capture>> begin_gpu_capture(gpu_device& g,
+                                                             std::shared_ptr<allocator> pool) {
+  auto c = std::make_unique<gpu_capture>(g);
   CAFLOW_RETURN_IF_ERROR(c->open(std::move(pool)));
   return std::unique_ptr<device_capture>(std::move(c));
-}
-
-status gpu_device::copy_into(const tensor& from, tensor& to) {
-  if (from.byte_size() != to.byte_size())
-    return errors::internal("copy within ", name(), ": ", from.byte_size(), " bytes into ",
-                            to.byte_size());
-  if (from.byte_size() == 0 || from.raw_data() == to.raw_data()) return {};
-  CAFLOW_RETURN_IF_ERROR(activate());
-  return cuda_status(cudaMemcpyAsync(to.raw_data(), from.raw_data(), from.byte_size(),
-                                     cudaMemcpyDeviceToDevice, compute_stream()),
-                     "cudaMemcpyAsync");
 }
 
 }  // namespace caflow

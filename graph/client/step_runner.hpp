@@ -1,6 +1,6 @@
 #pragma once
 // What the client library needs of a session: running a step. The runtime's `session`
-// (actors/session.hpp) implements it; client helpers that drive steps themselves
+// (actors/session/session.hpp) implements it; client helpers that drive steps themselves
 // (train::saver) take a step_runner, so the client floor never includes the runtime, as
 // TensorFlow's client code sees only the abstract Session of core/public.
 #include <utility>

@@ -39,7 +39,7 @@ class allocator {
   virtual memory_space* space() const { return nullptr; }
   // Whether the sole owner in this process of the bytes at `p` (from allocate) may write them:
   // false while another process may read them (a shared memory block handed to a receiver,
-  // or one viewed from a sender), so a variable's update copies first (kernels/in_place.hpp).
+  // or one viewed from a sender), so a variable's update copies first (kernels/framework/in_place.hpp).
   virtual bool writable_in_place(const void* /*p*/) const { return true; }
 };
 

@@ -54,7 +54,7 @@ struct op_def {
   std::string constant_value_attr;
   shape_fn infer_shape;
   // The source file that registered the op (CAFLOW_REGISTER_OP's __FILE__): caflow-ops groups
-  // ops by it ("graph/client/ops/math_ops.cpp" -> "math"). Empty when built without the macro.
+  // ops by it ("graph/ops/math_ops.cpp" -> "math"). Empty when built without the macro.
   std::string source_file;
 
   const attr_def* find_attr(std::string_view n) const;

@@ -29,7 +29,7 @@ namespace caflow {
 // `loops_back_via` (caflow's) names the nodes of the receiving device whose values, sent to
 // other devices, this value depends on in the same step (a GPU's Shape sent to the CPU, and a
 // shape computed there sent back): a device that runs its work in recorded blocks
-// (actors/executor_capture.cpp) reads it in a block after theirs.
+// (actors/executor/executor_capture.cpp) reads it in a block after theirs.
 CAFLOW_REGISTER_OP("_Send")
     .input("tensor: T")
     .attr("T: type")

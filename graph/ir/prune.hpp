@@ -6,14 +6,9 @@
 #include <vector>
 
 #include "graph/ir/graph.hpp"
+#include "graph/ir/run_signature.hpp"
 
 namespace caflow {
-
-struct run_signature {
-  std::vector<std::string> feeds;    // tensor names, "node" or "node:port"
-  std::vector<std::string> fetches;  // tensor names
-  std::vector<std::string> targets;  // node names
-};
 
 struct pruned_graph {
   graph_def def;

@@ -3,7 +3,7 @@
 // microseconds. On a virtual machine whose idle cores halt (this project's 2-core test VM),
 // waking a sleeping thread costs tens of microseconds: an exit to the hypervisor. A thread that
 // polls for a short window instead is still running when the reply comes. Used by the network
-// loop (net/loop_scheduler.hpp) and by a session's thread waiting for its step.
+// loop (net/loop/loop_scheduler.hpp) and by a session's thread waiting for its step.
 #include <sched.h>
 
 #include <chrono>

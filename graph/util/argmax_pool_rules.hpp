@@ -1,6 +1,6 @@
 #pragma once
 // The windows of MaxPoolWithArgmax and its gradients (NHWC only: TF's op has no data_format),
-// shared by their shape functions (graph/client/ops/argmax_pool_ops.cpp) and kernels
+// shared by their shape functions (graph/ops/argmax_pool_ops.cpp) and kernels
 // (kernels/cpu/argmax_pool_kernels.cpp). Errors carry no node name: callers add it.
 #include "graph/core/shape.hpp"
 #include "graph/ir/graph_def.hpp"

@@ -1,6 +1,6 @@
 #pragma once
-// Index arithmetic shared by the array ops' shape functions (graph/client/ops/array_ops.cpp,
-// graph/client/ops/slicing_ops.cpp) and their CPU kernels (kernels/cpu/*), so graph construction
+// Index arithmetic shared by the array ops' shape functions (graph/ops/array_ops.cpp,
+// graph/ops/slicing_ops.cpp) and their CPU kernels (kernels/cpu/*), so graph construction
 // and run time apply one set of rules and word their errors alike. Errors here carry no node
 // name: callers add it.
 #include <cstdint>

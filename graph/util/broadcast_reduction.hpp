@@ -1,6 +1,6 @@
 #pragma once
 // BroadcastGradientArgs as a contract: one home for its shape function
-// (graph/client/ops/nn_ops.cpp) and its kernels.
+// (graph/ops/nn_ops.cpp) and its kernels.
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // The window arithmetic of Conv3D and its backprops, shared by their shape functions
-// (graph/client/ops/conv3d_ops.cpp) and kernels (kernels/cpu/conv3d_kernels.cpp). Errors carry
+// (graph/ops/conv3d_ops.cpp) and kernels (kernels/cpu/conv3d_kernels.cpp). Errors carry
 // no node name: callers add it.
 #include <array>
 #include <cstdint>

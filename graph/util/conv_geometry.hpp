@@ -1,6 +1,6 @@
 #pragma once
 // Window arithmetic of Conv2D and the pooling ops, and their attrs parsed and checked: one
-// home for the shape functions (graph/client/ops/conv_ops.cpp) and every device's kernels.
+// home for the shape functions (graph/ops/conv_ops.cpp) and every device's kernels.
 #include <array>
 #include <cstdint>
 

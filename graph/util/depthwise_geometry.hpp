@@ -1,6 +1,6 @@
 #pragma once
 // The geometry of DepthwiseConv2dNative and its backprops, shared by their shape functions
-// (graph/client/ops/depthwise_conv_ops.cpp) and kernels (kernels/cpu/depthwise_conv_*.cpp).
+// (graph/ops/depthwise_conv_ops.cpp) and kernels (kernels/cpu/depthwise_conv_*.cpp).
 // Errors carry no node name: callers add it.
 #include <cstdint>
 

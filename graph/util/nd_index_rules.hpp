@@ -1,6 +1,6 @@
 #pragma once
 // The shapes of GatherNd and ScatterNd, shared by their shape functions
-// (graph/client/ops/nd_index_ops.cpp) and kernels (kernels/cpu/nd_index_kernels.cpp). Errors
+// (graph/ops/nd_index_ops.cpp) and kernels (kernels/cpu/nd_index_kernels.cpp). Errors
 // carry no node name: callers add it.
 #include "graph/core/shape.hpp"
 #include "graph/core/status.hpp"

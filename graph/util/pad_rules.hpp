@@ -1,6 +1,6 @@
 #pragma once
 // The rules of PadV2, MirrorPad and MirrorPadGrad, shared by their shape functions
-// (graph/client/ops/padding_ops.cpp) and kernels (kernels/cpu/mirror_pad_kernels.cpp). Errors
+// (graph/ops/padding_ops.cpp) and kernels (kernels/cpu/mirror_pad_kernels.cpp). Errors
 // carry no node name: callers add it.
 #include <cstdint>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
 // The window arithmetic of the 3-D pooling ops (MaxPool3D, AvgPool3D and their gradients),
-// shared by their shape functions (graph/client/ops/pool3d_ops.cpp) and kernels
+// shared by their shape functions (graph/ops/pool3d_ops.cpp) and kernels
 // (kernels/cpu/pool3d_kernels.cpp). Errors carry no node name: callers add it.
 #include <array>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Reduction axes as a contract: one home for the reductions' shape functions
-// (graph/client/ops/reduction_ops.cpp) and every device's kernels.
+// (graph/ops/reduction_ops.cpp) and every device's kernels.
 #include <bitset>
 
 #include "graph/core/shape.hpp"

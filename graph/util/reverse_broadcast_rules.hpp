@@ -1,6 +1,6 @@
 #pragma once
 // The rules of ReverseV2's axes and BroadcastTo's target shape, shared by their shape functions
-// (graph/client/ops/reverse_ops.cpp) and kernels (kernels/cpu/reverse_broadcast_kernels.cpp).
+// (graph/ops/reverse_ops.cpp) and kernels (kernels/cpu/reverse_broadcast_kernels.cpp).
 // Errors carry no node name: callers add it.
 #include <array>
 #include <cstdint>

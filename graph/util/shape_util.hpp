@@ -1,6 +1,6 @@
 #pragma once
 // Reshape and Range as contracts: one home for the shape functions
-// (graph/client/ops/shape_ops.cpp) and every device's kernels.
+// (graph/ops/shape_ops.cpp) and every device's kernels.
 #include <cstdint>
 #include <span>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The geometry of SpaceToBatchND and BatchToSpaceND, shared by their shape functions
-// (graph/client/ops/space_batch_ops.cpp) and kernels (kernels/cpu/space_batch_kernels.cpp).
+// (graph/ops/space_batch_ops.cpp) and kernels (kernels/cpu/space_batch_kernels.cpp).
 // Errors carry no node name: callers add it.
 //
 // Both relate a "space" tensor [batch, s_1..s_M, rest...] and a "batch" tensor

@@ -1,6 +1,6 @@
 #pragma once
 // SplitV's size_splits resolved against the split dimension, shared by its shape function
-// (graph/client/ops/split_v_ops.cpp) and kernel (kernels/cpu/split_v_kernel.cpp). Errors carry
+// (graph/ops/split_v_ops.cpp) and kernel (kernels/cpu/split_v_kernel.cpp). Errors carry
 // no node name: callers add it.
 #include <cstdint>
 #include <vector>

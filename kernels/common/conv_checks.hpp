@@ -7,7 +7,7 @@
 #include "graph/core/status.hpp"
 #include "graph/core/tensor.hpp"
 #include "graph/util/conv_geometry.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow {
 

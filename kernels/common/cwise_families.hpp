@@ -7,7 +7,7 @@
 //   const cwise::arithmetic_kernels<add_op, sub_op, mul_op, real_div_op> arithmetic(device_cpu);
 #include <cstdint>
 
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 

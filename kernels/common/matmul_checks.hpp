@@ -5,7 +5,7 @@
 
 #include "graph/core/shape.hpp"
 #include "graph/core/status.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow {
 

@@ -4,7 +4,7 @@
 // input gets the same message on every device.
 #include "graph/core/shape.hpp"
 #include "graph/core/status.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::nn {
 

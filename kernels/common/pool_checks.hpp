@@ -7,7 +7,7 @@
 #include "graph/core/tensor.hpp"
 #include "graph/util/conv_geometry.hpp"
 #include "kernels/common/conv_checks.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow {
 

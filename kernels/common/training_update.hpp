@@ -18,9 +18,9 @@
 #include "graph/core/shape.hpp"
 #include "graph/core/status.hpp"
 #include "graph/core/tensor.hpp"
-#include "kernels/in_place.hpp"
-#include "kernels/op_kernel.hpp"
-#include "kernels/variable.hpp"
+#include "kernels/framework/in_place.hpp"
+#include "kernels/framework/op_kernel.hpp"
+#include "kernels/resources/variable.hpp"
 
 namespace caflow::training {
 

@@ -1,8 +1,8 @@
 // ConditionalAccumulator, SparseConditionalAccumulator and the ops on their handles. The accumulator lives in the device's
 // resource manager under (container, shared_name or node name), looked up once when the
 // kernel is built, so every worker graph naming it on this device shares one accumulator.
-#include "kernels/conditional_accumulator.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/resources/conditional_accumulator.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "kernels/common/argmax_checks.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::array_kernels {
 

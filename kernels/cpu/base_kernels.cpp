@@ -1,7 +1,7 @@
 // Kernels that only move tensor handles: no bytes are copied. They serve every device type
 // (any_device): feeds and fetches stay in host memory, and a Const is copied into its device's
 // memory once, when its kernel is built.
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -97,17 +98,9 @@ class batch_mat_mul_op final : public op_kernel {
     }
     const T* xd = x.data<T>();
     const T* yd = y.data<T>();
-    using index_pair = Eigen::IndexPair<Eigen::DenseIndex>;
-    const Eigen::array<index_pair, 1> contracted{index_pair(adj_x_ ? 0 : 1, adj_y_ ? 1 : 0)};
-    const std::array<Eigen::DenseIndex, 2> xdims{adj_x_ ? k : m, adj_x_ ? m : k};
-    const std::array<Eigen::DenseIndex, 2> ydims{adj_y_ ? n : k, adj_y_ ? k : n};
-    const std::array<Eigen::DenseIndex, 2> odims{m, n};
     auto product = [&](int64_t b, const Eigen::ThreadPoolDevice* pool) {
-      const tensor_map<const T, 2> lhs(xd + p.x_batch[b] * m * k, xdims);
-      const tensor_map<const T, 2> rhs(yd + p.y_batch[b] * k * n, ydims);
-      tensor_map<T, 2> res(o + b * m * n, odims);
-      if (pool == nullptr) res = lhs.contract(rhs, contracted);
-      else res.device(*pool) = lhs.contract(rhs, contracted);
+      gemm(xd + p.x_batch[b] * m * k, adj_x_, yd + p.y_batch[b] * k * n, adj_y_, o + b * m * n,
+           m, k, n, pool);
     };
     if (m * n * k >= small_product_flops && ctx.dev().eigen_cpu() != nullptr) {
       for (int64_t b = 0; b < batches; ++b) product(b, ctx.dev().eigen_cpu());

@@ -1,9 +1,9 @@
-// Kernels of the control-flow ops (graph/client/ops/control_flow_op_defs.cpp). They forward
+// Kernels of the control-flow ops (graph/ops/control_flow_ops.cpp). They forward
 // tensor handles or variable references, so they are dtype-agnostic and serve every device; the
-// executor does the rest (frames, iterations, deadness: actors/executor_frames.cpp). A Switch
+// executor does the rest (frames, iterations, deadness: actors/executor/executor_frames.cpp). A Switch
 // leaves its untaken output unset, which the executor reads as dead.
 #include "devices/resource_manager.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

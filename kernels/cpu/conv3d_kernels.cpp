@@ -9,7 +9,7 @@
 #include "graph/util/array_index_util.hpp"
 #include "graph/util/conv3d_geometry.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

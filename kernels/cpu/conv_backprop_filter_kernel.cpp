@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/conv_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

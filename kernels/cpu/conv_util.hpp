@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 
 #include "kernels/common/conv_checks.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::conv {
 

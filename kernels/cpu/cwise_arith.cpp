@@ -1,7 +1,7 @@
 // Add, AddV2, Sub, Mul, RealDiv on CPU, with broadcasting (see cwise_binary.hpp).
 #include "kernels/common/cwise_families.hpp"
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/host_computed.hpp"
+#include "kernels/framework/host_computed.hpp"
 
 namespace caflow::cwise {
 namespace {
@@ -19,7 +19,7 @@ const arithmetic_kernels<add_op, sub_op, mul_op, real_div_op> arithmetic(device_
 
 // A GPU's int32 arithmetic (shapes: a gradient's reshape and tile sizes) on the host, where the
 // shape kernels put their values, so no value crosses to the GPU and back; it may be recorded
-// with the GPU work around it (kernels/host_computed.hpp).
+// with the GPU work around it (kernels/framework/host_computed.hpp).
 template <class T>
 using add_on_host = host_computed<add_op<T>>;
 template <class T>

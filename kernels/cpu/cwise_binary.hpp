@@ -1,26 +1,24 @@
 #pragma once
 // Binary element-wise kernels with numpy/TensorFlow broadcasting. A kernel is
-// `binary_op<T, Op>` where Op is an Eigen scalar functor (scalar_sum_op<T>, scalar_cmp_op...):
-// its operator() drives the plain loops, and Eigen's broadcasting evaluator drives the rest.
+// `binary_op<T, Op>` where Op is an Eigen scalar functor (scalar_sum_op<T>, scalar_cmp_op...)
+// whose operator() every path's loop calls.
 //
 // Paths, cheapest first:
 //   same shape           one flat loop (no broadcast analysis at all: the executor's hot path)
 //   same element count   one flat loop ([3] with [1,3])
 //   one side one element a loop with that element held in a register
 //   general              dims collapsed (size-1 output dims dropped, neighbours that broadcast
-//                        the same way merged), then Eigen broadcast for rank <= 5, or an
-//                        odometer loop for the rare alternating patterns that stay deeper.
+//                        the same way merged), then rows of the innermost dim, split among
+//                        the device's threads, each a flat loop.
 #include <array>
 #include <cstdint>
 
 #include "graph/core/tensor_views.hpp"
 #include "kernels/common/broadcast_plan.hpp"
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::cwise {
-
-inline constexpr int max_eigen_broadcast_rank = 5;
 
 template <class Op, class T, class Out>
 void apply_flat(const kernel_context& ctx, const T* x, const T* y, Out* out, int64_t n) {
@@ -49,74 +47,67 @@ void apply_rhs_scalar(const kernel_context& ctx, const T* x, T y, Out* out, int6
             });
 }
 
-template <int N, class Op, class T, class Out>
-void apply_eigen_broadcast(const kernel_context& ctx, const broadcast_plan& p, const T* x,
-                           const T* y, Out* out) {
-  std::array<Eigen::DenseIndex, N> xd, yd, od, xb, yb;
-  for (int i = 0; i < N; ++i) {
-    xd[i] = p.x_dims[i];
-    yd[i] = p.y_dims[i];
-    od[i] = p.out_dims[i];
-    xb[i] = xd[i] == od[i] ? 1 : od[i];
-    yb[i] = yd[i] == od[i] ? 1 : od[i];
-  }
-  tensor_map<const T, N> xm(x, xd), ym(y, yd);
-  tensor_map<Out, N> om(out, od);
-  eval_into(ctx, om, xm.broadcast(xb).binaryExpr(ym.broadcast(yb), Op()),
-            p.out_shape.num_elements());
-}
-
 // Walks the output in rows of the innermost collapsed dim, carrying x's and y's offsets along
-// (a broadcast dim has stride 0). Single-threaded: only deep alternating patterns get here.
+// (a broadcast dim has stride 0); rows are split among the device's threads. Within a row an
+// operand is either contiguous or one element held in a register, so each row is a loop like
+// the flat paths', which the compiler vectorizes. One loop serves every rank: no broadcast
+// expression is instantiated per rank, op and type.
 template <class Op, class T, class Out>
-void apply_strided_broadcast(const broadcast_plan& p, const T* x, const T* y, Out* out) {
+void apply_general(const kernel_context& ctx, const broadcast_plan& p, const T* x, const T* y,
+                   Out* out) {
   const int r = p.rank;
-  std::array<int64_t, max_rank> xs{}, ys{}, idx{};
+  if (r == 0 || p.out_shape.num_elements() == 0) return;
+  std::array<int64_t, max_rank> xs{}, ys{}, dims{};
   int64_t xstride = 1, ystride = 1;
   for (int d = r - 1; d >= 0; --d) {
     xs[d] = p.x_dims[d] == 1 ? 0 : xstride;
     ys[d] = p.y_dims[d] == 1 ? 0 : ystride;
     xstride *= p.x_dims[d];
     ystride *= p.y_dims[d];
+    dims[d] = p.out_dims[d];
   }
-  const Op op;
-  const int64_t inner = p.out_dims[r - 1], xi = xs[r - 1], yi = ys[r - 1];
-  const int64_t total = p.out_shape.num_elements();
-  int64_t xo = 0, yo = 0;
-  for (int64_t base = 0; base < total; base += inner) {
-    for (int64_t j = 0; j < inner; ++j) out[base + j] = op(x[xo + j * xi], y[yo + j * yi]);
-    for (int d = r - 2; d >= 0; --d) {
-      xo += xs[d];
-      yo += ys[d];
-      if (++idx[d] < p.out_dims[d]) break;
-      xo -= xs[d] * p.out_dims[d];
-      yo -= ys[d] * p.out_dims[d];
-      idx[d] = 0;
-    }
-  }
-}
-
-template <class Op, class T, class Out>
-void apply_general(const kernel_context& ctx, const broadcast_plan& p, const T* x, const T* y,
-                   Out* out) {
-  static_assert(max_eigen_broadcast_rank == 5, "update the cases below");
-  switch (p.rank) {
-    case 2:
-      apply_eigen_broadcast<2, Op>(ctx, p, x, y, out);
-      return;
-    case 3:
-      apply_eigen_broadcast<3, Op>(ctx, p, x, y, out);
-      return;
-    case 4:
-      apply_eigen_broadcast<4, Op>(ctx, p, x, y, out);
-      return;
-    case 5:
-      apply_eigen_broadcast<5, Op>(ctx, p, x, y, out);
-      return;
-    default:
-      apply_strided_broadcast<Op>(p, x, y, out);
-      return;
-  }
+  const int64_t inner = dims[r - 1];
+  const bool x_row = xs[r - 1] != 0, y_row = ys[r - 1] != 0;
+  const int64_t rows = p.out_shape.num_elements() / inner;
+  const double cost = Eigen::internal::functor_traits<Op>::Cost;
+  for_range(ctx, rows, inner, 2.0 * sizeof(T) * inner, double(sizeof(Out)) * inner, cost * inner,
+            [=](int64_t begin, int64_t end) {
+              // The offsets of row `begin`: its index over the outer dims.
+              std::array<int64_t, max_rank> idx{};
+              int64_t xo = 0, yo = 0;
+              for (int64_t d = r - 2, rest = begin; d >= 0; --d) {
+                idx[d] = rest % dims[d];
+                rest /= dims[d];
+                xo += idx[d] * xs[d];
+                yo += idx[d] * ys[d];
+              }
+              const Op op;
+              for (int64_t row = begin; row < end; ++row) {
+                Out* o = out + row * inner;
+                const T* xr = x + xo;
+                const T* yr = y + yo;
+                if (x_row && y_row) {
+                  for (int64_t j = 0; j < inner; ++j) o[j] = op(xr[j], yr[j]);
+                } else if (x_row) {
+                  const T b = *yr;
+                  for (int64_t j = 0; j < inner; ++j) o[j] = op(xr[j], b);
+                } else if (y_row) {
+                  const T a = *xr;
+                  for (int64_t j = 0; j < inner; ++j) o[j] = op(a, yr[j]);
+                } else {  // both broadcast along the row (collapsing leaves no such dim)
+                  const Out v = op(*xr, *yr);
+                  for (int64_t j = 0; j < inner; ++j) o[j] = v;
+                }
+                for (int d = r - 2; d >= 0; --d) {
+                  xo += xs[d];
+                  yo += ys[d];
+                  if (++idx[d] < dims[d]) break;
+                  xo -= xs[d] * dims[d];
+                  yo -= ys[d] * dims[d];
+                  idx[d] = 0;
+                }
+              }
+            });
 }
 
 // What a kernel does with shapes that cannot broadcast.

@@ -1,4 +1,4 @@
-// The broadcasting arithmetic of graph/client/ops/math_binary_ops.cpp (and Polygamma) on CPU,
+// The broadcasting arithmetic of graph/ops/math_binary_ops.cpp (and Polygamma) on CPU,
 // through binary_op (cwise_binary.hpp) with TF's scalar formulas.
 #include <cmath>
 #include <type_traits>
@@ -6,7 +6,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "kernels/common/cast_value.hpp"
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

@@ -1,7 +1,7 @@
 // NotEqual, GreaterEqual, LessEqual, LogicalAnd and LogicalOr on CPU: broadcasting
 // comparisons and connectives with a bool output (cwise_binary.hpp).
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

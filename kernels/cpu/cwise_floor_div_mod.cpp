@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

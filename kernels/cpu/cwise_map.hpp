@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::cwise {
 

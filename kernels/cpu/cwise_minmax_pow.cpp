@@ -1,6 +1,6 @@
 // Maximum, Minimum and Pow on CPU, with broadcasting (see cwise_binary.hpp).
 #include "kernels/cpu/cwise_binary.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

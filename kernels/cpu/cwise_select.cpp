@@ -2,7 +2,7 @@
 #include <cstring>
 
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

@@ -7,7 +7,7 @@
 #endif
 
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

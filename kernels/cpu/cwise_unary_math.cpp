@@ -1,4 +1,4 @@
-// The unary math ops of graph/client/ops/math_unary_ops.cpp on CPU, as scalar functions over
+// The unary math ops of graph/ops/math_unary_ops.cpp on CPU, as scalar functions over
 // plain loops (cwise_map.hpp): std:: and Eigen::numext functions, the same ones TF's functors
 // call, so results match TF's CPU kernels.
 #include <cfenv>
@@ -8,7 +8,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "kernels/cpu/cwise_map.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::cwise {
 namespace {

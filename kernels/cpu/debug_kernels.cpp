@@ -8,7 +8,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -2,7 +2,7 @@
 // Evaluating Eigen expressions in CPU kernels: small outputs run on the calling thread (a
 // thread-pool hand-off costs more than the work), large ones on the device's intra-op pool.
 #include "graph/core/tensor_views.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow {
 

@@ -16,7 +16,8 @@
 
 #include "graph/util/einsum_equation.hpp"
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -176,19 +177,13 @@ class einsum_op final : public op_kernel {
       return true;
     }
     prod = std::move(made).value();
-    using index_pair = Eigen::IndexPair<Eigen::DenseIndex>;
-    const Eigen::array<index_pair, 1> contract_dims{index_pair(1, 0)};
-    const std::array<Eigen::DenseIndex, 2> xd{m, k}, yd{k, n}, od{m, n};
     const T* xb = xp.data<T>();
     const T* yb = yp.data<T>();
     T* ob = prod.data<T>();
-    const Eigen::ThreadPoolDevice* pool = ctx.dev().eigen_cpu();
-    for (int64_t b = 0; b < nb; ++b) {
-      const tensor_map<const T, 2> lhs(xb + b * m * k, xd), rhs(yb + b * k * n, yd);
-      tensor_map<T, 2> res(ob + b * m * n, od);
-      if (pool == nullptr || m * n * k < parallel_eval_threshold) res = lhs.contract(rhs, contract_dims);
-      else res.device(*pool) = lhs.contract(rhs, contract_dims);
-    }
+    const Eigen::ThreadPoolDevice* pool =
+        m * n * k < parallel_eval_threshold ? nullptr : ctx.dev().eigen_cpu();
+    for (int64_t b = 0; b < nb; ++b)
+      gemm(xb + b * m * k, false, yb + b * k * n, false, ob + b * m * n, m, k, n, pool);
     // prod is [batch..., xfree..., yfree...]: its stride per label, read in the output's order.
     std::vector<int64_t> prod_stride(p.num_labels, 0);
     int64_t stride = 1;

@@ -1,6 +1,6 @@
 // Kernels that set every element of a new tensor to one value: Fill, ZerosLike, OnesLike.
 #include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

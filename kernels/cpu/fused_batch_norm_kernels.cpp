@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

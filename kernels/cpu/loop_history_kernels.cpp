@@ -1,10 +1,10 @@
-// Kernels of the loop-history ops (graph/client/ops/loop_history_op_defs.cpp). They move tensor
+// Kernels of the loop-history ops (graph/ops/loop_history_ops.cpp). They move tensor
 // handles, so they serve every device and dtype.
 #include <map>
 #include <mutex>
 
 #include "devices/resource_manager.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

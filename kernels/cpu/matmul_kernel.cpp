@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "kernels/common/matmul_checks.hpp"
-#include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/cpu/gemm.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -33,16 +33,8 @@ class mat_mul_op final : public op_kernel {
       std::fill(c, c + m * n, T{0});
       return;
     }
-    using index_pair = Eigen::IndexPair<Eigen::DenseIndex>;
-    const Eigen::array<index_pair, 1> contracted{
-        index_pair(params_.transpose_a ? 0 : 1, params_.transpose_b ? 1 : 0)};
-    // The expression refers to the maps, so they must outlive it.
-    const auto lhs = matrix<const T>(a), rhs = matrix<const T>(b);
-    auto product = matrix<T>(*out);
-    if (m * n * k < small_mat_mul_flops)
-      product = lhs.contract(rhs, contracted);
-    else
-      product.device(ctx.eigen_cpu()) = lhs.contract(rhs, contracted);
+    gemm(a.data<T>(), params_.transpose_a, b.data<T>(), params_.transpose_b, c, m, k, n,
+         m * n * k < small_mat_mul_flops ? nullptr : &ctx.eigen_cpu());
   }
 
  private:

@@ -1,7 +1,7 @@
 // The copies between a device's memory and host memory that graph/ir/memory_types inserts,
 // and HostConst, a Const that stays in host memory. They serve every device type; on a device
 // that computes in host memory they are never inserted, and would return their input.
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -21,7 +21,7 @@ class copy_from_host_op final : public op_kernel {
   using op_kernel::op_kernel;
   // Recorded where its input is computed in the recording (shapes from host-computed kernels):
   // the device copies from a buffer it keeps (gpu_copy.cpp), and a replay happens only where
-  // the host values it depends on are the recorded ones (actors/executor_capture.cpp).
+  // the host values it depends on are the recorded ones (actors/executor/executor_capture.cpp).
   bool is_capturable() const override { return true; }
   bool records_outside_inputs() const override { return false; }
   void compute(kernel_context& ctx) override {

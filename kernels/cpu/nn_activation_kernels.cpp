@@ -1,7 +1,7 @@
 // Relu, Sigmoid and Tanh and their gradients on CPU, as Eigen expressions or plain loops
 // (vectorized, and spread over the intra-op pool when large).
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "kernels/common/nn_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

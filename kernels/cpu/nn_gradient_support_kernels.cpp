@@ -1,8 +1,8 @@
 // Kernels the gradient machinery builds on: BroadcastGradientArgs (which dims to sum a
 // broadcast gradient over) and StopGradient (the input itself, bytes shared).
 #include "graph/util/broadcast_reduction.hpp"
-#include "kernels/host_computed.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/host_computed.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -46,7 +46,7 @@ class stop_gradient_op final : public op_kernel {
 
 CAFLOW_REGISTER_TYPED_KERNELS("BroadcastGradientArgs", device_cpu, "T",
                               broadcast_gradient_args_op, int32_t, int64_t);
-// On a GPU: the same host computation on host-memory shapes (kernels/host_computed.hpp).
+// On a GPU: the same host computation on host-memory shapes (kernels/framework/host_computed.hpp).
 template <class T>
 using broadcast_gradient_args_on_host = host_computed<broadcast_gradient_args_op<T>>;
 CAFLOW_REGISTER_TYPED_KERNELS("BroadcastGradientArgs", device_gpu, "T",

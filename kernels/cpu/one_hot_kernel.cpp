@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

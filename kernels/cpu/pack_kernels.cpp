@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/host_computed.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/host_computed.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
@@ -131,7 +131,7 @@ class unpack_op final : public op_kernel {
 
 CAFLOW_REGISTER_TYPED_KERNELS("Pack", device_cpu, "T", pack_op, float, double, int32_t, int64_t,
                               uint8_t, bool);
-// On a GPU, integer Packs (of shapes) on the host (kernels/host_computed.hpp).
+// On a GPU, integer Packs (of shapes) on the host (kernels/framework/host_computed.hpp).
 template <class T>
 using pack_on_host = host_computed<pack_op<T>>;
 CAFLOW_REGISTER_TYPED_KERNELS("Pack", device_gpu, "T", pack_on_host, int32_t, int64_t);

@@ -12,7 +12,7 @@
 
 #include "graph/util/pool3d_geometry.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

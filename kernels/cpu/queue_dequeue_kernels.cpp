@@ -4,8 +4,8 @@
 // tensor per component.
 #include <cstring>
 
-#include "kernels/fifo_queue.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/resources/fifo_queue.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

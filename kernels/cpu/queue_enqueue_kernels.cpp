@@ -1,7 +1,7 @@
 // QueueEnqueueV2 and QueueEnqueueManyV2: asynchronous, they complete once their elements are
 // in the queue. EnqueueMany's elements are zero-copy slices of the given batches.
-#include "kernels/fifo_queue.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/resources/fifo_queue.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

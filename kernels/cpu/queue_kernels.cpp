@@ -1,8 +1,8 @@
 // FIFOQueueV2, QueueCloseV2 and QueueSizeV2. The queue lives in the device's resource manager
 // under (container, shared_name or node name), looked up once when the kernel is built, so
 // every graph naming it on this device shares one queue.
-#include "kernels/fifo_queue.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/resources/fifo_queue.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -7,7 +7,7 @@
 #include "kernels/common/random_args.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
 #include "kernels/cpu/random_distributions.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

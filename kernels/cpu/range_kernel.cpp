@@ -2,7 +2,7 @@
 #include <type_traits>
 
 #include "graph/util/shape_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "kernels/common/reduction_plan.hpp"
 #include "kernels/cpu/eigen_eval.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 

@@ -7,7 +7,7 @@
 
 #include "graph/ir/checkpoint_file.hpp"
 #include "graph/ir/checkpoint_reader.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

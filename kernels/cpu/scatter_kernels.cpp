@@ -7,9 +7,9 @@
 #include <cstring>
 
 #include "kernels/cpu/array_kernel_util.hpp"
-#include "kernels/in_place.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/variable.hpp"
+#include "kernels/framework/in_place.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/resources/variable.hpp"
 
 namespace caflow {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "kernels/cpu/array_kernel_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

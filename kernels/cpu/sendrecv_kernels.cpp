@@ -11,8 +11,8 @@
 #include "graph/core/device_name.hpp"
 #include "graph/ir/partition.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/rendezvous.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/framework/rendezvous.hpp"
 
 namespace caflow {
 namespace {

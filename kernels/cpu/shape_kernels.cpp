@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "graph/util/shape_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

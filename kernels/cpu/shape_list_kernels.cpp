@@ -1,6 +1,6 @@
 // ShapeN and ConcatOffset: small host computations on shapes.
 #include "graph/util/array_index_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -2,7 +2,7 @@
 // contiguous run of the input (whole trailing dimensions) is returned as a view.
 #include "graph/util/array_index_util.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

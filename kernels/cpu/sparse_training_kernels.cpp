@@ -9,7 +9,7 @@
 
 #include "kernels/common/training_math.hpp"
 #include "kernels/common/training_update.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "kernels/cpu/strided_slice_plan.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -2,7 +2,7 @@
 // is resolved by the same code as the shape function; the read is one strided pattern, a
 // view when it is a contiguous run of the input.
 #include "kernels/cpu/strided_slice_plan.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -1,10 +1,10 @@
-// The TensorArrayV3 family on the CPU: thin kernels over kernels/tensor_array.hpp. Elements are
+// The TensorArrayV3 family on the CPU: thin kernels over kernels/resources/tensor_array.hpp. Elements are
 // stored as given (sharing the written tensor's bytes); Scatter and Split store views of rows
 // of their value. Each op outputs a fresh float32 scalar flow of 0: only the edge matters.
 #include <cstring>
 
-#include "kernels/kernel_registry.hpp"
-#include "kernels/tensor_array.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/resources/tensor_array.hpp"
 
 namespace caflow {
 namespace {

@@ -7,7 +7,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "kernels/common/training_update.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::training {
 

@@ -2,7 +2,7 @@
 // its accumulator) per step.
 #include "kernels/common/training_math.hpp"
 #include "kernels/cpu/training_common.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

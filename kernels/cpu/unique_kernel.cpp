@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -2,8 +2,8 @@
 // shared_name or node name), looked up once when the kernel is built. Updates never mutate
 // bytes a reader still holds: in-place only when the variable owns its buffer alone.
 #include "graph/core/tensor_views.hpp"
-#include "kernels/in_place.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/in_place.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {

@@ -2,9 +2,9 @@
 // under its lock. As the row scatters do (scatter_kernels.cpp), every index is checked before
 // the first write, and the value is copied first when a reader still holds its bytes.
 #include "graph/util/nd_index_rules.hpp"
-#include "kernels/in_place.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/variable.hpp"
+#include "kernels/framework/in_place.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/resources/variable.hpp"
 
 namespace caflow {
 namespace {

@@ -9,8 +9,8 @@
 // (TF's HostMemory args) to avoid that wait.
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_device.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/op_kernel.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::gpu {
 

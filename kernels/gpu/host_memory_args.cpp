@@ -1,7 +1,7 @@
 // The GPU kernels' host-memory args (TF's HostMemory): shapes, axes and sizes they read on the
 // host. The partitioner keeps these values in host memory, so they never make a round trip
 // through the GPU, and copies a GPU-computed one to the host once where a graph needs it.
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 

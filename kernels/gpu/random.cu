@@ -10,7 +10,7 @@ struct block4 {
   uint32_t v[4];
 };
 
-// Philox4x32-10 as kernels/cpu/random_philox.hpp computes it (tests/gpu/random_test.cpp checks
+// Philox4x32-10 as kernels/cpu/random_philox.hpp computes it (tests/kernels/gpu/random_test.cpp checks
 // that the two agree bit for bit).
 __device__ block4 philox(uint64_t index, const philox_seeds& s) {
   uint32_t c0 = static_cast<uint32_t>(index), c1 = static_cast<uint32_t>(index >> 32);

@@ -1,5 +1,5 @@
 // caflow-certs' CA and certificates (apps/certs) are what caflow's own start-up check of TLS
-// files accepts (net/transport_security.hpp: the --tls-cert/--tls-key/--tls-ca check of
+// files accepts (net/security/transport_security.hpp: the --tls-cert/--tls-key/--tls-ca check of
 // caflow-server, caflow-train and caflow-console), chain to their CA, are good for TLS server and
 // client alike, name the task's host, and keep their keys private.
 #include <doctest/doctest.h>
@@ -10,7 +10,7 @@
 
 #include "cluster_ca.hpp"
 #include "issue.hpp"
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 #include "test_util/temp_dir.hpp"
 
 using namespace caflow;

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"

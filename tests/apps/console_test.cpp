@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "commands.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/partitioned_variable.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/console/admin_client.hpp"
 #include "apps/train/embedded_cluster.hpp"
 #include "graph/client/ops/ops.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <set>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "apps/train/auc.hpp"
 #include "apps/train/model_family.hpp"
 #include "apps/train/replication.hpp"

@@ -117,7 +117,7 @@ void write_file(const fs::path& p, const std::string& text) {
 
 std::vector<layer_row> toy_layers() {
   return {{"graph_core", {"graph/core"}, {"graph_core"}},
-          {"actors", {"actors"}, {"actors", "graph_core"}}};
+          {"actors", {"actors/session"}, {"actors", "graph_core"}}};
 }
 
 }  // namespace
@@ -144,14 +144,14 @@ TEST_CASE("docs/layers.dot is the picture of the layers the build declares") {
 
 TEST_CASE("an include that runs back up is reported with its file, line and layers") {
   caflow::testing::temp_dir root("caflow_layers_test_");
-  write_file(root.path / "actors/session.hpp", "#pragma once\n");
+  write_file(root.path / "actors/session/session.hpp", "#pragma once\n");
   write_file(root.path / "graph/core/tensor.hpp",
-             "#pragma once\n#include <vector>\n#include \"actors/session.hpp\"\n");
-  write_file(root.path / "actors/session.cpp", "#include \"graph/core/tensor.hpp\"\n");
+             "#pragma once\n#include <vector>\n#include \"actors/session/session.hpp\"\n");
+  write_file(root.path / "actors/session/session.cpp", "#include \"graph/core/tensor.hpp\"\n");
   const auto problems = check_layers(root.path, toy_layers());
   REQUIRE(problems.size() == 1);
   CHECK(problems[0] ==
-        "graph/core/tensor.hpp:3 (layer graph_core) may not include actors/session.hpp (layer "
+        "graph/core/tensor.hpp:3 (layer graph_core) may not include actors/session/session.hpp (layer "
         "actors); graph_core sees: graph_core");
 }
 

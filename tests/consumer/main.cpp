@@ -1,7 +1,7 @@
 // Proves an installed caflow is usable from another CMake project: builds and runs a graph.
 #include <cstdio>
 
-#include <actors/session.hpp>
+#include <actors/session/session.hpp>
 #include <graph/client/ops/ops.hpp>
 
 int main() {

@@ -20,13 +20,13 @@
 #include <caf/all.hpp>
 #include <thread>
 
-#include "actors/device_actor.hpp"
-#include "actors/executor.hpp"
+#include "actors/device/device_actor.hpp"
+#include "actors/executor/executor.hpp"
 #include "devices/cpu_device.hpp"
 #include "devices/device_factory.hpp"
-#include "kernels/cancellation.hpp"
-#include "kernels/kernel_registry.hpp"
-#include "kernels/local_rendezvous.hpp"
+#include "kernels/framework/cancellation.hpp"
+#include "kernels/framework/kernel_registry.hpp"
+#include "kernels/framework/local_rendezvous.hpp"
 #include "net/errors.hpp"
 #include "test_util/kernel_fixture.hpp"
 

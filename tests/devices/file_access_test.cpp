@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "actors/server.hpp"
-#include "actors/session.hpp"
+#include "actors/server/server.hpp"
+#include "actors/session/session.hpp"
 #include "devices/file_access.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/ir/checkpoint_file.hpp"

@@ -1,4 +1,4 @@
-// Frame headers of the bulk tensor channel (net/bulk_frame.hpp): parse_bulk_prefix on the first
+// Frame headers of the bulk tensor channel (net/bulk/bulk_frame.hpp): parse_bulk_prefix on the first
 // eight bytes and parse_bulk_header on the rest, as a receiver reads them off a socket. A header
 // that parses must encode back to the same bytes.
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <span>
 
-#include "net/bulk_frame.hpp"
+#include "net/bulk/bulk_frame.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace caflow;

@@ -10,7 +10,7 @@
 #include "fuzz/wire_types.hpp"
 #include "graph/ir/checkpoint_file.hpp"
 #include "graph/ir/serialization.hpp"
-#include "net/bulk_frame.hpp"
+#include "net/bulk/bulk_frame.hpp"
 
 using namespace caflow;
 namespace fs = std::filesystem;

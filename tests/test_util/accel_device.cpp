@@ -6,7 +6,7 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "graph/core/device_name.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::testing {
 

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <string>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/ops.hpp"
 

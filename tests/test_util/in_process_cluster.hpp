@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "actors/server.hpp"
+#include "actors/server/server.hpp"
 #include "graph/core/status.hpp"
 
 namespace caflow::testing {

@@ -4,7 +4,7 @@
 
 #include "devices/cpu_device.hpp"
 #include "graph/ir/shape_inference.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow::testing {
 namespace {

@@ -1,10 +1,10 @@
 #pragma once
 // An actor system configuration as servers have it: the middleman loaded, and every actor run
-// on its network loop (net/loop_scheduler.hpp, whose clock is net/deadline_clock.hpp).
+// on its network loop (net/loop/loop_scheduler.hpp, whose clock is net/loop/deadline_clock.hpp).
 #include <caf/actor_system_config.hpp>
 #include <chrono>
 
-#include "net/loop_scheduler.hpp"
+#include "net/loop/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 
 namespace caflow::testing {

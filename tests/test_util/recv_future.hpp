@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "kernels/rendezvous.hpp"
+#include "kernels/framework/rendezvous.hpp"
 
 namespace caflow::testing {
 

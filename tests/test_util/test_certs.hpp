@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "net/transport_security.hpp"
+#include "net/security/transport_security.hpp"
 
 namespace caflow::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/session.hpp"
+#include "actors/session/session.hpp"
 #include "graph/platform/time_scale.hpp"
 #include "test_util/process.hpp"
 

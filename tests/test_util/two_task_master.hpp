@@ -13,7 +13,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/worker.hpp"
+#include "actors/worker/worker.hpp"
 #include "graph/client/scope.hpp"
 #include "graph/core/device_name.hpp"
 #include "graph/ir/partition.hpp"
@@ -21,7 +21,7 @@
 #include "graph/ir/prune.hpp"
 #include "graph/ir/serialization.hpp"
 #include "graph/platform/time_scale.hpp"
-#include "kernels/kernel_registry.hpp"
+#include "kernels/framework/kernel_registry.hpp"
 #include "net/errors.hpp"
 #include "net/sanitizer_settings.hpp"
 

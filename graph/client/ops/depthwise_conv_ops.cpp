@@ -1,103 +1,10 @@
-// DepthwiseConv2dNative and its backprops: registrations, shape functions and client
-// functions. The window arithmetic is graph/util/depthwise_geometry.hpp, shared with the
-// kernels.
+// DepthwiseConv2dNative and its backprops: client functions (registered in
+// graph/ops/depthwise_conv_ops.cpp).
 #include "graph/client/ops/depthwise_conv_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
-#include "graph/ir/shape_inference.hpp"
-#include "graph/util/depthwise_geometry.hpp"
 
 namespace caflow {
-namespace {
-
-status_or<conv2d_params> params_of(const shape_context& c) {
-  auto p = parse_conv2d_params(c.node());
-  if (!p.ok()) return c.error(p.get_status().message());
-  return p;
-}
-
-// A 4-D shape given as an int32 vector input: its value when constant, else rank 4.
-status_or<partial_shape> sizes_input(const shape_context& c, int i, const char* what) {
-  const partial_shape& s = c.input(i);
-  if (s.rank_known() && (s.rank() != 1 || (s.dim(0) >= 0 && s.dim(0) != 4)))
-    return c.error(what, " must be a vector of 4 sizes, got shape ", s.to_string());
-  if (const tensor* v = c.input_value(i)) {
-    auto shape = image_shape_from_sizes(*v, what);
-    if (!shape.ok()) return c.error(shape.get_status().message());
-    return partial_shape(*shape);
-  }
-  return partial_shape::unknown_of_rank(4);
-}
-
-status_or<partial_shape> output_shape(const shape_context& c, const conv2d_params& p,
-                                      const partial_shape& input, const partial_shape& filter) {
-  auto out = depthwise_output_shape(p, input, filter);
-  if (!out.ok()) return c.error(out.get_status().message());
-  return out;
-}
-
-status check_out_backprop(const shape_context& c, const partial_shape& expected) {
-  if (!c.input(2).compatible_with(expected))
-    return c.error("out_backprop has shape ", c.input(2).to_string(), " but the input and filter",
-                   " give ", expected.to_string());
-  return {};
-}
-
-status depthwise_shape(shape_context& c) {
-  CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape out, output_shape(c, p, c.input(0), c.input(1)));
-  c.set_output(0, out);
-  return {};
-}
-
-status depthwise_backprop_input_shape(shape_context& c) {
-  CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape input, sizes_input(c, 0, "input_sizes"));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_shape(c, p, input, c.input(1)));
-  CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
-  c.set_output(0, input);
-  return {};
-}
-
-status depthwise_backprop_filter_shape(shape_context& c) {
-  CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape filter, sizes_input(c, 1, "filter_sizes"));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_shape(c, p, c.input(0), filter));
-  CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
-  c.set_output(0, filter);
-  return {};
-}
-
-}  // namespace
-
-#define CAFLOW_DEPTHWISE_ATTRS                                                            \
-  attr("T: {float32, float64}")                                                           \
-      .attr("strides: list(int)")                                                         \
-      .attr("padding: string")                                                            \
-      .attr("explicit_paddings: list(int) = []")                                          \
-      .attr("data_format: string = 'NHWC'")                                               \
-      .attr("dilations: list(int) = [1, 1, 1, 1]")
-
-CAFLOW_REGISTER_OP("DepthwiseConv2dNative")
-    .input("input: T")
-    .input("filter: T")
-    .output("output: T")
-    .CAFLOW_DEPTHWISE_ATTRS.set_shape_fn(depthwise_shape);
-CAFLOW_REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
-    .input("input_sizes: int32")
-    .input("filter: T")
-    .input("out_backprop: T")
-    .output("output: T")
-    .CAFLOW_DEPTHWISE_ATTRS.set_shape_fn(depthwise_backprop_input_shape);
-CAFLOW_REGISTER_OP("DepthwiseConv2dNativeBackpropFilter")
-    .input("input: T")
-    .input("filter_sizes: int32")
-    .input("out_backprop: T")
-    .output("output: T")
-    .CAFLOW_DEPTHWISE_ATTRS.set_shape_fn(depthwise_backprop_filter_shape);
-
-#undef CAFLOW_DEPTHWISE_ATTRS
-
 namespace ops {
 namespace {
 

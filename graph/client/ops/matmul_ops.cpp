@@ -1,48 +1,8 @@
 #include "graph/client/ops/matmul_ops.hpp"
 
 #include "graph/client/node_builder.hpp"
-#include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
-namespace {
-
-status mat_mul_shape(shape_context& c) {
-  bool transpose_a = false, transpose_b = false;
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("transpose_a", &transpose_a));
-  CAFLOW_RETURN_IF_ERROR(c.get_attr("transpose_b", &transpose_b));
-  const partial_shape& a = c.input(0);
-  const partial_shape& b = c.input(1);
-  for (int i = 0; i < 2; ++i) {
-    if (c.input(i).rank_known() && c.input(i).rank() != 2)
-      return c.error("In[", i, "] is not a matrix. Instead it has shape ", c.input(i).to_string());
-  }
-  int64_t m = -1, k_a = -1, k_b = -1, n = -1;
-  if (a.rank_known()) {
-    m = a.dim(transpose_a ? 1 : 0);
-    k_a = a.dim(transpose_a ? 0 : 1);
-  }
-  if (b.rank_known()) {
-    k_b = b.dim(transpose_b ? 1 : 0);
-    n = b.dim(transpose_b ? 0 : 1);
-  }
-  if (k_a >= 0 && k_b >= 0 && k_a != k_b)
-    return c.error("matrix size-incompatible: In[0]: ", a.to_string(), ", In[1]: ", b.to_string(),
-                   ", transpose_a=", transpose_a, ", transpose_b=", transpose_b);
-  c.set_output(0, partial_shape{m, n});
-  return {};
-}
-
-}  // namespace
-
-CAFLOW_REGISTER_OP("MatMul")
-    .input("a: T")
-    .input("b: T")
-    .output("product: T")
-    .attr("transpose_a: bool = false")
-    .attr("transpose_b: bool = false")
-    .attr("T: {float32, float64, int32, int64}")
-    .set_shape_fn(mat_mul_shape);
-
 namespace ops {
 
 output mat_mul(const scope& s, const output& a, const output& b, const mat_mul_attrs& attrs) {

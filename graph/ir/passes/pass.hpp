@@ -35,7 +35,7 @@
 //                           pass_pipeline::standard().run(pruned.def, ctx));
 //   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
 //
-// (tests/graph/constant_folding_test.cpp runs exactly this evaluator.) pass_pipeline::run is
+// (tests/graph/ir/passes/constant_folding_test.cpp runs exactly this evaluator.) pass_pipeline::run is
 // const and the standard passes keep no state, so one pipeline may serve every signature and
 // thread. An error from the pipeline means a bug in a pass, not in the user's graph: a graph
 // that graph::build accepted always optimizes, and kernel errors met while folding are left

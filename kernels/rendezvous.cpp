@@ -1,9 +1,0 @@
-#include "kernels/rendezvous.hpp"
-
-namespace caflow {
-
-rendezvous::~rendezvous() = default;
-
-std::shared_ptr<allocator> rendezvous::output_allocator(const std::string&) { return nullptr; }
-
-}  // namespace caflow

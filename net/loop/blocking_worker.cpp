@@ -1,0 +1,45 @@
+#include "net/loop/blocking_worker.hpp"
+
+#include <pthread.h>
+
+#include <utility>
+
+namespace caflow {
+
+blocking_worker::blocking_worker(std::string name)
+    : name_(std::move(name)), thread_([this] { run(); }) {}
+
+blocking_worker::~blocking_worker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    jobs_.clear();  // their promises go unanswered: their askers are going too
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+void blocking_worker::post(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(std::move(job));
+  }
+  wake_.notify_one();
+}
+
+void blocking_worker::run() {
+  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+  }
+}
+
+}  // namespace caflow
