@@ -25,6 +25,7 @@
 #include <caf/policy/tcp.hpp>
 #include <openssl/err.h>
 
+#include "graph/core/log.hpp"
 #include "graph/platform/time_scale.hpp"
 #include "net/security/basp_guard.hpp"
 #include "net/boot_id.hpp"
@@ -67,9 +68,12 @@ class connection_guard {
   // allocated for what the bytes announced.
   bool pass(const void* data, size_t n) {
     if (refused_) return false;
-    if (!check_.received(data, n).ok()) {
+    if (status why = check_.received(data, n); !why.ok()) {
       refused_ = true;
       ++basp_guard_stats().bad_headers;
+      // The peer sees only a closed connection; the operator needs the reason on this side.
+      write_log(log_level::warn, "", "closing connection ", static_cast<int>(fd_), ": ",
+                why.message());
       ::shutdown(fd_, SHUT_RDWR);
       return false;
     }
