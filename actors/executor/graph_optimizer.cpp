@@ -2,6 +2,7 @@
 
 #include "actors/executor/executor.hpp"
 #include "devices/cpu_device.hpp"
+#include "graph/ir/passes/remapper.hpp"
 
 namespace caflow {
 
@@ -20,6 +21,15 @@ status_or<std::vector<tensor>> evaluate_stateless(const graph_def& subgraph,
   return std::move(frame.rets);
 }
 
+const pass_pipeline& runtime_pipeline() {
+  static const pass_pipeline pipeline = [] {
+    pass_pipeline p = pass_pipeline::standard();
+    p.add(std::make_unique<remapper_pass>());
+    return p;
+  }();
+  return pipeline;
+}
+
 void optimization_report::add(const std::vector<pass_stats>& passes) {
   for (const pass_stats& p : passes) {
     nodes_removed += p.removed;
@@ -36,7 +46,7 @@ partition_optimizer::~partition_optimizer() = default;
 status_or<std::vector<pass_stats>> partition_optimizer::run(graph_def& partition,
                                                             const optimizer_options& opts,
                                                             const std::vector<std::string>& keep) {
-  static const pass_pipeline standard = pass_pipeline::standard();  // stateless, shared
+  const pass_pipeline& standard = runtime_pipeline();
   pass_context ctx;
   ctx.options = opts;
   ctx.protected_nodes = protected_nodes_for(partition, run_signature{});

@@ -14,6 +14,11 @@ namespace caflow {
 
 class cpu_device;
 
+// The passes the runtime runs on every pruned graph and partition: pass_pipeline::standard()
+// (cse, constant folding), then the remapper (graph/ir/passes/remapper.hpp), which fuses
+// contraction + BiasAdd + activation on the CPU. Stateless and shared.
+const pass_pipeline& runtime_pipeline();
+
 // Runs `fetches` of a stateless `subgraph` once on `dev` (constant folding's evaluator).
 status_or<std::vector<tensor>> evaluate_stateless(const graph_def& subgraph,
                                                   const std::vector<std::string>& fetches,

@@ -208,8 +208,7 @@ class session::impl {
   }
 
   static const pass_pipeline& optimizer() {
-    static const pass_pipeline standard = pass_pipeline::standard();  // stateless, shared
-    return standard;
+    return runtime_pipeline();  // stateless, shared
   }
 
   std::optional<scope> scope_;

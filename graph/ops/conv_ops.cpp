@@ -1,7 +1,8 @@
-// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter and the 2-D pools (MaxPool, MaxPoolGrad,
-// MaxPoolGradGrad, AvgPool, AvgPoolGrad): registrations and shape functions.
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter, _FusedConv2D and the 2-D pools (MaxPool,
+// MaxPoolGrad, MaxPoolGradGrad, AvgPool, AvgPoolGrad): registrations and shape functions.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ops/fused_op_shapes.hpp"
 #include "graph/util/conv_geometry.hpp"
 
 namespace caflow {
@@ -116,6 +117,14 @@ status conv2d_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(partial_shape out, conv_output_shape(c, *p, c.input(0), c.input(1)));
   c.set_output(0, out);
   return {};
+}
+
+// _FusedConv2D: Conv2D's output, then the fused ops' args checked against its channels.
+status fused_conv2d_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(conv2d_shape(c));
+  auto p = parse_conv2d_params(c.node());
+  const int64_t channels = dim_of(c.outputs()[0], image_layout_of(p->nchw).c);
+  return ops_detail::check_fused_args(c, /*batch_norm_allowed=*/true, 2, channels);
 }
 
 status conv2d_backprop_input_shape(shape_context& c) {
@@ -238,6 +247,19 @@ CAFLOW_REGISTER_OP("Conv2DBackpropFilter")
     .input("out_backprop: T")
     .output("output: T")
     .CAFLOW_CONV2D_ATTRS.set_shape_fn(conv2d_backprop_filter_shape);
+
+// Grappler's remapper and the TF.js converter fuse a BiasAdd (or an inference-mode
+// FusedBatchNorm) and an activation into the convolution (graph/util/fused_op_spec.hpp).
+CAFLOW_REGISTER_OP("_FusedConv2D")
+    .input("input: T")
+    .input("filter: T")
+    .input("args: num_args * T")
+    .output("output: T")
+    .attr("num_args: int >= 0")
+    .attr("fused_ops: list(string) = []")
+    .attr("epsilon: float = 0.0001")
+    .attr("leakyrelu_alpha: float = 0.2")
+    .CAFLOW_CONV2D_ATTRS.set_shape_fn(fused_conv2d_shape);
 
 #undef CAFLOW_CONV2D_ATTRS
 

@@ -1,7 +1,10 @@
-// DepthwiseConv2dNative and its backprops: registrations and shape functions. The window
-// arithmetic is graph/util/depthwise_geometry.hpp, shared with the kernels.
+// DepthwiseConv2dNative, its backprops and its fused forms (_FusedDepthwiseConv2dNative,
+// grappler's, and FusedDepthwiseConv2dNative, the TF.js converter's, alike): registrations and
+// shape functions. The window arithmetic is graph/util/depthwise_geometry.hpp, shared with the
+// kernels.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ops/fused_op_shapes.hpp"
 #include "graph/util/depthwise_geometry.hpp"
 
 namespace caflow {
@@ -45,6 +48,14 @@ status depthwise_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(const partial_shape out, output_shape(c, p, c.input(0), c.input(1)));
   c.set_output(0, out);
   return {};
+}
+
+status fused_depthwise_shape(shape_context& c) {
+  CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape out, output_shape(c, p, c.input(0), c.input(1)));
+  c.set_output(0, out);
+  const int64_t channels = out.rank_known() ? out.dim(image_layout_of(p.nchw).c) : -1;
+  return ops_detail::check_fused_args(c, /*batch_norm_allowed=*/true, 2, channels);
 }
 
 status depthwise_backprop_input_shape(shape_context& c) {
@@ -92,6 +103,21 @@ CAFLOW_REGISTER_OP("DepthwiseConv2dNativeBackpropFilter")
     .input("out_backprop: T")
     .output("output: T")
     .CAFLOW_DEPTHWISE_ATTRS.set_shape_fn(depthwise_backprop_filter_shape);
+
+#define CAFLOW_FUSED_DEPTHWISE_OP(name)           \
+  CAFLOW_REGISTER_OP(name)                        \
+      .input("input: T")                          \
+      .input("filter: T")                         \
+      .input("args: num_args * T")                \
+      .output("output: T")                        \
+      .attr("num_args: int >= 0")                 \
+      .attr("fused_ops: list(string) = []")       \
+      .attr("epsilon: float = 0.0001")            \
+      .attr("leakyrelu_alpha: float = 0.2")       \
+      .CAFLOW_DEPTHWISE_ATTRS.set_shape_fn(fused_depthwise_shape)
+CAFLOW_FUSED_DEPTHWISE_OP("_FusedDepthwiseConv2dNative");
+CAFLOW_FUSED_DEPTHWISE_OP("FusedDepthwiseConv2dNative");
+#undef CAFLOW_FUSED_DEPTHWISE_OP
 
 #undef CAFLOW_DEPTHWISE_ATTRS
 

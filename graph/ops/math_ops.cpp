@@ -1,5 +1,5 @@
 // The basic element-wise math ops (Add, Sub, Mul, ..., Neg, Square, ...), AddN, Equal, Greater,
-// Less, Select and Cast: registrations and shape functions.
+// Less, Select, SelectV2 and Cast: registrations and shape functions.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
 #include "graph/ops/math_op_util.hpp"
@@ -47,6 +47,20 @@ status select_shape(shape_context& c) {
     return c.error("condition of shape ", cond.to_string(),
                    " must be a scalar, a vector, or have the shape of 't' ", data.to_string());
   c.set_output(0, *same);
+  return {};
+}
+
+// SelectV2 (TF >= 1.15, tf.where in TF 2): condition, t and e broadcast together.
+status select_v2_shape(shape_context& c) {
+  auto te = broadcast_shapes(c.input(1), c.input(2));
+  if (!te.ok())
+    return c.error("'t' of shape ", c.input(1).to_string(), " and 'e' of shape ",
+                   c.input(2).to_string(), " must broadcast: ", te.get_status().message());
+  auto all = broadcast_shapes(c.input(0), *te);
+  if (!all.ok())
+    return c.error("condition of shape ", c.input(0).to_string(), " must broadcast with 't' and ",
+                   "'e' (", te->to_string(), "): ", all.get_status().message());
+  c.set_output(0, *all);
   return {};
 }
 
@@ -115,6 +129,9 @@ CAFLOW_REGISTER_OP("Less").input("x: T").input("y: T").output("z: bool")
 
 CAFLOW_REGISTER_OP("Select").input("condition: bool").input("t: T").input("e: T")
     .output("output: T").attr("T: type").cheap().set_shape_fn(select_shape);
+
+CAFLOW_REGISTER_OP("SelectV2").input("condition: bool").input("t: T").input("e: T")
+    .output("output: T").attr("T: type").cheap().set_shape_fn(select_v2_shape);
 
 CAFLOW_REGISTER_OP("Cast").input("x: SrcT").output("y: DstT").attr("SrcT: type")
     .attr("DstT: type").attr("Truncate: bool = false").cheap()

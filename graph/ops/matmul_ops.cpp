@@ -1,6 +1,7 @@
-// MatMul: registration and shape function.
+// MatMul and _FusedMatMul: registrations and shape functions.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ops/fused_op_shapes.hpp"
 
 namespace caflow {
 namespace {
@@ -31,6 +32,13 @@ status mat_mul_shape(shape_context& c) {
   return {};
 }
 
+// MatMul's product, then the fused ops' args checked against its columns.
+status fused_mat_mul_shape(shape_context& c) {
+  CAFLOW_RETURN_IF_ERROR(mat_mul_shape(c));
+  return ops_detail::check_fused_args(c, /*batch_norm_allowed=*/false, 2,
+                                      c.outputs()[0].dim(1));
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_OP("MatMul")
@@ -41,5 +49,21 @@ CAFLOW_REGISTER_OP("MatMul")
     .attr("transpose_b: bool = false")
     .attr("T: {float32, float64, int32, int64}")
     .set_shape_fn(mat_mul_shape);
+
+// Grappler's remapper and the TF.js converter fuse a BiasAdd and an activation into the
+// product (graph/util/fused_op_spec.hpp; no FusedBatchNorm here, as in TensorFlow).
+CAFLOW_REGISTER_OP("_FusedMatMul")
+    .input("a: T")
+    .input("b: T")
+    .input("args: num_args * T")
+    .output("product: T")
+    .attr("transpose_a: bool = false")
+    .attr("transpose_b: bool = false")
+    .attr("T: {float32, float64}")
+    .attr("num_args: int >= 0")
+    .attr("fused_ops: list(string) = []")
+    .attr("epsilon: float = 0.0001")
+    .attr("leakyrelu_alpha: float = 0.2")
+    .set_shape_fn(fused_mat_mul_shape);
 
 }  // namespace caflow

@@ -1,9 +1,22 @@
-// The activations Relu6, Elu, Selu, Softplus, Softsign and LeakyRelu, and their *Grad ops:
-// registrations.
+// The activations Relu6, Elu, Selu, Softplus, Softsign and LeakyRelu, and their *Grad ops, and
+// Prelu: registrations.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
 
 namespace caflow {
+namespace {
+
+// Prelu: alpha broadcasts to x, and the output has x's shape.
+status prelu_shape(shape_context& c) {
+  auto both = broadcast_shapes(c.input(0), c.input(1));
+  if (!both.ok() || !both->compatible_with(c.input(0)))
+    return c.error("alpha of shape ", c.input(1).to_string(), " must broadcast to x of shape ",
+                   c.input(0).to_string());
+  c.set_output(0, *both);
+  return {};
+}
+
+}  // namespace
 
 // TF's type lists restricted to caflow's dtypes; the CPU kernels cover exactly these.
 #define CAFLOW_ACTIVATION_OP(name, types)                                                   \
@@ -27,6 +40,11 @@ CAFLOW_ACTIVATION_OP("LeakyRelu", "{float32, float64}").attr("alpha: float = 0.2
 CAFLOW_ACTIVATION_GRAD_OP("LeakyReluGrad", "features", "{float32, float64}")
     .attr("alpha: float = 0.2");
 #undef CAFLOW_ACTIVATION_OP
+
+// The TF.js converter's parametric ReLU: x > 0 ? x : alpha * x, alpha broadcasting to x (one
+// slope per channel, usually). TensorFlow itself has no such op.
+CAFLOW_REGISTER_OP("Prelu").input("x: T").input("alpha: T").output("output: T")
+    .attr("T: {float32, float64}").cheap().set_shape_fn(prelu_shape);
 #undef CAFLOW_ACTIVATION_GRAD_OP
 
 }  // namespace caflow

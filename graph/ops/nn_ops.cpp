@@ -75,15 +75,18 @@ void set_loss_outputs(shape_context& c, const partial_shape& features) {
   c.set_output(1, features);
 }
 
+// TF >= 1.14: labels broadcast against features (labels [1, classes] for every row, say); the
+// broadcast shape must be a matrix [batch, classes].
 status xent_shape(shape_context& c) {
-  CAFLOW_RETURN_IF_ERROR(require_rank(c, 0, "features", 2));
-  CAFLOW_RETURN_IF_ERROR(require_rank(c, 1, "labels", 2));
-  auto merged = partial_shape::unknown_of_rank(2).merge(c.input(0));
-  if (merged.ok()) merged = merged->merge(c.input(1));
-  if (!merged.ok())
+  auto both = broadcast_shapes(c.input(0), c.input(1));
+  if (!both.ok())
     return c.error("features of shape ", c.input(0).to_string(), " and labels of shape ",
-                   c.input(1).to_string(), " must have the same shape");
-  set_loss_outputs(c, *merged);
+                   c.input(1).to_string(), " must be broadcastable: ", both.get_status().message());
+  if (both->rank_known() && both->rank() != 2)
+    return c.error("features of shape ", c.input(0).to_string(), " and labels of shape ",
+                   c.input(1).to_string(), " must be matrices or broadcast to one, got shape ",
+                   both->to_string());
+  set_loss_outputs(c, *partial_shape::unknown_of_rank(2).merge(*both));
   return {};
 }
 

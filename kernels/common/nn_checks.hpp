@@ -8,8 +8,9 @@
 
 namespace caflow::nn {
 
-// BiasAdd's and BiasAddGrad's data_format: only NHWC (the bias along the last dimension) has
-// kernels; NCHW is a valid value that fails as unimplemented on `device` ("CPU", "GPU").
+// BiasAdd's and BiasAddGrad's data_format for a device whose kernels take only NHWC (the bias
+// along the last dimension): NCHW is a valid value that fails as unimplemented on `device`.
+// The CPU kernels take both and do not call this.
 status check_bias_data_format(const kernel_construction& c, const char* device);
 
 // BiasAdd: value has at least two dims and bias is a vector as long as value's last dim.

@@ -9,9 +9,51 @@
 
 #include "graph/util/depthwise_geometry.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
+#include "kernels/cpu/depthwise_forward.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
+
+template <class T>
+void depthwise_forward(const kernel_context& ctx, const depthwise_geometry& g, const tensor& input,
+                       const tensor& filter, tensor& out, const channel_epilogue<T>* epilogue) {
+  if (out.num_elements() == 0) return;
+  const T* x = input.data<T>();
+  const T* f = filter.data<T>();
+  T* y = out.data<T>();
+  const int64_t od = g.out_depth(), mult = g.multiplier;
+  const int64_t taps = g.filter_rows * g.filter_cols;
+  array_kernels::parallel_for(
+      ctx, g.batch * g.out_rows * g.out_cols, taps * od * int64_t{sizeof(T)},
+      [&](int64_t begin, int64_t end) {
+        for (int64_t pix = begin; pix < end; ++pix) {
+          const int64_t ow = pix % g.out_cols, oh = pix / g.out_cols % g.out_rows;
+          const int64_t n = pix / (g.out_cols * g.out_rows);
+          T* acc = y + pix * od;
+          std::fill_n(acc, od, T{0});
+          for (int64_t kh = 0; kh < g.filter_rows; ++kh) {
+            const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+            if (ih < 0 || ih >= g.in_rows) continue;
+            for (int64_t kw = 0; kw < g.filter_cols; ++kw) {
+              const int64_t iw = ow * g.stride_cols - g.pad_left + kw * g.dilation_cols;
+              if (iw < 0 || iw >= g.in_cols) continue;
+              const T* xp = x + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth;
+              const T* fp = f + (kh * g.filter_cols + kw) * od;
+              for (int64_t j = 0; j < od; ++j) acc[j] += xp[j / mult] * fp[j];
+            }
+          }
+          if (epilogue) epilogue->apply_rows(acc, 1);
+        }
+      });
+}
+
+template void depthwise_forward<float>(const kernel_context&, const depthwise_geometry&,
+                                       const tensor&, const tensor&, tensor&,
+                                       const channel_epilogue<float>*);
+template void depthwise_forward<double>(const kernel_context&, const depthwise_geometry&,
+                                        const tensor&, const tensor&, tensor&,
+                                        const channel_epilogue<double>*);
+
 namespace {
 
 using array_kernels::parallel_for;
@@ -61,35 +103,9 @@ class depthwise_op final : public depthwise_base {
     const tensor& filter = ctx.input(1);
     auto geo = geometry(input.shape(), filter.shape());
     CAFLOW_OP_REQUIRES_OK(ctx, geo.get_status());
-    const depthwise_geometry& g = *geo;
-    tensor* out = ctx.allocate_output(0, g.output_shape());
-    if (!out || out->num_elements() == 0) return;
-    const T* x = input.data<T>();
-    const T* f = filter.data<T>();
-    T* y = out->data<T>();
-    const int64_t od = g.out_depth(), mult = g.multiplier;
-    const int64_t taps = g.filter_rows * g.filter_cols;
-    parallel_for(ctx, g.batch * g.out_rows * g.out_cols, taps * od * int64_t{sizeof(T)},
-                 [&](int64_t begin, int64_t end) {
-                   for (int64_t pix = begin; pix < end; ++pix) {
-                     const int64_t ow = pix % g.out_cols, oh = pix / g.out_cols % g.out_rows;
-                     const int64_t n = pix / (g.out_cols * g.out_rows);
-                     T* acc = y + pix * od;
-                     std::fill_n(acc, od, T{0});
-                     for (int64_t kh = 0; kh < g.filter_rows; ++kh) {
-                       const int64_t ih = oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
-                       if (ih < 0 || ih >= g.in_rows) continue;
-                       for (int64_t kw = 0; kw < g.filter_cols; ++kw) {
-                         const int64_t iw =
-                             ow * g.stride_cols - g.pad_left + kw * g.dilation_cols;
-                         if (iw < 0 || iw >= g.in_cols) continue;
-                         const T* xp = x + ((n * g.in_rows + ih) * g.in_cols + iw) * g.depth;
-                         const T* fp = f + (kh * g.filter_cols + kw) * od;
-                         for (int64_t j = 0; j < od; ++j) acc[j] += xp[j / mult] * fp[j];
-                       }
-                     }
-                   }
-                 });
+    tensor* out = ctx.allocate_output(0, geo->output_shape());
+    if (!out) return;
+    depthwise_forward<T>(ctx, *geo, input, filter, *out, nullptr);
   }
 };
 

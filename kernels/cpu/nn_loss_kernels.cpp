@@ -1,10 +1,15 @@
 // The softmax cross-entropy losses and L2Loss on CPU.
 //
+// SoftmaxCrossEntropyWithLogits broadcasts labels and features against each other (TF >= 1.14,
+// labels [1, classes] for every row, say) into one [batch, classes] matrix; an input that does
+// not have that shape is first copied out to it, as TensorFlow's kernel does.
+//
 // Cross-entropy rows are computed stably through log-sum-exp: with s = x - max(x) and
 // S = sum(exp(s)), loss = sum(labels * (log S - s)) and backprop = exp(s) / S - labels; the
 // exponentials are written into backprop first and normalized in place.
 #include <cmath>
 
+#include "kernels/common/broadcast_plan.hpp"
 #include "kernels/common/loss_checks.hpp"
 #include "kernels/cpu/cwise_common.hpp"
 #include "kernels/cpu/nn_softmax_rows.hpp"
@@ -19,11 +24,11 @@ constexpr double xent_cycles_per_element = 16;
 // every row, spread over the pool when there are many; an empty class dimension gives
 // losses of 0.
 template <class T, class Row>
-void run_rows(kernel_context& ctx, const tensor& features, Row&& row) {
-  const int64_t batch = features.dim(0), classes = features.dim(1);
+void run_rows(kernel_context& ctx, const tensor_shape& shape, Row&& row) {
+  const int64_t batch = shape.dim(0), classes = shape.dim(1);
   tensor* loss = ctx.allocate_output(0, tensor_shape{batch});
   if (loss == nullptr) return;
-  tensor* backprop = ctx.allocate_output(1, features.shape());
+  tensor* backprop = ctx.allocate_output(1, shape);
   if (backprop == nullptr) return;
   T* l = loss->data<T>();
   T* bp = backprop->data<T>();
@@ -39,19 +44,48 @@ void run_rows(kernel_context& ctx, const tensor& features, Row&& row) {
                    });
 }
 
+// `in` (rank <= 2, broadcastable to [rows, cols]) copied out to [rows, cols]; `in` itself when
+// it already has that shape.
+template <class T>
+status_or<tensor> broadcast_to_matrix(kernel_context& ctx, const tensor& in, int64_t rows,
+                                      int64_t cols) {
+  const tensor_shape shape{rows, cols};
+  if (in.shape() == shape) return in;
+  CAFLOW_ASSIGN_OR_RETURN(tensor out, ctx.allocate_temp(dtype_v<T>, shape));
+  const int64_t in_rows = in.rank() == 2 ? in.dim(0) : 1;
+  const int64_t in_cols = in.rank() >= 1 ? in.dim(in.rank() - 1) : 1;
+  const T* x = in.data<T>();
+  T* y = out.data<T>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* xr = x + (in_rows == 1 ? 0 : r) * in_cols;
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = xr[in_cols == 1 ? 0 : c];
+  }
+  return out;
+}
+
 template <class T>
 class softmax_xent_op final : public op_kernel {
  public:
   using op_kernel::op_kernel;
 
   void compute(kernel_context& ctx) override {
-    const tensor& features = ctx.input(0);
-    const tensor& labels = ctx.input(1);
-    CAFLOW_OP_REQUIRES_OK(ctx, nn::check_softmax_xent_shapes(features.shape(), labels.shape()));
-    const int64_t n = features.dim(1);
-    const T* x = features.data<T>();
-    const T* y = labels.data<T>();
-    run_rows<T>(ctx, features, [=](int64_t r, T* bp) {
+    cwise::broadcast_plan plan;
+    CAFLOW_OP_REQUIRES_OK(ctx, cwise::plan_broadcast(ctx.input(0).shape(), ctx.input(1).shape(),
+                                                     &plan));
+    const tensor_shape& shape = plan.out_shape;
+    CAFLOW_OP_REQUIRES(ctx, shape.rank() == 2,
+                       errors::invalid_argument(
+                           "features of shape ", ctx.input(0).shape().to_string(),
+                           " and labels of shape ", ctx.input(1).shape().to_string(),
+                           " must be matrices or broadcast to one, got shape ", shape.to_string()));
+    auto features = broadcast_to_matrix<T>(ctx, ctx.input(0), shape.dim(0), shape.dim(1));
+    CAFLOW_OP_REQUIRES_OK(ctx, features.get_status());
+    auto labels = broadcast_to_matrix<T>(ctx, ctx.input(1), shape.dim(0), shape.dim(1));
+    CAFLOW_OP_REQUIRES_OK(ctx, labels.get_status());
+    const int64_t n = shape.dim(1);
+    const T* x = features->template data<T>();
+    const T* y = labels->template data<T>();
+    run_rows<T>(ctx, shape, [=](int64_t r, T* bp) {
       const T* xr = x + r * n;
       const T* yr = y + r * n;
       const T max = softmax_rows::row_max(xr, n);
@@ -88,7 +122,7 @@ class sparse_softmax_xent_op final : public op_kernel {
                              " is outside the valid range [0, ", n,
                              ") of classes for features of shape ", features.shape().to_string()));
     const T* x = features.data<T>();
-    run_rows<T>(ctx, features, [=](int64_t r, T* bp) {
+    run_rows<T>(ctx, features.shape(), [=](int64_t r, T* bp) {
       const T* xr = x + r * n;
       const T max = softmax_rows::row_max(xr, n);
       const T sum = softmax_rows::exp_shifted(xr, max, n, bp);

@@ -149,6 +149,19 @@ status select_grad(const scope& s, const grad_op_info& op, const grad_list& dz, 
   return {};
 }
 
+// SelectV2(c, t, e): as Select, then each gradient is summed back over the dims its input was
+// broadcast along to the output's shape. The condition gets none.
+status select_v2_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
+                      grad_list* dx) {
+  const output& c = op.inputs[0];
+  const output zeros = ops::zeros_like(s, dz[0]);
+  const output gt = ops::select_v2(s, c, dz[0], zeros);
+  const output ge = ops::select_v2(s, c, zeros, dz[0]);
+  *dx = {output{}, grad::unbroadcast(s, op.inputs[1], op.outputs[0]).x_grad(gt),
+         grad::unbroadcast(s, op.inputs[2], op.outputs[0]).x_grad(ge)};
+  return {};
+}
+
 }  // namespace
 
 CAFLOW_REGISTER_GRADIENT("Add", add_grad);
@@ -170,6 +183,7 @@ CAFLOW_REGISTER_GRADIENT("Abs", abs_grad);
 CAFLOW_REGISTER_GRADIENT("Reciprocal", reciprocal_grad);
 CAFLOW_REGISTER_GRADIENT("Cast", cast_grad);
 CAFLOW_REGISTER_GRADIENT("Select", select_grad);
+CAFLOW_REGISTER_GRADIENT("SelectV2", select_v2_grad);
 // Piecewise constant: the derivative is zero wherever it exists.
 CAFLOW_REGISTER_NO_GRADIENT("Sign");
 CAFLOW_REGISTER_NO_GRADIENT("Floor");

@@ -10,6 +10,18 @@ namespace {
 
 using grad_list = std::vector<output>;
 
+// Prelu(x, alpha) = x > 0 ? x : alpha * x: dx = x > 0 ? g : alpha * g, and dalpha = x > 0 ? 0 :
+// x * g summed back over the dims alpha was broadcast along.
+status prelu_grad(const scope& s, const grad_op_info& op, const grad_list& dz, grad_list* dx) {
+  const output &x = op.inputs[0], &alpha = op.inputs[1], &g = dz[0];
+  const output positive = ops::greater(s, x, ops::zeros_like(s, x));
+  const output zeros = ops::zeros_like(s, g);
+  const output alpha_grad = ops::select_v2(s, positive, zeros, ops::mul(s, x, g));
+  *dx = {ops::select_v2(s, positive, g, ops::mul(s, alpha, g)),
+         grad::unbroadcast(s, x, alpha).y_grad(alpha_grad)};
+  return {};
+}
+
 status relu6_grad(const scope& s, const grad_op_info& op, const grad_list& dz, grad_list* dx) {
   *dx = {ops::relu6_grad(s, dz[0], op.inputs[0])};
   return {};
@@ -90,6 +102,7 @@ status softplus_grad_grad(const scope& s, const grad_op_info& op, const grad_lis
 }  // namespace
 
 CAFLOW_REGISTER_GRADIENT("Relu6", relu6_grad);
+CAFLOW_REGISTER_GRADIENT("Prelu", prelu_grad);
 CAFLOW_REGISTER_GRADIENT("Elu", elu_grad);
 CAFLOW_REGISTER_GRADIENT("Selu", selu_grad);
 CAFLOW_REGISTER_GRADIENT("Softplus", softplus_grad);

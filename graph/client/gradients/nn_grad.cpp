@@ -103,11 +103,15 @@ status cross_entropy_grad(const scope& s, const grad_op_info& op, const grad_lis
 }
 
 // TF >= 1.5 gives the dense labels a gradient too: d loss / d labels = -log_softmax(logits).
+// Features and labels may broadcast against each other (TF >= 1.14): both gradients are summed
+// back over the dims their input was broadcast along.
 status dense_cross_entropy_grad(const scope& s, const grad_op_info& op, const grad_list& dz,
                                 grad_list* dx) {
   CAFLOW_RETURN_IF_ERROR(cross_entropy_grad(s, op, dz, dx));
-  (*dx)[1] = ops::mul(s, ops::expand_dims(s, dz[0], -1),
-                      ops::neg(s, ops::log_softmax(s, op.inputs[0])));
+  const output labels_grad = ops::mul(s, ops::expand_dims(s, dz[0], -1),
+                                      ops::neg(s, ops::log_softmax(s, op.inputs[0])));
+  const grad::unbroadcast unbroadcast(s, op.inputs[0], op.inputs[1]);
+  *dx = {unbroadcast.x_grad((*dx)[0]), unbroadcast.y_grad(labels_grad)};
   return {};
 }
 

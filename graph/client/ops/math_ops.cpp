@@ -63,6 +63,10 @@ output select(const scope& s, const output& condition, const output& t, const ou
   return node_builder(s, "Select").input(condition).input(t).input(e).finalize().out();
 }
 
+output select_v2(const scope& s, const output& condition, const output& t, const output& e) {
+  return node_builder(s, "SelectV2").input(condition).input(t).input(e).finalize().out();
+}
+
 output cast(const scope& s, const output& x, dtype type, const cast_attrs& attrs) {
   return node_builder(s, "Cast").input(x).attr("DstT", type).attr("Truncate", attrs.truncate)
       .finalize().out();

@@ -48,6 +48,9 @@ output less(const scope& s, const output& x, const output& y);
 // Picks from `t` where `condition` is true, else from `e` (TF1 Select): condition is a scalar,
 // has t's shape, or is a vector whose length is t's first dimension (selecting whole rows).
 output select(const scope& s, const output& condition, const output& t, const output& e);
+// Picks from `t` where `condition` is true, else from `e`, with all three broadcasting
+// together (SelectV2, TF >= 1.15; tf.where in TF 2): condition [3,1], t [1,4], e [] give [3,4].
+output select_v2(const scope& s, const output& condition, const output& t, const output& e);
 
 struct cast_attrs {
   // Accepted for TensorFlow compatibility; it only matters for 16-bit floats, which caflow

@@ -21,6 +21,10 @@ output leaky_relu(const scope& s, const output& features, const leaky_relu_attrs
   return node_builder(s, "LeakyRelu").input(features).attr("alpha", attrs.alpha).finalize().out();
 }
 
+output prelu(const scope& s, const output& x, const output& alpha) {
+  return node_builder(s, "Prelu").input(x).input(alpha).finalize().out();
+}
+
 output relu6_grad(const scope& s, const output& gradients, const output& features) {
   return binary(s, "Relu6Grad", gradients, features);
 }

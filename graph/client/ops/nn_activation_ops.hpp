@@ -14,6 +14,9 @@ struct leaky_relu_attrs {
   float alpha = 0.2f;
 };
 output leaky_relu(const scope& s, const output& features, const leaky_relu_attrs& attrs = {});
+// x > 0 ? x : alpha * x, alpha broadcasting to x (the TF.js converter's Prelu; usually one
+// slope per channel).
+output prelu(const scope& s, const output& x, const output& alpha);
 
 // Gradients: `gradients` flows in; the other input is the forward op's features, or for Elu
 // and Selu its outputs (as TF).

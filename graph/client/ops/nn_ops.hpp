@@ -18,8 +18,8 @@
 namespace caflow::ops {
 
 struct bias_add_attrs {
-  // "NHWC": the bias runs along the last dimension. "NCHW" (along dimension 1) is accepted
-  // at graph construction, as TensorFlow does, but has no CPU kernel.
+  // "NHWC": the bias runs along the last dimension. "NCHW": along dimension 1 (value of rank
+  // 3 or more; the CPU kernels take both, the GPU's NHWC only).
   std::string data_format = "NHWC";
 };
 // value + bias, with `bias` a vector as long as value's last dimension; value has rank >= 2.
@@ -47,7 +47,8 @@ struct cross_entropy_result {
   output loss;      // [batch]
   output backprop;  // [batch, classes]: softmax(features) - labels, the gradient of loss
 };
-// -sum(labels * log_softmax(features)) per row; features and labels are [batch, classes].
+// -sum(labels * log_softmax(features)) per row; features and labels are [batch, classes], or
+// broadcast to it (TF >= 1.14: labels [1, classes] for every row, say).
 cross_entropy_result softmax_cross_entropy_with_logits(const scope& s, const output& features,
                                                        const output& labels);
 // Like the above with one-hot labels given by index: labels is an int32 or int64 [batch] vector

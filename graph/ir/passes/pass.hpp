@@ -108,7 +108,8 @@ class graph_pass {
 
 class pass_pipeline {
  public:
-  // cse, then constant_folding.
+  // cse, then constant_folding. (The runtime appends the remapper, graph/ir/passes/remapper.hpp:
+  // actors/executor/graph_optimizer.hpp's runtime_pipeline.)
   static pass_pipeline standard();
 
   pass_pipeline() = default;

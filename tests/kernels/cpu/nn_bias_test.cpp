@@ -72,16 +72,49 @@ TEST_CASE("BiasAdd refuses a bias that does not match, naming both shapes") {
               "value must have at least two dimensions, got shape [2]");
 }
 
-TEST_CASE("data_format NCHW has no CPU kernel; other formats are refused") {
-  // NCHW is TF-valid: the shape function accepts it (bias along dimension 1).
-  const auto nchw = run_kernel("BiasAdd", {iota<float>({2, 3, 4}), t_<float>({1, 2, 3})},
-                               {{"data_format", std::string("NCHW")}});
-  REQUIRE_FALSE(nchw.ok());
-  CHECK(nchw.get_status().code() == error_code::unimplemented);
-  check_error(nchw, "data_format \"NCHW\" has no CPU kernel");
-  check_error(run_kernel("BiasAddGrad", {iota<float>({2, 3, 4})},
-                         {{"data_format", std::string("NCHW")}}),
-              "has no CPU kernel");
+TEST_CASE("BiasAdd NCHW adds along dimension 1 at any rank") {
+  const std::map<std::string, attr_value> nchw{{"data_format", std::string("NCHW")}};
+  // [2, 3, 2]: value[n][c][w] = 6n + 2c + w, bias 10, 20, 30 by channel.
+  check_tensor(run("BiasAdd", {iota<float>({2, 3, 2}), t_<float>({10, 20, 30})}, nchw),
+               {2, 3, 2}, std::vector<float>{10, 11, 22, 23, 34, 35, 16, 17, 28, 29, 40, 41});
+  // Rank 4: [1, 2, 2, 2], channel c adds c + 0.5 to its four pixels.
+  check_tensor(run("BiasAdd", {iota<double>({1, 2, 2, 2}), t_<double>({0.5, 1.5})}, nchw),
+               {1, 2, 2, 2}, std::vector<double>{0.5, 1.5, 2.5, 3.5, 5.5, 6.5, 7.5, 8.5});
+  // Rank 5 (NCDHW): still dimension 1, as TensorFlow's kernel.
+  check_tensor(run("BiasAdd", {iota<float>({1, 2, 1, 1, 3}), t_<float>({-1, 1})}, nchw),
+               {1, 2, 1, 1, 3}, std::vector<float>{-1, 0, 1, 4, 5, 6});
+  check_tensor(run("BiasAdd", {tensor(dtype::float32, {0, 2, 3}), t_<float>({1, 2})}, nchw),
+               {0, 2, 3}, std::vector<float>{});
+  check_error(run_kernel("BiasAdd", {iota<float>({2, 3, 4}), t_<float>({1, 2, 3, 4})}, nchw),
+              "bias of shape [4] must have as many elements as dimension 1 of value of shape "
+              "[2,3,4]");
+  check_error(
+      run_kernel_unchecked("BiasAdd", {iota<float>({2, 3, 4}), t_<float>({1, 2, 3, 4})}, nchw),
+      "bias of shape [4] must be a vector as long as dimension 1 (the channels of NCHW) of value "
+      "of shape [2,3,4]");
+  check_error(run_kernel("BiasAdd", {iota<float>({2, 3}), t_<float>({1, 2, 3})}, nchw),
+              "value must have rank at least 3, got shape [2,3]");
+}
+
+TEST_CASE("BiasAddGrad NCHW sums over every dimension but dimension 1") {
+  const std::map<std::string, attr_value> nchw{{"data_format", std::string("NCHW")}};
+  // [2, 3, 2] of 0..11: channel c holds 2c, 2c+1, 6+2c, 7+2c.
+  check_tensor(run("BiasAddGrad", {iota<float>({2, 3, 2})}, nchw), {3},
+               std::vector<float>{14, 22, 30});
+  // [1, 2, 1, 2, 2] of 0..7: channel 0 holds 0..3, channel 1 4..7.
+  check_tensor(run("BiasAddGrad", {iota<double>({1, 2, 1, 2, 2})}, nchw), {2},
+               std::vector<double>{6, 22}, 1e-12);
+  check_tensor(run("BiasAddGrad", {tensor(dtype::float32, {0, 3, 2})}, nchw), {3},
+               std::vector<float>{0, 0, 0});
+  // A large one over the pool: 64 x 5 x 300, element (n, c, i) = c.
+  const int64_t outer = 64, channels = 5, inner = 300;
+  std::vector<double> x(outer * channels * inner);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i / inner % channels);
+  check_tensor(run("BiasAddGrad", {tensor::from_vector<double>(x, {outer, channels, inner})}, nchw),
+               {channels}, std::vector<double>{0, 19200, 38400, 57600, 76800}, 1e-12);
+}
+
+TEST_CASE("an unknown data_format is refused") {
   check_error(run_kernel("BiasAdd", {iota<float>({2, 3}), t_<float>({1, 2, 3})},
                          {{"data_format", std::string("NWHC")}}),
               "data_format must be \"NHWC\" or \"NCHW\", got \"NWHC\"");

@@ -137,8 +137,8 @@ TEST_CASE("cross-entropy refuses float labels for the sparse op and mismatched d
   auto logits = placeholder(root, dtype::float32, partial_shape{2, 3});
   ops::softmax_cross_entropy_with_logits(root, logits,
                                          placeholder(root, dtype::float32, partial_shape{2, 4}));
-  check_scope_error(root, "features of shape [2,3] and labels of shape [2,4] must have the same "
-                          "shape");
+  check_scope_error(root, "features of shape [2,3] and labels of shape [2,4] must be "
+                          "broadcastable");
   auto other = scope::new_root();
   ops::sparse_softmax_cross_entropy_with_logits(
       other, placeholder(other, dtype::float32, partial_shape{2, 3}),

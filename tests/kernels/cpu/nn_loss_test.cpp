@@ -56,6 +56,32 @@ TEST_CASE("SoftmaxCrossEntropyWithLogits: loss per row and softmax minus labels"
                1e-12);
 }
 
+TEST_CASE("SoftmaxCrossEntropyWithLogits broadcasts labels and features (TF >= 1.14)") {
+  // labels [1,4] for each of the three rows of features: loss [3], backprop [3,4].
+  const tensor one_row = tensor::from_vector<float>({0, 0, 0, 1}, {1, 4});
+  const auto out = run("SoftmaxCrossEntropyWithLogits", {features<float>(), one_row});
+  // -log p[3] per row: -log 0.4, -log 0.25, -log(1/6).
+  check_tensor(out[0], {3}, std::vector<float>{0.91629073f, std::log(4.0f), std::log(6.0f)},
+               float_tol);
+  check_tensor(out[1], {3, 4},
+               std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f - 1, 0.25f, 0.25f, 0.25f, 0.25f - 1,
+                                  1.0f / 6, 0.5f, 1.0f / 6, 1.0f / 6 - 1},
+               float_tol);
+  // A rank-1 label row broadcasts the same way.
+  const auto vec = run("SoftmaxCrossEntropyWithLogits",
+                       {features<float>(), tensor::from_vector<float>({0, 0, 0, 1})});
+  check_tensor(vec[0], out[0], float_tol);
+  // Features [1,4] against labels [2,4]: the one row of logits for both label rows.
+  const double l2 = std::log(2.0), l3 = std::log(3.0), l4 = std::log(4.0);
+  const tensor logits = tensor::from_vector<double>({0, l2, l3, l4}, {1, 4});
+  const auto d = run("SoftmaxCrossEntropyWithLogits",
+                     {logits, tensor::from_vector<double>({1, 0, 0, 0, 0, 0.5, 0.5, 0}, {2, 4})});
+  check_tensor(d[0], {2}, std::vector<double>{std::log(10.0), -0.5 * std::log(0.06)}, 1e-12);
+  check_tensor(d[1], {2, 4},
+               std::vector<double>{0.1 - 1, 0.2, 0.3, 0.4, 0.1, 0.2 - 0.5, 0.3 - 0.5, 0.4},
+               1e-12);
+}
+
 TEST_CASE("a masked (-inf) logit with a zero label costs nothing instead of NaN") {
   const float inf = std::numeric_limits<float>::infinity();
   const auto out = run("SoftmaxCrossEntropyWithLogits",
@@ -104,16 +130,20 @@ TEST_CASE("a sparse label out of range is refused, naming its index and value") 
 TEST_CASE("cross-entropy shapes are checked at graph construction and by the kernels") {
   const tensor f = features<float>();
   check_error(run_kernel("SoftmaxCrossEntropyWithLogits", {f, tensor(dtype::float32, {3, 5})}),
-              "features of shape [3,4] and labels of shape [3,5] must have the same shape");
+              "features of shape [3,4] and labels of shape [3,5] must be broadcastable");
   check_error(
       run_kernel_unchecked("SoftmaxCrossEntropyWithLogits", {f, tensor(dtype::float32, {3, 5})}),
-      "labels of shape [3,5] must have the shape of features [3,4]");
+      "incompatible shapes for broadcasting: [3,4] and [3,5]");
   check_error(run_kernel("SoftmaxCrossEntropyWithLogits",
                          {tensor(dtype::float32, {4}), tensor(dtype::float32, {4})}),
-              "features must have rank 2, got shape [4]");
+              "features of shape [4] and labels of shape [4] must be matrices or broadcast to one, "
+              "got shape [4]");
   check_error(run_kernel_unchecked("SoftmaxCrossEntropyWithLogits",
                                    {tensor(dtype::float32, {4}), tensor(dtype::float32, {4})}),
-              "features must be a matrix [batch, classes], got shape [4]");
+              "must be matrices or broadcast to one, got shape [4]");
+  check_error(run_kernel("SoftmaxCrossEntropyWithLogits",
+                         {tensor(dtype::float32, {2, 3, 4}), tensor(dtype::float32, {3, 4})}),
+              "must be matrices or broadcast to one, got shape [2,3,4]");
   check_error(run_kernel("SparseSoftmaxCrossEntropyWithLogits",
                          {f, tensor::from_vector<int32_t>({0, 1})}),
               "labels of shape [2] must have one entry per row of features of shape [3,4]");

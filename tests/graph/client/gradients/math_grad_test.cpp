@@ -231,6 +231,39 @@ TEST_CASE("Select routes the gradient to the branch taken") {
   }
 }
 
+TEST_CASE("SelectV2 routes the gradient and sums it back over broadcast dims") {
+  // condition [3,1], t [1,4], e [] broadcast to [3,4]: t's gradient sums each column over the
+  // rows that took it, e's sums every element that took it.
+  auto c = [](const scope& s) {
+    return ops::constant(s, std::vector<bool>{true, false, true}, {3, 1});
+  };
+  const tensor tv = f64({1, -2, 0.5, 3}, {1, 4});
+  const tensor ev = f64({-0.75}, {});
+  for (bool known : {true, false}) {
+    CAPTURE(known);
+    auto root = scope::new_root();
+    const auto shape = [&](partial_shape s) { return known ? s : partial_shape::unknown(); };
+    auto t = ops::placeholder(root, dtype::float64, {.shape = shape(partial_shape{1, 4})});
+    auto e = ops::placeholder(root, dtype::float64, {.shape = shape(tensor_shape{})});
+    // Squared so the gradient depends on the value taken, and weighted per element.
+    auto y = ops::mul(root, ops::square(root, ops::select_v2(root, c(root), t, e)),
+                      ops::constant(root, std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+                                                              12},
+                                    {3, 4}));
+    check_gradients(root, {t, e}, y, {tv, ev});
+    std::vector<output> grads;
+    REQUIRE(add_symbolic_gradients(root, {y}, {t, e}, &grads).ok());
+    session sess(root);
+    auto out = sess.run({{t, tv}, {e, ev}}, {grads[0], grads[1]});
+    REQUIRE(out.ok());
+    // d/dt[j] = sum over rows 0 and 2 of 2 t[j] w[r][j]: w rows 1..4 and 9..12.
+    check_tensor(out->at(0),
+                 f64({2 * 1.0 * 10, -2 * 2.0 * 12, 2 * 0.5 * 14, 2 * 3.0 * 16}, {1, 4}));
+    // d/de = 2 e * (5 + 6 + 7 + 8).
+    check_tensor(out->at(1), f64({2 * -0.75 * 26}, {}));
+  }
+}
+
 TEST_CASE("MatMul in every transpose combination") {
   const tensor a23 = f64({1, -2, 0.5, 3, 0.25, -1}, {2, 3});
   const tensor a32 = f64({1, -2, 0.5, 3, 0.25, -1}, {3, 2});

@@ -102,6 +102,44 @@ TEST_CASE("SoftmaxCrossEntropyWithLogits: dense labels get -log_softmax(logits),
                  {.extra_feeds = {{features, values(k_mixed, {3, 4})}}});
 }
 
+TEST_CASE("SoftmaxCrossEntropyWithLogits with labels and features broadcast (TF >= 1.14)") {
+  auto root = scope::new_root();
+  // One row of labels for every row of features: both gradients keep their input's shape.
+  auto features = placeholder(root, {-1, 4});
+  auto labels = placeholder(root, {1, 4});
+  auto xent = ops::softmax_cross_entropy_with_logits(root, features, labels);
+  const tensor fv = values(k_mixed, {3, 4});
+  const tensor lv = values({0.1, 0.2, 0.3, 0.4}, {1, 4});
+  check_gradients(root, {features, labels}, ramp_weighted(root, xent.loss), {fv, lv});
+  // Through backprop, as TensorFlow's gradient: to features only.
+  check_gradient(root, features, ramp_weighted(root, xent.backprop), fv,
+                 {.extra_feeds = {{labels, lv}}});
+  // One row of logits for every row of labels.
+  auto logits = placeholder(root, {1, 4});
+  auto many = placeholder(root, {3, 4});
+  auto other = ops::softmax_cross_entropy_with_logits(root, logits, many);
+  check_gradients(root, {logits, many}, ramp_weighted(root, other.loss),
+                  {values({0.5, -1, 2, 0.3}, {1, 4}), soft_labels()});
+}
+
+TEST_CASE("BiasAdd NCHW: the bias gradient sums all but dimension 1") {
+  auto root = scope::new_root();
+  auto x = placeholder(root, {2, 3, 2});
+  auto b = placeholder(root, {3});
+  auto y = ops::bias_add(root, x, b, {.data_format = "NCHW"});
+  check_gradients(root, {x, b}, ramp_weighted(root, y),
+                  {values(k_mixed, {2, 3, 2}), values({0.5, -1, 2}, {3})});
+  auto x5 = placeholder(root, {1, 2, 1, 2, 3});
+  auto b2 = placeholder(root, {2});
+  check_gradients(root, {x5, b2},
+                  ramp_weighted(root, ops::bias_add(root, x5, b2, {.data_format = "NCHW"})),
+                  {values(k_mixed, {1, 2, 1, 2, 3}), values({0.25, -0.75}, {2})});
+  auto dy = placeholder(root, {2, 3, 2});
+  check_gradient(root, dy,
+                 ramp_weighted(root, ops::bias_add_grad(root, dy, {.data_format = "NCHW"})),
+                 values(k_mixed, {2, 3, 2}));
+}
+
 TEST_CASE("BiasAddGrad has a gradient: second order through bias_add") {
   auto root = scope::new_root();
   auto dy = placeholder(root, {2, 3});

@@ -242,3 +242,16 @@ TEST_CASE("SparseToDense's gradient: values where they went, the default elsewhe
                                  scalar, ops::constant(r2, 0.0));
   check_gradient(r2, scalar, ramp_weighted(r2, d2), tensor::scalar<double>(2.0));
 }
+
+TEST_CASE("Prelu's gradient for x and for a per-channel alpha") {
+  auto root = scope::new_root();
+  auto x = input(root, "x", {2, 3, 4});
+  auto alpha = input(root, "alpha", {4});
+  auto y = ops::prelu(root, x, alpha);
+  // wavy values stay away from 0, where Prelu has its kink.
+  check_gradients(root, {x, alpha}, ramp_weighted(root, y),
+                  {wavy({2, 3, 4}, 0.3), tensor::from_vector<double>({0.1, 0.2, -0.5, 1.5})});
+  auto scalar = input(root, "scalar", {});
+  check_gradients(root, {x, scalar}, ramp_weighted(root, ops::prelu(root, x, scalar)),
+                  {wavy({2, 3, 4}, 0.3), tensor::scalar<double>(0.25)});
+}
