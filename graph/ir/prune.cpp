@@ -91,6 +91,15 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
     out.def.nodes.push_back(std::move(a));
   }
 
+  // As in TF, a fed Placeholder does not run: the nodes that wait on it by control edge wait
+  // on its feed instead (TF.js graphs hang their input's constants on the input this way).
+  std::map<int, std::string> fed_placeholders;  // node -> _Arg node name
+  for (const auto& [at, arg] : fed) {
+    const std::string& op = full.node(at.first).def->op;
+    if (at.second == 0 && (op == "Placeholder" || op == "PlaceholderV2"))
+      fed_placeholders.emplace(at.first, arg);
+  }
+
   std::vector<bool> needed(full.num_nodes(), false);
   std::vector<int> stack;
   const auto need = [&](int id) {
@@ -140,7 +149,8 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
       const in_edge& e = n.inputs[slot];
       if (!fed.count({e.src, e.src_port})) need(e.src);
     }
-    for (int c : n.control_inputs) need(c);
+    for (int c : n.control_inputs)
+      if (!fed_placeholders.count(c)) need(c);
   }
   for (int id : full.topo_order()) {
     if (!needed[id]) continue;
@@ -150,6 +160,12 @@ status_or<pruned_graph> prune_for_run(const graph& full, const run_signature& si
     for (int slot = 0; slot < n.num_inputs(); ++slot) {
       auto f = fed.find({n.inputs[slot].src, n.inputs[slot].src_port});
       if (f != fed.end()) copy.inputs[slot] = f->second;
+    }
+    for (size_t k = static_cast<size_t>(n.num_inputs()); k < copy.inputs.size(); ++k) {
+      if (copy.inputs[k].empty() || copy.inputs[k][0] != '^') continue;
+      auto src = full.find(std::string_view(copy.inputs[k]).substr(1));
+      auto p = src ? fed_placeholders.find(*src) : fed_placeholders.end();
+      if (p != fed_placeholders.end()) copy.inputs[k] = "^" + p->second;
     }
     out.def.nodes.push_back(std::move(copy));
   }
