@@ -10,7 +10,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libcaf-dev libeigen3-dev libboost-serialization-dev doctest-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev libedit-dev iproute2 tmux gnuplot-nox openssl libssl-dev
-  dataset-fashion-mnist
+  dataset-fashion-mnist libprotobuf-dev protobuf-compiler
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -23,6 +23,7 @@ if ((${#missing[@]})); then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+scripts/fetch_models.sh  # TF.js test models, into a cache outside the tree; never fails
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.ccache}
 # Paths under the checkout are hashed relative to the build directory, so another clone (CI's)
