@@ -43,8 +43,9 @@ CAFLOW_ACTIVATION_GRAD_OP("LeakyReluGrad", "features", "{float32, float64}")
 
 // The TF.js converter's parametric ReLU: x > 0 ? x : alpha * x, alpha broadcasting to x (one
 // slope per channel, usually). TensorFlow itself has no such op.
+// TF.js's converter writes Prelu (not a core TF op) without T; its graphs are float32.
 CAFLOW_REGISTER_OP("Prelu").input("x: T").input("alpha: T").output("output: T")
-    .attr("T: {float32, float64}").cheap().set_shape_fn(prelu_shape);
+    .attr("T: {float32, float64} = float32").cheap().set_shape_fn(prelu_shape);
 #undef CAFLOW_ACTIVATION_GRAD_OP
 
 }  // namespace caflow
