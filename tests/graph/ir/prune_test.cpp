@@ -2,13 +2,13 @@
 
 #include <doctest/doctest.h>
 
-#include <algorithm>
-
 #include "actors/session/session.hpp"
+#include "test_util/graph_def_lookup.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;
 using caflow::testing::check_tensor;
+using caflow::testing::find_node;
 
 namespace {
 
@@ -31,12 +31,6 @@ graph_def input_with_control_consumers() {
                               {{"dtype", dtype::float32}, {"value", tensor::scalar(3.0f)}}));
   g.nodes.push_back(make_node("scaled", "Mul", {"scale", "input"}, {{"T", dtype::float32}}));
   return g;
-}
-
-const node_def* find_node(const graph_def& g, const std::string& name) {
-  auto it = std::find_if(g.nodes.begin(), g.nodes.end(),
-                         [&](const node_def& n) { return n.name == name; });
-  return it == g.nodes.end() ? nullptr : &*it;
 }
 
 }  // namespace

@@ -10,9 +10,12 @@
 #include "graph/client/ops/ops.hpp"
 #include "graph/ir/shape_inference.hpp"
 #include "kernels/framework/kernel_registry.hpp"
+#include "test_util/graph_def_lookup.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;
+using caflow::testing::count_op;
+using caflow::testing::find_node;
 using caflow::testing::check_error;
 using caflow::testing::check_tensor;
 
@@ -115,22 +118,11 @@ const pass_stats& folding_stats(const optimized& o) {
   return o.stats.back();
 }
 
-const node_def* find_node(const graph_def& g, std::string_view name) {
-  for (const node_def& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
 const tensor& const_value(const graph_def& g, std::string_view name) {
   const node_def* n = find_node(g, name);
   REQUIRE_MESSAGE(n, name);
   REQUIRE_MESSAGE(n->op == "Const", name);
   return n->attrs.at("value").get<tensor>();
-}
-
-int count_op(const graph_def& g, std::string_view op) {
-  return static_cast<int>(
-      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const node_def& n) { return n.op == op; }));
 }
 
 status_or<std::vector<tensor>> try_run(const graph_def& g, const session::named_feed_list& feeds,

@@ -7,37 +7,20 @@
 
 #include "actors/session/session.hpp"
 #include "graph/client/ops/ops.hpp"
+#include "test_util/graph_def_lookup.hpp"
 #include "test_util/kernel_fixture.hpp"
 
 using namespace caflow;
+using caflow::testing::count_op;
+using caflow::testing::find_node;
 using caflow::testing::check_tensor;
 
 namespace {
 
 using name_set = std::set<std::string, std::less<>>;
 
-// Runs the remapper on `g` and checks that the result is still a valid graph.
 pass_stats run_remapper(graph_def& g, name_set keep = {}) {
-  pass_context ctx;
-  ctx.protected_nodes = std::move(keep);
-  remapper_pass pass;
-  pass_stats stats;
-  const status st = pass.run(g, ctx, stats);
-  REQUIRE_MESSAGE(st.ok(), st.to_string());
-  auto rebuilt = graph::build(g);
-  REQUIRE_MESSAGE(rebuilt.ok(), rebuilt.get_status().to_string());
-  return stats;
-}
-
-const node_def* find_node(const graph_def& g, std::string_view name) {
-  for (const node_def& n : g.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
-}
-
-int count_op(const graph_def& g, std::string_view op) {
-  return static_cast<int>(
-      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const node_def& n) { return n.op == op; }));
+  return testing::run_pass<remapper_pass>(g, std::move(keep));
 }
 
 tensor wavy(const tensor_shape& shape, double phase) {
