@@ -14,6 +14,8 @@ constexpr char tcp_choice = 'T', ring_choice = 'R';
 // A ring record holds at most this much of a write: the reader hands records out whole-ish,
 // and a big write then starts flowing before all of it is in.
 constexpr size_t max_chunk = 256 * 1024;
+// A rest of a write this big waits in the stream's own buffer rather than a copy of it.
+constexpr size_t moved_write_bytes = 64 * 1024;
 
 void put_u16(std::string& out, size_t n) {
   const uint16_t v = static_cast<uint16_t>(n);
@@ -303,29 +305,34 @@ void ring_link::ring_doorbell() {
 
 void ring_link::write(std::vector<char>& bytes) {
   if (bytes.empty()) return;
-  if (has_waiting()) {  // behind what waits already
-    waiting_.insert(waiting_.end(), bytes.begin(), bytes.end());
-    bytes.clear();
-    push_waiting();
-    return;
-  }
   size_t pushed = 0;
-  push(bytes.data(), bytes.size(), pushed);
-  if (pushed > 0) ring_doorbell();
-  // What the ring could not take (waiting_ is empty and waiting_from_ 0 when nothing waits).
-  waiting_.assign(bytes.begin() + static_cast<ptrdiff_t>(pushed), bytes.end());
+  if (!has_waiting()) {  // else behind what waits already
+    push(bytes.data(), bytes.size(), pushed);
+    if (pushed > 0) ring_doorbell();
+  }
+  const size_t left = bytes.size() - pushed;
+  if (left >= moved_write_bytes) {
+    // The buffer itself waits; the stream serializes the next message into a new one.
+    waiting_.push_back({std::move(bytes), pushed});
+  } else if (left > 0) {
+    // A small rest is copied, so the stream keeps its buffer's capacity.
+    waiting_.push_back({std::vector<char>(bytes.begin() + static_cast<ptrdiff_t>(pushed), bytes.end()), 0});
+  }
   bytes.clear();
 }
 
 void ring_link::push_waiting() {
-  if (!has_waiting()) return;
-  size_t pushed = 0;
-  push(waiting_.data() + waiting_from_, waiting_.size() - waiting_from_, pushed);
-  waiting_from_ += pushed;
-  if (pushed > 0) ring_doorbell();
-  if (has_waiting()) return;
-  waiting_.clear();
-  waiting_from_ = 0;
+  bool any = false;
+  while (!waiting_.empty()) {
+    pending& p = waiting_.front();
+    size_t pushed = 0;
+    push(p.bytes.data() + p.from, p.bytes.size() - p.from, pushed);
+    p.from += pushed;
+    any = any || pushed > 0;
+    if (p.from < p.bytes.size()) break;  // the ring is full
+    waiting_.pop_front();
+  }
+  if (any) ring_doorbell();
 }
 
 }  // namespace caflow

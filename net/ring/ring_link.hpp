@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -92,7 +93,7 @@ class ring_link {
   void write(std::vector<char>& bytes);
   // Ring writer: pushes what waits, as much as the ring takes.
   void push_waiting();
-  bool has_waiting() const { return waiting_from_ < waiting_.size(); }
+  bool has_waiting() const { return !waiting_.empty(); }
 
   // Ring reader: whether records wait, and telling the writer whether to ring the doorbell.
   bool reads_ring() const { return in_ring_.has_value(); }
@@ -145,8 +146,15 @@ class ring_link {
   size_t record_from_ = 0;
   bool peer_ended_ = false;
   bool polled_read_ = false;
-  std::vector<char> waiting_;  // bytes a full ring could not take yet
-  size_t waiting_from_ = 0;
+  // What a full ring could not take yet, oldest first: the stream's buffers themselves, each
+  // with how much of it the ring took. One growing buffer held it before, and every write
+  // behind a full ring copied (and page-faulted) the whole backlog again as it grew: moving a
+  // 48 MiB fetch kept a task's loop from its heartbeats for over a second on a loaded host.
+  struct pending {
+    std::vector<char> bytes;
+    size_t from = 0;
+  };
+  std::deque<pending> waiting_;
 };
 
 }  // namespace caflow

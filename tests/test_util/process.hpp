@@ -21,6 +21,11 @@ class child_process {
   // in a TSan build: graph/platform/time_scale.hpp) passes or the child exits.
   bool wait_for_output(const std::string& needle, std::chrono::milliseconds timeout);
   const std::string& output() const { return output_; }
+  // What the child has written by now, without waiting for more.
+  const std::string& output_now() {
+    drain(std::chrono::milliseconds(0));
+    return output_;
+  }
   void signal(int sig);
   // Waits (bounded, stretched like wait_for_output) for the child to exit; returns its exit
   // status or -1 on timeout.

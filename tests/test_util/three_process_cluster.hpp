@@ -42,6 +42,16 @@ struct three_process_cluster {
       }
     return true;
   }
+  // Every server's output so far, each under its task's name: what a failed step's message
+  // leaves out (which peer closed a link, and why).
+  std::string outputs() {
+    std::string out;
+    const char* names[] = {"ps 0", "worker 0", "worker 1"};
+    int k = 0;
+    for (auto* p : {ps0.get(), worker0.get(), worker1.get()})
+      out += std::string("--- ") + names[k++] + " ---\n" + p->output_now();
+    return out;
+  }
   std::string address(int i) const { return "127.0.0.1:" + std::to_string(ports[i]); }
   // Worker 0's master.
   std::string target() const { return "caflow://" + address(1); }

@@ -54,6 +54,7 @@ TEST_CASE("feeds and fetches over the one-message limit cross processes in chunk
   const tensor feed = ramp();
   for (int step = 0; step < 2; ++step) {  // the second step reuses the assembly buffers
     auto out = sess.run({{x, feed}}, {doubled, plus_one, total});
+    if (!out.ok()) MESSAGE(c.outputs());
     REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
     CHECK(first_mismatch(out->at(0), [](float v) { return 2 * v; }) == -1);
     CHECK(first_mismatch(out->at(1), [](float v) { return v + 1; }) == -1);
