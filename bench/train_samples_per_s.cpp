@@ -3,12 +3,14 @@
 //
 //   bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] [--baseline S]
 //                             [--device cpu|gpu] [--batch N] [--gpu-graphs on|off]
+//                             [--disable-pass NAME]...
 //       prints RESULT train_<model>_samples_per_s (train_<model>_gpu_b<N>_samples_per_s on the
 //       GPU, with _nographs when steps are not replayed as CUDA graphs); with --baseline (PyTorch's samples/s on the same model, batch, threads and data,
 //       measured by bench/pytorch_train.py in the same bench/run) also the ratio. Target ratio:
 //       at least 1.2 against PyTorch's best (bench/run: its fastest OpenBLAS core, at 1 and 2
 //       threads, the faster). On the GPU the towers run on GPU:0 (what has no GPU kernel on the CPU),
 //       as caflow-train --device gpu runs them; without a GPU it prints one line saying why.
+//       --disable-pass skips a graph pass (remapper, ...) for an A/B of what it buys.
 //   bench_train_samples_per_s --write-batches FILE
 //       writes the batch set (below) for bench/pytorch_train.py and exits.
 //
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "actors/session/session.hpp"
@@ -91,12 +94,14 @@ struct args {
   bool gpu = false;
   bool graphs = true;  // CUDA graphs (devices/device_graph.hpp)
   int32_t batch = 100;
+  std::set<std::string, std::less<>> disabled_passes;
 };
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: bench_train_samples_per_s --model mlp|cnn [--steps N] [--warmup N] "
-               "[--baseline SAMPLES_PER_S] [--device cpu|gpu] [--batch N] [--gpu-graphs on|off]\n"
+               "[--baseline SAMPLES_PER_S] [--device cpu|gpu] [--batch N] [--gpu-graphs on|off] "
+               "[--disable-pass NAME]...\n"
                "       bench_train_samples_per_s [--batch N] --write-batches FILE\n");
   std::exit(2);
 }
@@ -123,6 +128,8 @@ args parse(int argc, char** argv) {
       a.batch = std::stoi(value);
     else if (flag == "--gpu-graphs" && (value == "on" || value == "off"))
       a.graphs = value == "on";
+    else if (flag == "--disable-pass")
+      a.disabled_passes.insert(value);
     else
       usage();
   }
@@ -166,6 +173,7 @@ int main(int argc, char** argv) {
   sopts.cpu = {.intra_op_threads = threads, .inter_op_threads = 1};
   if (!a.gpu) sopts.device_count[device_gpu] = 0;
   sopts.gpu.capture_graphs = a.graphs;
+  sopts.optimizer.disabled = a.disabled_passes;
   session sess(g.root, sopts);
   bench::check(sess.run_targets({g.shared_init}).ok(), "initializing the variables failed");
 

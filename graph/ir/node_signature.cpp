@@ -120,9 +120,12 @@ status_or<node_signature> resolve_signature(const op_def& op, const node_def& n)
       if (count < 0)
         return errors::invalid_argument(describe_node(n), ": arg '", arg.name,
                                         "' has a negative length");
+      // A resource handle is a reference whichever way its type is spelt: TensorFlow passes
+      // handles through plain Enter, Switch, Merge and Identity (T = resource), and those edges
+      // must stay references as "handle: resource" ones are.
       for (int64_t i = 0; i < count; ++i) {
         types.push_back(t);
-        refs.push_back(arg.is_ref);
+        refs.push_back(arg.is_ref || t == dtype::resource);
       }
     }
     return {};

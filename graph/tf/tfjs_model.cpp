@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/tf/graph_def_import.hpp"
+#include "graph/tf/model_io.hpp"
 #include "graph/tf/tfjs_weights.hpp"
 
 namespace caflow::tf {
@@ -211,10 +212,10 @@ status fill_weights(const json& model, const fs::path& path, const std::string& 
   return ok_status();
 }
 
-status_or<tfjs_tensor_info> signature_entry(const std::string& key, const json& v,
+status_or<model_tensor> signature_entry(const std::string& key, const json& v,
                                             const graph_def& g, const std::string& where) {
   if (!v.is_object()) return type_error(where, "an object", v);
-  tfjs_tensor_info info;
+  model_tensor info;
   CAFLOW_ASSIGN_OR_RETURN(info.name, optional_string(v, "name", where + ".name"));
   if (info.name.empty()) info.name = key;
   auto ref = parse_input(info.name);
@@ -237,10 +238,10 @@ status_or<tfjs_tensor_info> signature_entry(const std::string& key, const json& 
 }
 
 // Reads signature.inputs or signature.outputs; an empty list when the signature lacks it.
-status_or<std::vector<tfjs_tensor_info>> signature_side(const json& model, const char* side,
+status_or<std::vector<model_tensor>> signature_side(const json& model, const char* side,
                                                         const graph_def& g,
                                                         const std::string& origin) {
-  std::vector<tfjs_tensor_info> out;
+  std::vector<model_tensor> out;
   auto sig = model.find("signature");
   if (sig == model.end() || sig->is_null()) return out;
   if (!sig->is_object()) return type_error(origin + ": signature", "an object", *sig);
@@ -255,36 +256,7 @@ status_or<std::vector<tfjs_tensor_info>> signature_side(const json& model, const
   return out;
 }
 
-std::vector<tfjs_tensor_info> placeholders(const graph_def& g) {
-  std::vector<tfjs_tensor_info> out;
-  for (const node_def& n : g.nodes) {
-    if (n.op != "Placeholder") continue;
-    tfjs_tensor_info info{n.name, n.name, 0};
-    if (auto t = n.attrs.find("dtype"); t != n.attrs.end() && t->second.holds<dtype>())
-      info.type = t->second.get<dtype>();
-    if (auto s = n.attrs.find("shape"); s != n.attrs.end() && s->second.holds<partial_shape>())
-      info.shape = s->second.get<partial_shape>();
-    out.push_back(std::move(info));
-  }
-  return out;
-}
-
-std::vector<tfjs_tensor_info> sinks(const graph_def& g) {
-  std::set<std::string, std::less<>> consumed;
-  for (const node_def& n : g.nodes)
-    for (const std::string& in : n.inputs)
-      if (auto ref = parse_input(in); ref.ok()) consumed.emplace(ref->node);
-  std::vector<tfjs_tensor_info> out;
-  for (const node_def& n : g.nodes)
-    if (!consumed.count(n.name)) out.push_back({n.name, n.name, 0});
-  return out;
-}
-
 }  // namespace
-
-const char* tfjs_io_source_name(tfjs_io_source s) {
-  return s == tfjs_io_source::signature ? "signature" : "graph";
-}
 
 status_or<tfjs_model> read_tfjs_model(const std::string& model_json_path) {
   const std::string& origin = model_json_path;
@@ -315,14 +287,14 @@ status_or<tfjs_model> read_tfjs_model(const std::string& model_json_path) {
 
   CAFLOW_ASSIGN_OR_RETURN(out.inputs, signature_side(model, "inputs", out.graph, origin));
   CAFLOW_ASSIGN_OR_RETURN(out.outputs, signature_side(model, "outputs", out.graph, origin));
-  out.inputs_source = out.outputs_source = tfjs_io_source::signature;
+  out.inputs_source = out.outputs_source = io_source::signature;
   if (out.inputs.empty()) {
-    out.inputs = placeholders(out.graph);
-    out.inputs_source = tfjs_io_source::graph;
+    out.inputs = graph_inputs(out.graph);
+    out.inputs_source = io_source::graph;
   }
   if (out.outputs.empty()) {
-    out.outputs = sinks(out.graph);
-    out.outputs_source = tfjs_io_source::graph;
+    out.outputs = graph_outputs(out.graph);
+    out.outputs_source = io_source::graph;
   }
   return out;
 }

@@ -21,33 +21,16 @@
 #include <vector>
 
 #include "graph/ir/graph_def.hpp"
+#include "graph/tf/model_io.hpp"
 
 namespace caflow::tf {
 
-// One input or output of the model.
-struct tfjs_tensor_info {
-  std::string name;   // the tensor: "image:0" (as the signature spells it), or "node" for port 0
-  std::string node;   // "image"
-  int port = 0;
-  dtype type = dtype::invalid;             // invalid when not known (graph sinks)
-  partial_shape shape = partial_shape{};   // unknown rank when not known
-};
-
-// Where the inputs (or the outputs) came from.
-enum class tfjs_io_source {
-  signature,  // model.json's `signature`, in its order
-  // The signature lacks them (or there is none): the inputs are the Placeholder nodes (dtype and
-  // shape from their attrs), the outputs every node that no other node consumes (port 0, dtype
-  // and shape unknown), both in graph order, as TF.js's GraphModel takes them.
-  graph,
-};
-
 struct tfjs_model {
   graph_def graph;
-  std::vector<tfjs_tensor_info> inputs;
-  std::vector<tfjs_tensor_info> outputs;
-  tfjs_io_source inputs_source = tfjs_io_source::signature;
-  tfjs_io_source outputs_source = tfjs_io_source::signature;
+  std::vector<model_tensor> inputs;
+  std::vector<model_tensor> outputs;
+  io_source inputs_source = io_source::signature;
+  io_source outputs_source = io_source::signature;
   std::string format;         // "graph-model"
   std::string generated_by;   // "" when absent
   std::string converted_by;   // "" when absent
@@ -57,8 +40,5 @@ struct tfjs_model {
 
 // Reads `model_json_path` and its shards (paths relative to its folder).
 status_or<tfjs_model> read_tfjs_model(const std::string& model_json_path);
-
-// "signature" or "graph".
-const char* tfjs_io_source_name(tfjs_io_source s);
 
 }  // namespace caflow::tf

@@ -2,12 +2,14 @@
 // Runs one TensorFlow.js graph model on TF.js's own CPU backend (the pinned versions in
 // package.json) with caflow's deterministic input and writes what caflow's test compares:
 //
-//   node make_goldens.js <model.json | model.min.js> <out dir>
+//   node make_goldens.js <model.json | model.min.js> <out dir> [NAME=D0,D1,...]...
 //
 // Input pattern, for every input of the model (signature inputs, or Placeholders when the model
 // has no signature), over its elements in row-major order:
 //   x[i] = ((i * 7919) % 1000) / 1000 - 0.5          (computed in double, stored as float32)
-// with the shape from the signature (or the Placeholder), every unknown dimension (-1) set to 1.
+//   x[i] = (i * 7919) % 1000                          (integer inputs; % 256 again for uint8)
+// with the shape given as NAME=D0,D1,..., else the signature's (or the Placeholder's), every
+// unknown dimension (-1) set to 1. caflow-run feeds the same pattern.
 //
 // Writes into <out dir>:
 //   golden.json       the model, the versions, the inputs fed, and per output: name, dtype,
@@ -63,6 +65,20 @@ function loadArtifacts(modelPath) {
   };
 }
 
+// Integer inputs, as caflow-run feeds them: (i * 7919) % 1000, wrapped to a byte for uint8
+// (TF.js holds uint8 inputs as int32; the model's Placeholder says what TensorFlow declared).
+function intPattern(shape, uint8) {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const x = new Int32Array(n);
+  for (let i = 0; i < n; ++i) x[i] = uint8 ? ((i * 7919) % 1000) % 256 : (i * 7919) % 1000;
+  return x;
+}
+
+function placeholderType(artifacts, name) {
+  const node = (artifacts.modelTopology.node || []).find(n => n.name === name.replace(/:0$/, ''));
+  return node && node.attr && node.attr.dtype ? node.attr.dtype.type : undefined;
+}
+
 function pattern(shape) {
   const n = shape.reduce((a, b) => a * b, 1);
   const x = new Float32Array(n);
@@ -95,9 +111,15 @@ function modelCache() {
 function fileName(outputName) { return outputName.replace(/[^A-Za-z0-9]+/g, '_') + '.npy'; }
 
 async function main() {
-  const [modelPath, outDir] = process.argv.slice(2);
+  const [modelPath, outDir, ...shapeArgs] = process.argv.slice(2);
+  // NAME=D0,D1,...: an input's shape where the model leaves dimensions unknown.
+  const shapes = {};
+  for (const a of shapeArgs) {
+    const [name, dims] = a.split('=');
+    shapes[name] = dims.split(',').map(Number);
+  }
   if (!modelPath || !outDir) {
-    console.error('usage: make_goldens.js <model.json|model.min.js> <out dir>');
+    console.error('usage: make_goldens.js <model.json|model.min.js> <out dir> [NAME=D0,D1,...]...');
     process.exit(2);
   }
   await tf.setBackend('cpu');
@@ -107,10 +129,17 @@ async function main() {
   const feeds = {};
   const inputs = [];
   for (const info of model.inputs) {
-    const shape = info.shape.map(d => (d === -1 || d === null ? 1 : d));
-    if (info.dtype !== 'float32') throw new Error(`input ${info.name}: dtype ${info.dtype}, only float32 is fed`);
-    feeds[info.name] = tf.tensor(pattern(shape), shape, 'float32');
-    inputs.push({name: info.name, dtype: info.dtype, shape});
+    const given = shapes[info.name.replace(/:0$/, '')];
+    const shape = given || info.shape.map(d => (d === -1 || d === null ? 1 : d));
+    const type = placeholderType(artifacts, info.name);
+    if (info.dtype === 'float32') {
+      feeds[info.name] = tf.tensor(pattern(shape), shape, 'float32');
+    } else if (info.dtype === 'int32') {
+      feeds[info.name] = tf.tensor(intPattern(shape, type === 'DT_UINT8'), shape, 'int32');
+    } else {
+      throw new Error(`input ${info.name}: dtype ${info.dtype}, only float32 and integers are fed`);
+    }
+    inputs.push({name: info.name, dtype: type === 'DT_UINT8' ? 'uint8' : info.dtype, shape});
   }
   const outputNames = model.outputs.map(o => o.name);
   // execute() runs a graph without control flow or dynamic shapes; executeAsync() the rest.
@@ -142,7 +171,8 @@ async function main() {
     made_by: 'scripts/tfjs_reference/make_goldens.js',
     tfjs: {core: pkg('@tensorflow/tfjs-core'), backend_cpu: pkg('@tensorflow/tfjs-backend-cpu'),
            converter: pkg('@tensorflow/tfjs-converter'), backend: tf.getBackend()},
-    input_pattern: 'x[i] = ((i * 7919) % 1000) / 1000 - 0.5, row-major, unknown dims = 1',
+    input_pattern: 'x[i] = ((i * 7919) % 1000) / 1000 - 0.5 (integers: (i * 7919) % 1000, ' +
+                   'uint8: that % 256), row-major, unknown dims = 1 unless given',
     inputs,
     outputs,
   };

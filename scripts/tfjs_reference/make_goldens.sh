@@ -11,6 +11,8 @@ npm ci --no-audit --no-fund --loglevel=error
 for m in posenet mobileface emotion; do
   node make_goldens.js "$cache/human-models/$m.json" "$out/$m"
 done
+# A TF1 while loop over TensorArrays around NonMaxSuppressionV3, on a 128 x 128 uint8 image.
+node make_goldens.js "$cache/human-models/faceboxes.json" "$out/faceboxes" image_tensor=1,128,128,3
 # nsfwjs is read in its shipped JS-module form here, so that caflow's reading of the converted
 # model.json is checked against an independent one.
 node make_goldens.js "$cache/nsfwjs/mobilenet_v2_mid/model.min.js" "$out/nsfwjs_mobilenet_v2_mid"

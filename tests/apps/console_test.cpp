@@ -23,6 +23,7 @@
 #include "commands.hpp"
 #include "graph/client/ops/ops.hpp"
 #include "graph/client/train/partitioned_variable.hpp"
+#include "test_util/console_run.hpp"
 #include "test_util/process.hpp"
 #include "test_util/three_process_cluster.hpp"
 #include "trace_file.hpp"
@@ -30,6 +31,8 @@
 using namespace caflow;
 using namespace std::chrono_literals;
 using caflow::testing::child_process;
+using caflow::testing::has_row;
+using caflow::testing::run_console;
 
 namespace {
 
@@ -43,21 +46,6 @@ struct three_servers : caflow::testing::three_process_cluster {
   three_servers()
       : three_process_cluster({"--inter-op-threads", "2", "--log-level", "info"}) {}
 };
-
-struct console_run {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-};
-
-console_run run_console(const std::string& address, const std::string& commands) {
-  child_process p({CAFLOW_CONSOLE_BINARY, "--connect", address, "--exec", commands, "--history",
-                   ""});
-  const int raw = p.wait_exit(60s);
-  console_run r;
-  r.exit_code = raw >= 0 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.output = p.output();
-  return r;
-}
 
 bool contains(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
@@ -94,12 +82,6 @@ void train_steps(session& sess, model& m, int steps) {
 }
 
 // A row of a printed table whose cells match `cells` in order (whitespace between them).
-bool has_row(const std::string& text, const std::vector<std::string>& cells) {
-  std::string pattern = "(^|\\n)";
-  for (size_t i = 0; i < cells.size(); ++i) pattern += (i ? "\\s+" : "") + cells[i];
-  return std::regex_search(text, std::regex(pattern));
-}
-
 // --- tmux ------------------------------------------------------------------------------------
 
 // tmux's full path (child_process does not search PATH), or empty when it is not installed.

@@ -7,10 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "graph/core/tensor.hpp"
+#include "graph/tf/npy.hpp"
 
 namespace caflow::testing {
 
@@ -54,26 +53,12 @@ struct golden {
   std::vector<golden_tensor> outputs;
 };
 
-// A NumPy format 1.0 file of '<f4' with a 1-D shape, as make_goldens.js writes.
-inline std::vector<float> read_npy_f4(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot open " << path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  REQUIRE_MESSAGE(bytes.size() >= 10, path << " is too short");
-  REQUIRE_MESSAGE(bytes.compare(0, 6, "\x93NUMPY") == 0, path << ": not a .npy file");
-  REQUIRE_MESSAGE(bytes[6] == 1, path << ": not format 1.0");
-  const size_t header_len = static_cast<uint8_t>(bytes[8]) | (static_cast<uint8_t>(bytes[9]) << 8);
-  REQUIRE(bytes.size() >= 10 + header_len);
-  const std::string header = bytes.substr(10, header_len);
-  REQUIRE_MESSAGE(header.find("'descr': '<f4'") != std::string::npos, path << ": " << header);
-  REQUIRE_MESSAGE(header.find("'fortran_order': False") != std::string::npos, path << ": " << header);
-  const size_t open = header.find("'shape': (");
-  REQUIRE(open != std::string::npos);
-  const size_t n = std::stoull(header.substr(open + 10));
-  REQUIRE_MESSAGE(bytes.size() == 10 + header_len + 4 * n, path << ": holds not " << n << " floats");
-  std::vector<float> out(n);
-  std::memcpy(out.data(), bytes.data() + 10 + header_len, 4 * n);
-  return out;
+// A sample file: 1-D '<f4', as make_goldens.js writes it.
+inline std::vector<float> read_sample(const std::filesystem::path& path) {
+  auto t = tf::read_npy(path.string());
+  REQUIRE_MESSAGE(t.ok(), t.get_status().to_string());
+  REQUIRE_MESSAGE((t->type() == dtype::float32 && t->rank() == 1), path << " holds " << t->debug_string());
+  return t->to_vector<float>();
 }
 
 inline golden read_golden(const std::filesystem::path& dir) {
@@ -83,7 +68,12 @@ inline golden read_golden(const std::filesystem::path& dir) {
   golden g;
   g.model = j.at("model").get<std::string>();
   for (const auto& i : j.at("inputs"))
-    g.inputs.push_back({i.at("name").get<std::string>(), i.at("shape").get<std::vector<int64_t>>()});
+  {
+    golden_tensor t;
+    t.name = i.at("name").get<std::string>();
+    t.shape = i.at("shape").get<std::vector<int64_t>>();
+    g.inputs.push_back(std::move(t));
+  }
   for (const auto& o : j.at("outputs")) {
     golden_tensor t;
     t.name = o.at("name").get<std::string>();
@@ -94,7 +84,7 @@ inline golden read_golden(const std::filesystem::path& dir) {
     t.max = o.at("max").get<double>();
     t.max_abs = o.at("max_abs").get<double>();
     t.stride = o.at("stride").get<int64_t>();
-    t.sample = read_npy_f4(dir / o.at("file").get<std::string>());
+    t.sample = read_sample(dir / o.at("file").get<std::string>());
     g.outputs.push_back(std::move(t));
   }
   return g;

@@ -118,8 +118,8 @@ TEST_CASE("without a signature the inputs are the Placeholders and the outputs t
   write_shards(dir);
   auto m = read(dir, small_model());
   REQUIRE_MESSAGE(m.ok(), m.get_status().to_string());
-  CHECK(m->inputs_source == tfjs_io_source::graph);
-  CHECK(m->outputs_source == tfjs_io_source::graph);
+  CHECK(m->inputs_source == io_source::graph);
+  CHECK(m->outputs_source == io_source::graph);
   REQUIRE(m->inputs.size() == 1);
   CHECK(m->inputs[0].name == "x");
   CHECK(m->inputs[0].type == dtype::float32);
@@ -128,7 +128,7 @@ TEST_CASE("without a signature the inputs are the Placeholders and the outputs t
   CHECK(m->outputs[0].node == "n");
   CHECK(m->outputs[1].node == "y");
   CHECK(m->outputs[1].type == dtype::invalid);
-  CHECK(std::string(tfjs_io_source_name(m->outputs_source)) == "graph");
+  CHECK(std::string(io_source_name(m->outputs_source)) == "graph");
 }
 
 TEST_CASE("a signature gives the inputs and outputs, in its order, with dtypes and shapes") {
@@ -141,7 +141,7 @@ TEST_CASE("a signature gives the inputs and outputs, in its order, with dtypes a
                    {"n:0", {{"name", "n:0"}, {"dtype", "DT_INT32"}, {"tensorShape", {{"unknownRank", true}}}}}}}};
   auto m = read(dir, model);
   REQUIRE_MESSAGE(m.ok(), m.get_status().to_string());
-  CHECK(m->inputs_source == tfjs_io_source::signature);
+  CHECK(m->inputs_source == io_source::signature);
   REQUIRE(m->inputs.size() == 1);
   CHECK(m->inputs[0].name == "x:0");
   CHECK(m->inputs[0].node == "x");

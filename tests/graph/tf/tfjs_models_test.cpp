@@ -15,7 +15,7 @@
 #include "actors/session/session.hpp"
 #include "graph/ir/op_def.hpp"
 #include "graph/tf/tfjs_model.hpp"
-#include "tfjs_golden.hpp"
+#include "test_util/tfjs_golden.hpp"
 
 using namespace caflow;
 using namespace caflow::testing;
@@ -47,7 +47,7 @@ status_or<std::vector<tensor>> run(const graph_def& g, const golden& ref) {
   return sess.run_named(feeds, fetches);
 }
 
-std::set<std::string> node_names(const std::vector<tf::tfjs_tensor_info>& infos) {
+std::set<std::string> node_names(const std::vector<tf::model_tensor>& infos) {
   std::set<std::string> out;
   for (const auto& i : infos) out.insert(tensor_name(i.node, i.port));
   return out;
