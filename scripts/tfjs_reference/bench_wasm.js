@@ -30,6 +30,7 @@ const tf = require('@tensorflow/tfjs-core');
 require('@tensorflow/tfjs-backend-cpu');
 const tfwasm = require('@tensorflow/tfjs-backend-wasm');
 const tfconv = require('@tensorflow/tfjs-converter');
+const {loadArtifacts} = require('./model_artifacts');
 
 const USAGE = 'usage: bench_wasm.js <model.json|model.min.js> [--batch N] [--runs R] [--threads T] ' +
               '[--warmup W] [--backend wasm|cpu] [--stock-node-wasm]';
@@ -70,38 +71,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-// The same reading as make_goldens.js, so that both time and check one and the same model.
-function loadArtifacts(modelPath) {
-  const dir = path.dirname(modelPath);
-  const isModule = modelPath.endsWith('.js');
-  const model = isModule ? require(path.resolve(modelPath))
-                         : JSON.parse(fs.readFileSync(modelPath, 'utf8'));
-  const weightSpecs = [];
-  const buffers = [];
-  for (const group of model.weightsManifest) {
-    for (const p of group.paths) {
-      if (isModule) {
-        buffers.push(Buffer.from(require(path.resolve(dir, p + '.min.js')), 'base64'));
-      } else {
-        buffers.push(fs.readFileSync(path.join(dir, p)));
-      }
-    }
-    weightSpecs.push(...group.weights);
-  }
-  const all = Buffer.concat(buffers);
-  const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
-  return {
-    format: model.format,
-    generatedBy: model.generatedBy,
-    convertedBy: model.convertedBy,
-    modelTopology: model.modelTopology,
-    signature: model.signature,
-    userDefinedMetadata: model.userDefinedMetadata,
-    modelInitializer: model.modelInitializer,
-    weightSpecs,
-    weightData,
-  };
-}
 
 function pattern(shape) {
   const n = shape.reduce((a, b) => a * b, 1);

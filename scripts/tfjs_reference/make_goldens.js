@@ -29,41 +29,10 @@ const path = require('path');
 const tf = require('@tensorflow/tfjs-core');
 require('@tensorflow/tfjs-backend-cpu');
 const tfconv = require('@tensorflow/tfjs-converter');
+const {loadArtifacts} = require('./model_artifacts');
 
 const FULL_LIMIT = 4096;
 const SAMPLE_TARGET = 2048;
-
-function loadArtifacts(modelPath) {
-  const dir = path.dirname(modelPath);
-  const isModule = modelPath.endsWith('.js');
-  const model = isModule ? require(path.resolve(modelPath))
-                         : JSON.parse(fs.readFileSync(modelPath, 'utf8'));
-  const weightSpecs = [];
-  const buffers = [];
-  for (const group of model.weightsManifest) {
-    for (const p of group.paths) {
-      if (isModule) {
-        buffers.push(Buffer.from(require(path.resolve(dir, p + '.min.js')), 'base64'));
-      } else {
-        buffers.push(fs.readFileSync(path.join(dir, p)));
-      }
-    }
-    weightSpecs.push(...group.weights);
-  }
-  const all = Buffer.concat(buffers);
-  const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength);
-  return {
-    format: model.format,
-    generatedBy: model.generatedBy,
-    convertedBy: model.convertedBy,
-    modelTopology: model.modelTopology,
-    signature: model.signature,
-    userDefinedMetadata: model.userDefinedMetadata,
-    modelInitializer: model.modelInitializer,
-    weightSpecs,
-    weightData,
-  };
-}
 
 // Integer inputs, as caflow-run feeds them: (i * 7919) % 1000, wrapped to a byte for uint8
 // (TF.js holds uint8 inputs as int32; the model's Placeholder says what TensorFlow declared).
