@@ -119,6 +119,14 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--recovery-timeout", o->recovery_timeout,
                  "seconds a recovering client waits for a lost task to be back")
       ->check(CLI::Range(1, 86400));
+  app.add_option("--logdir", o->logdir,
+                 "DIR: the chief writes TensorBoard events there (graph, loss, accuracy, "
+                 "learning rate, rates, variable histograms, test accuracy): tensorboard --logdir DIR");
+  app.add_option("--summary-every", o->summary_every, "with --logdir: steps between scalars")
+      ->check(CLI::Range(1, 1 << 30));
+  app.add_option("--histogram-every", o->histogram_every,
+                 "with --logdir: steps between variable histograms (0: none)")
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--plot", o->plot,
                  "FILE.png: the loss and accuracy curves (gnuplot), their data in FILE.csv; "
                  "evaluates the test set after every epoch");

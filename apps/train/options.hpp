@@ -65,6 +65,11 @@ struct train_options {
   // The chief's loss and accuracy curves as a PNG (through gnuplot), with their data beside it
   // as CSV; the chief then also evaluates the test set after every epoch.
   std::string plot;
+  // The chief's TensorBoard event file goes to this directory (training_summaries.hpp); the
+  // chief then also evaluates the test set after every epoch. "" writes none.
+  std::string logdir;
+  int summary_every = 10;     // steps between scalar summaries
+  int histogram_every = 100;  // steps between variable histograms; 0: none
   // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.
   std::string cluster;
   std::string job;  // with --cluster: the task this process serves ("" for a client only)

@@ -10,6 +10,7 @@
 #include "actors/session/session.hpp"
 #include "apps/train/auc.hpp"
 #include "apps/train/progress.hpp"
+#include "apps/train/training_summaries.hpp"
 #include "graph/client/train/saver.hpp"
 
 namespace caflow::train_app {
@@ -246,6 +247,7 @@ class training_loop {
   const bool print_progress_;
   const bool checkpoints_;
   const bool plotting_;
+  std::unique_ptr<training_summaries> summaries_;  // the chief's, with --logdir
   // In sync mode the chief makes exactly the updates of the run; the others train until it
   // closes the token queue: with backup workers they run ahead of their share, and stopping
   // by their own count could leave the chief waiting for gradients nobody sends.
@@ -312,6 +314,10 @@ void training_loop::skip_resumed_steps(int64_t resumed_global_step) {
 }
 
 status training_loop::run_epochs() {
+  if (plan_.is_chief() && !o_.logdir.empty() && !summaries_) {
+    CAFLOW_ASSIGN_OR_RETURN(summaries_, training_summaries::open(o_, g_));
+    progress_.note("caflow-train: TensorBoard events in " + summaries_->path());
+  }
   start_ = clock_type::now();
   for (int64_t index = done_steps_; until_closed_ || index < total_steps_; ++index) {
     auto out = run_step();
@@ -381,6 +387,7 @@ training_loop::step_metrics training_loop::count_step(const std::vector<tensor>&
 status training_loop::after_step(int epoch, int64_t step, const step_metrics& m) {
   const auto averaged = static_cast<double>(in_epoch_);
   if (plotting_) history_.step(done_steps_ + result_.steps, epoch + 1, m.loss, m.accuracy);
+  if (summaries_) summaries_->step(sess_, m.global_step, m.loss, m.accuracy, o_.batch_size * towers_);
   if (print_progress_)
     progress_.step(epoch, step + 1, m.global_step, static_cast<float>(loss_sum_ / averaged),
                    correct_sum_ / averaged);
@@ -395,9 +402,10 @@ status training_loop::after_step(int epoch, int64_t step, const step_metrics& m)
 status training_loop::end_epoch(int epoch) {
   const auto averaged = static_cast<double>(in_epoch_);
   double test_accuracy = -1;
-  if (plotting_) {
+  if (plotting_ || summaries_) {
     CAFLOW_ASSIGN_OR_RETURN(const evaluation e, evaluate(sess_, g_.towers[0], test_));
     test_accuracy = e.accuracy;
+    if (summaries_) summaries_->test_accuracy(last_global_step_, e.accuracy);
     result_.test_auc = e.auc;
     history_.end_epoch(done_steps_ + result_.steps, epoch + 1, loss_sum_ / averaged,
                        correct_sum_ / averaged, test_accuracy);

@@ -1,0 +1,52 @@
+#include "apps/train/training_summaries.hpp"
+
+#include "graph/core/log.hpp"
+
+namespace caflow::train_app {
+
+status_or<std::unique_ptr<training_summaries>> training_summaries::open(const train_options& o,
+                                                                        const client_graph& g) {
+  CAFLOW_ASSIGN_OR_RETURN(auto writer, tf::summary_writer::open(o.logdir));
+  std::unique_ptr<training_summaries> s(new training_summaries(o, g, std::move(writer)));
+  s->writer_->add_graph(g.root.to_graph_def());
+  return s;
+}
+
+training_summaries::training_summaries(const train_options& o, const client_graph& g,
+                                       std::unique_ptr<tf::summary_writer> w)
+    : o_(o), g_(g), writer_(std::move(w)), last_at_(std::chrono::steady_clock::now()) {}
+
+void training_summaries::step(session& sess, int64_t step, double loss, double accuracy, int64_t samples) {
+  samples_since_ += samples;
+  if (o_.summary_every > 0 && step % o_.summary_every == 0) {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_at_).count();
+    writer_->add_scalar("loss", step, loss);
+    writer_->add_scalar("accuracy", step, accuracy);
+    writer_->add_scalar("learning_rate", step, o_.learning_rate);
+    if (last_step_ >= 0 && seconds > 0) {
+      writer_->add_scalar("samples_per_second", step, static_cast<double>(samples_since_) / seconds);
+      writer_->add_scalar("global_step_per_second", step, static_cast<double>(step - last_step_) / seconds);
+    }
+    last_step_ = step;
+    last_at_ = now;
+    samples_since_ = 0;
+  }
+  if (o_.histogram_every <= 0 || step % o_.histogram_every != 0) return;
+  const std::vector<train::variable> vars = g_.shared_vars.trainable();
+  std::vector<output> values(vars.begin(), vars.end());
+  auto got = sess.run(values);
+  if (!got.ok()) {
+    if (!histogram_failed_)
+      write_log(log_level::error, "caflow-train", "variable histograms left out: ", got.get_status().message());
+    histogram_failed_ = true;
+    return;
+  }
+  for (size_t k = 0; k < vars.size(); ++k) writer_->add_histogram(vars[k].name(), step, (*got)[k]);
+}
+
+void training_summaries::test_accuracy(int64_t step, double accuracy) {
+  writer_->add_scalar("test_accuracy", step, accuracy);
+}
+
+}  // namespace caflow::train_app
