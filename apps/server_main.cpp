@@ -10,6 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "graph/core/log.hpp"
@@ -25,6 +29,8 @@ int usage(const char* why) {
                "caflow-server: %s\n"
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
                "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
+               "       [--startup-timeout-ms MS]   (default 60000: a task not serving by then exits 1\n"
+               "                                    naming what it waited for)\n"
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
                "       [--busy-poll-us US]   (default 200: the network thread polls that long after\n"
                "                              its actors last ran, instead of sleeping; 0: off)\n"
@@ -61,7 +67,8 @@ status_or<int> parse_int(const std::string& flag, const std::string& text) {
   return static_cast<int>(v);
 }
 
-status_or<server_options> parse(int argc, char** argv, std::string* log_level, bool* insecure) {
+status_or<server_options> parse(int argc, char** argv, std::string* log_level, bool* insecure,
+                                std::chrono::milliseconds* startup_timeout) {
   server_options opts;
   std::string cluster;
   bool have_task = false;
@@ -135,6 +142,10 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
       opts.security.ca = value;
     } else if (flag == "--cluster-id") {
       opts.security.cluster_id = value;
+    } else if (flag == "--startup-timeout-ms") {
+      CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
+      if (ms == 0) return errors::invalid_argument(flag, " takes a positive number of milliseconds");
+      *startup_timeout = std::chrono::milliseconds(ms);
     } else if (flag == "--peer-wait-ms") {
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       opts.peer_patience = std::chrono::milliseconds(ms);
@@ -161,7 +172,8 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
 int main(int argc, char** argv) {
   std::string log_level;
   bool insecure = false;
-  auto opts = parse(argc, argv, &log_level, &insecure);
+  std::chrono::milliseconds startup_timeout{60000};
+  auto opts = parse(argc, argv, &log_level, &insecure, &startup_timeout);
   if (!opts.ok()) return usage(opts.get_status().message().c_str());
   if (status st = init_logging(log_level); !st.ok()) return usage(st.message().c_str());
   // Files the flags name are checked now, before anything serves: a bad one is a line naming
@@ -182,19 +194,51 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  // From here one thread waits for the stop signals, start-up included: a task still looking
+  // for its peers stops at once, naming what it waited for. A watchdog ends a start-up that
+  // runs past its deadline the same way, with exit 1.
+  const std::string task = opts->job + "/task:" + std::to_string(opts->task);
+  const std::shared_ptr<startup_progress> progress = opts->progress;
+  std::mutex mu;
+  std::condition_variable started_cv;
+  bool started = false;
+  server* running = nullptr;
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    std::unique_lock<std::mutex> lock(mu);
+    if (!started) {
+      std::fprintf(stderr, "caflow-server: /job:%s stopped by %s while starting (%s)\n", task.c_str(),
+                   sig == SIGINT ? "SIGINT" : "SIGTERM", progress->pending().c_str());
+      std::fflush(stderr);
+      std::_Exit(0);  // nothing served yet: nothing to hand over or flush
+    }
+    if (running != nullptr) running->stop();
+  });
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(mu);
+    if (started_cv.wait_for(lock, startup_timeout, [&] { return started; })) return;
+    std::fprintf(stderr, "caflow-server: /job:%s did not start within %lld ms: %s\n", task.c_str(),
+                 static_cast<long long>(startup_timeout.count()), progress->pending().c_str());
+    std::fflush(stderr);
+    std::_Exit(1);
+  });
   auto srv = server::start(*opts);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    started = true;
+    if (srv.ok()) running = srv->get();
+  }
+  started_cv.notify_all();
+  watchdog.join();
   if (!srv.ok()) {
     std::fprintf(stderr, "caflow-server: %s\n", srv.get_status().to_string().c_str());
-    return 1;
+    std::fflush(stderr);
+    std::_Exit(1);  // the waiter still blocks in sigwait
   }
   std::printf("caflow-server: %s serving at %s\n", (*srv)->task_name().c_str(),
               (*srv)->target().c_str());
   std::fflush(stdout);
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    (*srv)->stop();
-  });
   (*srv)->wait();
   waiter.join();
   std::printf("caflow-server: %s stopped\n", (*srv)->task_name().c_str());

@@ -75,7 +75,9 @@ struct server::impl {
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
     // Named before the port opens: an earlier task introduces itself as soon as it can.
     intros = std::make_unique<introductions>(sys);
+    opts.progress->begin("listen", "opening " + where.host + ":" + std::to_string(where.port));
     CAFLOW_ASSIGN_OR_RETURN(port, open_task_port(sys, where));
+    opts.progress->end("listen");
     host = where.host;
     master_options m{.job = opts.job, .task = opts.task, .workers = {},
                      .step_timeout = opts.step_timeout};
@@ -84,6 +86,7 @@ struct server::impl {
     m.resolver = resolver;
     m.planning = planning;
     CAFLOW_RETURN_IF_ERROR(meet_peers(m));
+    opts.progress->begin("serve", "starting its master and admin");
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
                     .peers = m.addresses, .master = {}, .worker = worker,
                     .lookups = lookups};
@@ -93,6 +96,7 @@ struct server::impl {
     a.master = master;
     admin = spawn_admin(sys, std::move(a));
     announce_role(sys, admin_role, caf::actor_cast<caf::strong_actor_ptr>(admin));
+    opts.progress->end("serve");
     write_log(log_level::info, name, "serving on ", host, ":", port, " with ",
               opts.cluster.tasks().size(), " tasks in the cluster");
     return {};
@@ -139,8 +143,11 @@ struct server::impl {
 
   status_or<caf::strong_actor_ptr> connect_and_introduce(const peer& p,
                                                          std::chrono::steady_clock::time_point deadline) {
+    opts.progress->begin(p.name, "looking for " + p.name + " at " + p.where.host + ":" +
+                                     std::to_string(p.where.port));
     auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
     if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
+    opts.progress->end(p.name);
     // Without the introduction the later task connects back after its grace: slower, and
     // racing any connect of ours still in flight, but not wrong.
     if (status s = introduce(sys, *found, name, caf::actor_cast<caf::strong_actor_ptr>(worker),
@@ -159,10 +166,14 @@ struct server::impl {
     const auto grace = std::min(opts.peer_patience, std::chrono::milliseconds(2500));
     std::map<std::string, clock::time_point> listening_since;
     std::vector<peer> serving;
+    for (const peer& p : pending)
+      opts.progress->begin(p.name, "waiting for " + p.name + " (at " + p.where.host + ":" +
+                                       std::to_string(p.where.port) + ") to introduce itself");
     while (!pending.empty()) {
       for (auto it = pending.begin(); it != pending.end();) {
         if (auto who = intros->find(it->name)) {
           m.workers[it->name] = caf::actor_cast<worker_actor>(who);
+          opts.progress->end(it->name);
           it = pending.erase(it);
           continue;
         }
@@ -190,8 +201,11 @@ struct server::impl {
       intros->wait_until(std::min(deadline, clock::now() + std::chrono::milliseconds(50)));
     }
     for (const peer& p : serving) {
+      opts.progress->begin(p.name, "looking for " + p.name + " at " + p.where.host + ":" +
+                                       std::to_string(p.where.port));
       auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
       if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
+      opts.progress->end(p.name);
       m.workers[p.name] = caf::actor_cast<worker_actor>(*found);
     }
     return {};

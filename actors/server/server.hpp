@@ -17,6 +17,7 @@
 #include "net/loop/loop_scheduler.hpp"
 #include "net/middleman.hpp"
 #include "net/protocol.hpp"
+#include "actors/server/startup_progress.hpp"
 #include "net/security/transport_security.hpp"
 
 namespace caflow {
@@ -33,6 +34,8 @@ struct server_options {
   std::map<std::string, int> device_count{};
   failure_detection failures{};
   std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
+  // Where start-up is, for a caller that watches it (caflow-server's deadline and signals).
+  std::shared_ptr<startup_progress> progress = std::make_shared<startup_progress>();
   std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
   // Where the task's actors run. 0: on the network event loop, the thread that also reads and
   // writes the task's sockets (net/loop/loop_scheduler.hpp; the fewest thread hand-overs per step).
