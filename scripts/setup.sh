@@ -10,7 +10,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   libcaf-dev libeigen3-dev libboost-serialization-dev doctest-dev zlib1g-dev
   nlohmann-json3-dev libcli11-dev libedit-dev iproute2 tmux gnuplot-nox openssl libssl-dev
-  dataset-fashion-mnist libprotobuf-dev protobuf-compiler
+  dataset-fashion-mnist libprotobuf-dev protobuf-compiler libleveldb-dev python3-crc32c
 )
 missing=()
 for p in "${packages[@]}"; do

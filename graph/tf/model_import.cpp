@@ -2,9 +2,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
+#include "graph/tf/saved_model.hpp"
 #include "graph/tf/tfjs_model.hpp"
 
 namespace caflow::tf {
@@ -36,6 +38,14 @@ status_or<imported_model> import_graph_def(std::string_view bytes, graph_encodin
 
 status_or<imported_model> import_graph_def(const std::string& path) {
   const std::string_view p = path;
+  // A SavedModel is a folder; its saved_model.pb alone is no GraphDef, so naming it means the
+  // folder too.
+  const std::filesystem::path fs_path(path);
+  if (is_saved_model_dir(path) || fs_path.filename() == "saved_model.pb") {
+    const std::string dir = fs_path.filename() == "saved_model.pb" ? fs_path.parent_path().string() : path;
+    CAFLOW_ASSIGN_OR_RETURN(saved_model m, load_saved_model(dir.empty() ? "." : dir));
+    return std::move(m.model);
+  }
   if (p.ends_with(".json")) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return errors::not_found(path, ": cannot open: ", std::strerror(errno));

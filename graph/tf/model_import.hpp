@@ -9,7 +9,9 @@
 //
 // By extension: .pb (binary GraphDef), .pbtxt (text), .json (a TensorFlow.js model.json with its
 // weight shards beside it, or a bare GraphDef in protobuf JSON). A GraphDef has no signature:
-// its inputs are its Placeholders and its outputs its sinks (model_io.hpp).
+// its inputs are its Placeholders and its outputs its sinks (model_io.hpp). A folder holding
+// saved_model.pb (or that file itself) is a TF1 SavedModel, frozen for its "serve" meta graph's
+// default signature (saved_model.hpp).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +27,8 @@ struct imported_model {
   std::vector<model_tensor> outputs;
   io_source inputs_source = io_source::graph;
   io_source outputs_source = io_source::graph;
-  // "binary GraphDef", "text GraphDef", "json GraphDef" or "TensorFlow.js graph model".
+  // "binary GraphDef", "text GraphDef", "json GraphDef", "TensorFlow.js graph model" or
+  // "TF1 SavedModel".
   std::string format;
 };
 

@@ -164,6 +164,37 @@ void shape_to_proto(const partial_shape& s, tfp::TensorShapeProto* proto) {
   for (int i = 0; i < s.rank(); ++i) proto->add_dim()->set_size(s.dim(i));
 }
 
+status_or<tensor> tensor_from_content(tf_type tt, const tensor_shape& shape,
+                                      std::string_view content, const std::string& where) {
+  auto type = dtype_from_tf(tt);
+  if (!type.ok()) return type.get_status().with_context(where + ": dtype");
+  const size_t tf_size = tf_element_size(tt);
+  if (*type == dtype::resource || tf_size == 0)
+    return errors::unimplemented(where, ": a tensor of ", tf_type_name(tt),
+                                 " holds handles, not values");
+  const int64_t n = shape.num_elements();
+  // The division first: a product that wraps could otherwise match the content's size.
+  if (static_cast<uint64_t>(n) > content.size() / tf_size ||
+      static_cast<uint64_t>(content.size()) != static_cast<uint64_t>(n) * tf_size)
+    return errors::invalid_argument(where, " holds ", content.size(), " bytes but shape ",
+                                    shape.to_string(), " of ", tf_type_name(tt), " needs ",
+                                    static_cast<uint64_t>(n) * tf_size);
+  auto out = tensor::allocate(default_allocator(), *type, shape);
+  if (!out.ok()) return out.get_status().with_context(where);
+  // Same bytes on both sides (little-endian, as caflow's): one copy. Bools are read one by one,
+  // since a byte other than 0 or 1 must still read as true.
+  static_assert(std::endian::native == std::endian::little, "tensor_content is little-endian");
+  if (tf_type_of(*type) == tt && *type != dtype::boolean) {
+    if (!content.empty()) std::memcpy(out->raw_data(), content.data(), content.size());
+    return out;
+  }
+  visit_dtype(*type, [&]<class T>() {
+    T* dst = out->template data<T>();
+    fill(dst, n, n, [&](int64_t i) { return from_content<T>(tt, content.data(), i); });
+  });
+  return out;
+}
+
 status_or<tensor> tensor_from_proto(const tfp::TensorProto& proto, const std::string& where) {
   const tf_type tt = proto.dtype();
   auto type = dtype_from_tf(tt);
@@ -178,35 +209,22 @@ status_or<tensor> tensor_from_proto(const tfp::TensorProto& proto, const std::st
     return errors::invalid_argument(where, ": tensor_shape ", ps.to_string(),
                                     " is not fully known (a constant has a shape)");
   const tensor_shape shape = ps.to_shape();
-  const int64_t n = shape.num_elements();
-  const size_t tf_size = tf_element_size(tt);
   const std::string& content = proto.tensor_content();
+  if (!content.empty()) return tensor_from_content(tt, shape, content, where + ": tensor_content");
+
+  const int64_t n = shape.num_elements();
   const typed_field field = field_of(proto, tt);
-
-  if (content.empty()) {
-    if (field.size > n)
-      return errors::invalid_argument(where, ": ", field.name, " holds ", field.size,
-                                      " values but shape ", shape.to_string(), " has ", n,
-                                      " elements");
-    if (static_cast<uint64_t>(n) * dtype_size(*type) > max_tensor_bytes)
-      return errors::resource_exhausted(where, ": shape ", shape.to_string(), " of ",
-                                        tf_type_name(tt), " needs more than 2 GiB");
-  } else if (static_cast<uint64_t>(content.size()) != static_cast<uint64_t>(n) * tf_size) {
-    return errors::invalid_argument(where, ": tensor_content holds ", content.size(),
-                                    " bytes but shape ", shape.to_string(), " of ",
-                                    tf_type_name(tt), " needs ",
-                                    static_cast<uint64_t>(n) * tf_size);
-  }
-
+  if (field.size > n)
+    return errors::invalid_argument(where, ": ", field.name, " holds ", field.size,
+                                    " values but shape ", shape.to_string(), " has ", n,
+                                    " elements");
+  if (static_cast<uint64_t>(n) * dtype_size(*type) > max_tensor_bytes)
+    return errors::resource_exhausted(where, ": shape ", shape.to_string(), " of ",
+                                      tf_type_name(tt), " needs more than 2 GiB");
   auto out = tensor::allocate(default_allocator(), *type, shape);
   if (!out.ok()) return out.get_status().with_context(where);
   visit_dtype(*type, [&]<class T>() {
-    T* dst = out->template data<T>();
-    if (!content.empty()) {
-      fill(dst, n, n, [&](int64_t i) { return from_content<T>(tt, content.data(), i); });
-    } else {
-      fill(dst, n, field.size, [&](int64_t i) { return from_field<T>(proto, tt, i); });
-    }
+    fill(out->template data<T>(), n, field.size, [&](int64_t i) { return from_field<T>(proto, tt, i); });
   });
   return out;
 }

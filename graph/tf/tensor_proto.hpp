@@ -7,8 +7,10 @@
 // or none (zeros). Types caflow lacks are widened as graph/tf/tf_dtype.hpp says; the others
 // (strings among them) are refused naming the type. Writing always uses tensor_content.
 #include <string>
+#include <string_view>
 
 #include "graph/core/tensor.hpp"
+#include "graph/tf/tf_dtype.hpp"
 
 namespace caflow::tfproto {
 class TensorProto;
@@ -20,6 +22,12 @@ namespace caflow::tf {
 // `where` prefixes every error ("model.pb: node 'W' attr 'value'"), which then names the
 // field at fault ("tensor_content holds 12 bytes, shape [2,3] of DT_FLOAT needs 24").
 status_or<tensor> tensor_from_proto(const tfproto::TensorProto& proto, const std::string& where);
+
+// A tensor of TensorFlow type `t` from its elements' little-endian bytes, as TensorFlow writes
+// them in tensor_content and in checkpoints; types caflow lacks are widened. `where` prefixes
+// every error ("m.pb: node 'c' attr 'value': tensor_content holds 4 bytes but ...").
+status_or<tensor> tensor_from_content(tf_type t, const tensor_shape& shape,
+                                      std::string_view content, const std::string& where);
 
 // REQUIRES nothing of `t`; an uninitialized tensor (or a resource one) is an error.
 status tensor_to_proto(const tensor& t, tfproto::TensorProto* proto);

@@ -150,6 +150,25 @@ TEST_CASE("caflow-run runs a TensorFlow frozen graph on a .npy input and writes 
   CHECK(out->to_vector<float>()[0] == doctest::Approx(2.1193342f).epsilon(1e-6));
 }
 
+TEST_CASE("caflow-run runs a TF1 SavedModel folder through its serving signature") {
+  const std::string model = std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/saved_model_half_plus_two";
+  temp_dir dir("caflow_run_sm_");
+  REQUIRE(tf::write_npy(dir.file("x.npy"), tensor::from_vector<float>({1.0f, 2.0f, 5.0f}, {3, 1})).ok());
+  auto r = caflow_run({model, "--input", "x=" + dir.file("x.npy"), "--output-dir", dir.file("out")});
+  MESSAGE(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(contains(r.output, "model " + model + ": TF1 SavedModel, 8 nodes"));
+  CHECK(contains(r.output, "output y:0 float32[3,1] sum=10 min=2.5 max=4.5"));
+  // tensorflow/serving's docs: predictions [2.5, 3.0, 4.5] for instances [1.0, 2.0, 5.0].
+  auto out = tf::read_npy(dir.file("out/y_0.npy"));
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  CHECK(out->to_vector<float>() == std::vector<float>{2.5f, 3.0f, 4.5f});
+  // The signature fixes x's second dimension at 1.
+  auto wrong = caflow_run({model, "--shape", "x=3"});
+  CHECK(wrong.exit_code == 1);
+  CHECK(contains(wrong.output, "--shape x=3: input 'x:0' has shape [?,1]"));
+}
+
 TEST_CASE("caflow-run's errors name the culprit and exit 1") {
   temp_dir dir("caflow_run_err_");
   auto missing = caflow_run({dir.file("none.pb")});
