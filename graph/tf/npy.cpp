@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -200,13 +201,17 @@ status_or<tensor> parse_npy(std::string_view bytes, const std::string& origin) {
   auto shape = tensor_shape::make(*dims);
   if (!shape.ok()) return errors::invalid_argument(origin, ": .npy shape: ", shape.get_status().message());
 
-  tensor out(type.type, *shape);
+  // Checked before anything is allocated: a header may claim terabytes.
   const size_t width = dtype_size(type.type);
-  const size_t want = out.byte_size();
   const size_t have = bytes.size() - data_at;
-  if (have != want)
+  const auto elements = static_cast<uint64_t>(shape->num_elements());
+  if (elements > have / width || elements * width != have)
     return errors::invalid_argument(origin, ": .npy data is ", have, " bytes; ", *descr, " ",
-                                    shape->to_string(), " takes ", want);
+                                    shape->to_string(), " takes ",
+                                    elements > UINT64_MAX / width ? std::string("more than 2^64")
+                                                                  : std::to_string(elements * width));
+  tensor out(type.type, *shape);
+  const size_t want = out.byte_size();
   char* dst = static_cast<char*>(out.raw_data());
   if (*fortran && shape->rank() > 1) {
     from_fortran(bytes.data() + data_at, dst, shape->dims(), width);
