@@ -6,6 +6,7 @@
 #include <glob.h>
 
 #include "graph/ir/checkpoint_file.hpp"
+#include "graph/ir/checkpoint_format.hpp"
 #include "graph/ir/checkpoint_reader.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 
@@ -106,6 +107,13 @@ class restore_v2_op final : public op_kernel {
   void compute(kernel_context& ctx) override {
     auto path = prefix_path(ctx);
     CAFLOW_OP_REQUIRES_OK(ctx, path.get_status());
+    // Another format's checkpoint (TensorFlow's bundles: prefix.index), read by its own reader.
+    if (const checkpoint_format* format = checkpoint_format_of(*path)) {
+      auto got = format->read(*path, attrs_.names, attrs_.slices, attrs_.types);
+      CAFLOW_OP_REQUIRES_OK(ctx, got.get_status());
+      for (size_t i = 0; i < got->size(); ++i) ctx.set_output(static_cast<int>(i), std::move((*got)[i]));
+      return;
+    }
     auto files = matching_files(*path);
     CAFLOW_OP_REQUIRES_OK(ctx, files.get_status());
     auto reader = checkpoint_reader::open(*files);

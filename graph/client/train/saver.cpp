@@ -295,4 +295,12 @@ status_or<restore_result> saver::restore_latest(step_runner& sess, const std::st
                            " checkpoints in '", abs, "' could be restored:", why);
 }
 
+status saver::restore(step_runner& sess, const std::string& prefix) const {
+  if (shards_.empty()) return errors::failed_precondition("saver: built with errors, see its scope");
+  // Every shard's RestoreV2 reads the whole checkpoint and keeps what its variables need.
+  std::vector<std::pair<output, tensor>> feeds;
+  for (const auto& sh : shards_) feeds.emplace_back(sh.pattern, checkpoint::path_tensor(prefix));
+  return sess.run_targets({restore_}, feeds);
+}
+
 }  // namespace caflow::train

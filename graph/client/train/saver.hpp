@@ -63,6 +63,12 @@ class saver {
   // failure, when none of them restores.
   status_or<restore_result> restore_latest(step_runner& sess, const std::string& dir) const;
 
+  // Restores every variable from the checkpoint at `prefix`, by name: a TensorFlow bundle
+  // (prefix.index and its data, as tf.train.Saver writes them; graph/tf/tensor_bundle.hpp) or one
+  // of caflow's checkpoint files. All variables or none: a missing name, another dtype or a
+  // corrupt file fails before any Assign runs.
+  status restore(step_runner& sess, const std::string& prefix) const;
+
   // Steps of the complete checkpoints (index file present) in `dir`, newest first.
   static std::vector<int64_t> checkpoint_steps(const std::string& dir);
 
