@@ -119,6 +119,10 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--recovery-timeout", o->recovery_timeout,
                  "seconds a recovering client waits for a lost task to be back")
       ->check(CLI::Range(1, 86400));
+  app.add_option("--checkpoint-format", o->checkpoint_format,
+                 "caflow (default), or tf: each checkpoint also as TensorFlow's model.ckpt-N "
+                 "bundle and checkpoint file, which tf.train.Saver restores")
+      ->check(CLI::IsMember({"caflow", "tf"}));
   app.add_option("--logdir", o->logdir,
                  "DIR: the chief writes TensorBoard events there (graph, loss, accuracy, "
                  "learning rate, rates, variable histograms, test accuracy): tensorboard --logdir DIR");

@@ -68,6 +68,8 @@ struct train_options {
   // The chief's TensorBoard event file goes to this directory (training_summaries.hpp); the
   // chief then also evaluates the test set after every epoch. "" writes none.
   std::string logdir;
+  // "tf": each checkpoint also as TensorFlow's files (apps/train/tf_checkpoint.hpp).
+  std::string checkpoint_format = "caflow";
   int summary_every = 10;     // steps between scalar summaries
   int histogram_every = 100;  // steps between variable histograms; 0: none
   // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.

@@ -10,6 +10,7 @@
 #include "actors/session/session.hpp"
 #include "apps/train/auc.hpp"
 #include "apps/train/progress.hpp"
+#include "apps/train/tf_checkpoint.hpp"
 #include "apps/train/training_summaries.hpp"
 #include "graph/client/train/saver.hpp"
 
@@ -88,10 +89,18 @@ status_or<int64_t> restore_or_initialize(session& sess, const client_graph& g,
 }
 
 status save_checkpoint(session& sess, const client_graph& g, const train::saver& saver,
-                       const std::string& dir, progress_line& progress) {
+                       const train_options& o, progress_line& progress) {
   CAFLOW_ASSIGN_OR_RETURN(int64_t step, read_global_step(sess, g));
-  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, dir, step));
+  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, o.checkpoint_dir, step));
   progress.note("caflow-train: saved checkpoint " + index);
+  // TensorFlow's copy is for other tools; recovery uses caflow's own, so a failure to write it
+  // is a line, not a lost run.
+  if (o.checkpoint_format == "tf") {
+    auto prefix = write_tf_checkpoint(sess, saver, o.checkpoint_dir, step);
+    progress.note(prefix.ok() ? "caflow-train: saved TensorFlow checkpoint " + *prefix
+                              : "caflow-train: TensorFlow checkpoint not written: " +
+                                    prefix.get_status().to_string());
+  }
   return {};
 }
 
@@ -393,7 +402,7 @@ status training_loop::after_step(int epoch, int64_t step, const step_metrics& m)
                    correct_sum_ / averaged);
   if (checkpoints_ && o_.checkpoint_every > 0 &&
       (done_steps_ + result_.steps) % o_.checkpoint_every == 0) {
-    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_.checkpoint_dir, progress_));
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_, progress_));
     saved_at_ = result_.steps;
   }
   return {};
@@ -442,7 +451,7 @@ status_or<client_result> training_loop::finish() {
     CAFLOW_RETURN_IF_ERROR(sess_.run_targets({g_.sync->end_of_training()}));
   if (plotting_) result_.history = history_.history();
   if (checkpoints_ && saved_at_ != result_.steps)
-    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_.checkpoint_dir, progress_));
+    CAFLOW_RETURN_IF_ERROR(save_checkpoint(sess_, g_, *g_.saver, o_, progress_));
   result_.seconds = std::chrono::duration<double>(clock_type::now() - start_).count();
   set_rates();
   // With --plot the last epoch's evaluation is the final one.

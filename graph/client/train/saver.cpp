@@ -161,6 +161,9 @@ saver::saver(const scope& s, const variable_set& vars, const saver_options& opts
     sh.prefix = ops::placeholder(on_device.with_op_name("prefix"), dtype::uint8);
     sh.pattern = ops::placeholder(on_device.with_op_name("pattern"), dtype::uint8);
     sh.save = ops::save_v2(on_device, sh.prefix, names, values, save_slices);
+    sh.names = names;
+    sh.slices = save_slices;
+    sh.values = values;
     // Each shard's RestoreV2 runs on its variables' device and reads, from whichever files
     // hold them, exactly the rows its variables need.
     restored[i] = ops::restore_v2(on_device, sh.pattern, names, types, restore_slices);
@@ -301,6 +304,18 @@ status saver::restore(step_runner& sess, const std::string& prefix) const {
   std::vector<std::pair<output, tensor>> feeds;
   for (const auto& sh : shards_) feeds.emplace_back(sh.pattern, checkpoint::path_tensor(prefix));
   return sess.run_targets({restore_}, feeds);
+}
+
+status_or<std::vector<saver::entry>> saver::entries(step_runner& sess) const {
+  if (shards_.empty()) return errors::failed_precondition("saver: built with errors, see its scope");
+  // One variable a step: a model's variables can be far bigger than what one step should move.
+  std::vector<entry> out;
+  for (const auto& sh : shards_)
+    for (size_t i = 0; i < sh.names.size(); ++i) {
+      CAFLOW_ASSIGN_OR_RETURN(std::vector<tensor> got, sess.run({}, {sh.values[i]}));
+      out.push_back({sh.names[i], sh.slices[i], std::move(got[0])});
+    }
+  return out;
 }
 
 }  // namespace caflow::train

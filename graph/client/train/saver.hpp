@@ -69,6 +69,16 @@ class saver {
   // corrupt file fails before any Assign runs.
   status restore(step_runner& sess, const std::string& prefix) const;
 
+  // What save() would write, read into this process: each variable's value under the name and
+  // slice ("" for a whole tensor) it is saved as. For writers of other formats
+  // (apps/train/tf_checkpoint.hpp writes TensorFlow's).
+  struct entry {
+    std::string name;
+    std::string slice;
+    tensor value;
+  };
+  status_or<std::vector<entry>> entries(step_runner& sess) const;
+
   // Steps of the complete checkpoints (index file present) in `dir`, newest first.
   static std::vector<int64_t> checkpoint_steps(const std::string& dir);
 
@@ -80,6 +90,8 @@ class saver {
     output prefix;   // uint8 placeholder: the shard file's path
     output pattern;  // uint8 placeholder: the glob of every shard file of the checkpoint
     operation save;
+    std::vector<std::string> names, slices;  // how each of `values` is saved
+    std::vector<output> values;
   };
   std::vector<std::pair<output, tensor>> prefix_feeds(const std::string& dir, int64_t step) const;
   std::vector<std::pair<output, tensor>> pattern_feeds(const std::string& dir, int64_t step,

@@ -1,0 +1,78 @@
+#include "apps/train/tf_checkpoint.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "graph/ir/tensor_slice.hpp"
+#include "graph/tf/tensor_bundle.hpp"
+
+namespace caflow::train_app {
+namespace {
+
+// The whole tensors of `entries`: slices of one name put together (each must cover its part).
+status_or<std::map<std::string, tensor>> whole_tensors(const std::vector<train::saver::entry>& entries) {
+  std::map<std::string, tensor> out;
+  for (const auto& e : entries) {
+    if (e.slice.empty()) {
+      out[e.name] = e.value;
+      continue;
+    }
+    CAFLOW_ASSIGN_OR_RETURN(tensor_slice box, parse_shape_and_slice(e.slice));
+    auto [it, fresh] = out.try_emplace(e.name);
+    if (fresh) it->second = tensor(e.value.type(), box.full);
+    if (it->second.shape() != box.full || it->second.type() != e.value.type())
+      return errors::invalid_argument("variable '", e.name, "': shard '", e.slice,
+                                      "' disagrees with another shard on the full shape or dtype");
+    copy_slice(e.value, box, it->second, whole_slice(box.full), box);
+  }
+  return out;
+}
+
+std::string bundle_name(int64_t step) { return "model.ckpt-" + std::to_string(step); }
+
+// TF's CheckpointState in text format, what tf.train.latest_checkpoint reads: the newest
+// bundle, then every kept one oldest first.
+status write_state_file(const std::string& dir, int64_t newest, const std::vector<int64_t>& kept_newest_first) {
+  const std::string path = (std::filesystem::path(dir) / "checkpoint").string();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << "model_checkpoint_path: \"" << bundle_name(newest) << "\"\n";
+    for (auto it = kept_newest_first.rbegin(); it != kept_newest_first.rend(); ++it)
+      f << "all_model_checkpoint_paths: \"" << bundle_name(*it) << "\"\n";
+    if (!f) return errors::data_loss(tmp, ": write failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return errors::data_loss(path, ": ", ec.message());
+  return {};
+}
+
+}  // namespace
+
+status_or<std::string> write_tf_checkpoint(session& sess, const train::saver& saver,
+                                           const std::string& dir, int64_t step) {
+  CAFLOW_ASSIGN_OR_RETURN(auto entries, saver.entries(sess));
+  CAFLOW_ASSIGN_OR_RETURN(auto tensors, whole_tensors(entries));
+  const std::string prefix = (std::filesystem::path(dir) / bundle_name(step)).string();
+  CAFLOW_RETURN_IF_ERROR(tf::write_bundle(prefix, tensors));
+  // The bundles follow caflow's own checkpoints: those the saver pruned go too.
+  const std::vector<int64_t> kept = train::saver::checkpoint_steps(dir);
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    const std::string f = file.path().filename().string();
+    if (!f.starts_with("model.ckpt-")) continue;
+    const std::string digits = f.substr(11, f.find('.', 11) - 11);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int64_t n = std::stoll(digits);
+    if (n != step && std::find(kept.begin(), kept.end(), n) == kept.end()) {
+      std::error_code ec;
+      std::filesystem::remove(file.path(), ec);
+    }
+  }
+  CAFLOW_RETURN_IF_ERROR(write_state_file(dir, step, kept));
+  return prefix;
+}
+
+}  // namespace caflow::train_app
