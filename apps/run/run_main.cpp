@@ -15,6 +15,7 @@
 #include "graph/tf/graph_def_export.hpp"
 #include "graph/tf/model_import.hpp"
 #include "graph/tf/npy.hpp"
+#include "graph/tf/saved_model.hpp"
 
 using namespace caflow;
 using namespace caflow::run_app;
@@ -79,6 +80,10 @@ status run(const run_options& o) {
                   static_cast<long long>(placed[k]));
   }
   if (!o.export_path.empty()) CAFLOW_RETURN_IF_ERROR(export_graph(o.export_path, model.graph));
+  if (!o.export_saved_model.empty()) {
+    CAFLOW_RETURN_IF_ERROR(tf::save_saved_model(o.export_saved_model, model));
+    std::printf("wrote SavedModel %s\n", o.export_saved_model.c_str());
+  }
   for (const auto& [name, value] : feeds)
     std::printf("input  %s %s\n", name.c_str(), summarize(value).c_str());
 

@@ -40,6 +40,9 @@ status parse_command_line(int argc, char** argv, run_options* o, bool* help, std
   app.add_option("--export", o->export_path,
                  "also write the graph as it runs (after --place and --batch) as a binary "
                  "GraphDef (.pb) with its weights: a TF.js model becomes a frozen graph");
+  app.add_option("--export-saved-model", o->export_saved_model,
+                 "DIR: also write the model as a TF1 SavedModel there (a version folder, e.g. "
+                 "models/face/1, as TF Serving loads them)");
   app.add_flag("--log-device-placement", o->log_device_placement,
                "print where every node runs, once");
   app.add_option("--tls-cert", o->security.cert, "PEM client certificate for a TLS cluster");

@@ -20,6 +20,7 @@ struct run_options {
   std::string target = "local";
   std::string place;                        // "PREFIX=DEVICE,..."
   std::string export_path;                  // write the graph as a binary GraphDef; "" writes none
+  std::string export_saved_model;           // write it as a TF1 SavedModel folder; "" writes none
   bool log_device_placement = false;
   transport_security security;
 };

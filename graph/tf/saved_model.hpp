@@ -64,6 +64,13 @@ struct saved_model {
 // `dir` holds saved_model.pb.
 status_or<saved_model> load_saved_model(const std::string& dir, const saved_model_options& = {});
 
+// Writes `model`, a frozen graph (its weights are Const nodes, as every model caflow imports),
+// as a TF1 SavedModel in `dir` (a version folder, e.g. models/face/1, as TF Serving lays them
+// out): saved_model.pb with one meta graph tagged {"serve"} whose "serving_default" predict
+// signature maps the model's inputs and outputs (keyed by node name), and variables/ holding an
+// empty bundle. A graph with variables is refused by name (UNIMPLEMENTED).
+status save_saved_model(const std::string& dir, const imported_model& model);
+
 // Whether `path` is a SavedModel folder (it holds saved_model.pb).
 bool is_saved_model_dir(const std::string& path);
 
