@@ -91,8 +91,20 @@ status_or<int64_t> restore_or_initialize(session& sess, const client_graph& g,
 status save_checkpoint(session& sess, const client_graph& g, const train::saver& saver,
                        const train_options& o, progress_line& progress) {
   CAFLOW_ASSIGN_OR_RETURN(int64_t step, read_global_step(sess, g));
-  CAFLOW_ASSIGN_OR_RETURN(std::string index, saver.save(sess, o.checkpoint_dir, step));
-  progress.note("caflow-train: saved checkpoint " + index);
+  auto index = saver.save(sess, o.checkpoint_dir, step);
+  if (!index.ok()) {
+    const error_code c = index.get_status().code();
+    // A lost task is recovered from (the caller's business); a disk that refuses the files
+    // (full, gone, read-only) is a line: the last complete checkpoint stays, training goes on,
+    // and the next checkpoint tries again.
+    if (c == error_code::unavailable || c == error_code::aborted || c == error_code::cancelled ||
+        c == error_code::deadline_exceeded)
+      return index.get_status();
+    progress.note("caflow-train: checkpoint at step " + std::to_string(step) +
+                  " not written: " + index.get_status().to_string());
+    return {};
+  }
+  progress.note("caflow-train: saved checkpoint " + *index);
   // TensorFlow's copy is for other tools; recovery uses caflow's own, so a failure to write it
   // is a line, not a lost run.
   if (o.checkpoint_format == "tf") {
