@@ -408,7 +408,11 @@ training_loop::step_metrics training_loop::count_step(const std::vector<tensor>&
 status training_loop::after_step(int epoch, int64_t step, const step_metrics& m) {
   const auto averaged = static_cast<double>(in_epoch_);
   if (plotting_) history_.step(done_steps_ + result_.steps, epoch + 1, m.loss, m.accuracy);
-  if (summaries_) summaries_->step(sess_, m.global_step, m.loss, m.accuracy, o_.batch_size * towers_);
+  // By this client's own step count: the global step fetched beside the update may read before
+  // or after it, and a summary every N steps must not skip one.
+  if (summaries_)
+    summaries_->step(sess_, done_steps_ + result_.steps - 1, m.global_step, m.loss, m.accuracy,
+                     o_.batch_size * towers_);
   if (print_progress_)
     progress_.step(epoch, step + 1, m.global_step, static_cast<float>(loss_sum_ / averaged),
                    correct_sum_ / averaged);
@@ -426,7 +430,7 @@ status training_loop::end_epoch(int epoch) {
   if (plotting_ || summaries_) {
     CAFLOW_ASSIGN_OR_RETURN(const evaluation e, evaluate(sess_, g_.towers[0], test_));
     test_accuracy = e.accuracy;
-    if (summaries_) summaries_->test_accuracy(last_global_step_, e.accuracy);
+    if (summaries_) summaries_->test_accuracy(done_steps_ + result_.steps - 1, e.accuracy);
     result_.test_auc = e.auc;
     history_.end_epoch(done_steps_ + result_.steps, epoch + 1, loss_sum_ / averaged,
                        correct_sum_ / averaged, test_accuracy);

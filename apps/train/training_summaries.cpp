@@ -16,7 +16,8 @@ training_summaries::training_summaries(const train_options& o, const client_grap
                                        std::unique_ptr<tf::summary_writer> w)
     : o_(o), g_(g), writer_(std::move(w)), last_at_(std::chrono::steady_clock::now()) {}
 
-void training_summaries::step(session& sess, int64_t step, double loss, double accuracy, int64_t samples) {
+void training_summaries::step(session& sess, int64_t step, int64_t global_step, double loss,
+                              double accuracy, int64_t samples) {
   samples_since_ += samples;
   if (o_.summary_every > 0 && step % o_.summary_every == 0) {
     const auto now = std::chrono::steady_clock::now();
@@ -26,9 +27,11 @@ void training_summaries::step(session& sess, int64_t step, double loss, double a
     writer_->add_scalar("learning_rate", step, o_.learning_rate);
     if (last_step_ >= 0 && seconds > 0) {
       writer_->add_scalar("samples_per_second", step, static_cast<double>(samples_since_) / seconds);
-      writer_->add_scalar("global_step_per_second", step, static_cast<double>(step - last_step_) / seconds);
+      writer_->add_scalar("global_step_per_second", step,
+                          static_cast<double>(global_step - last_global_step_) / seconds);
     }
     last_step_ = step;
+    last_global_step_ = global_step;
     last_at_ = now;
     samples_since_ = 0;
   }

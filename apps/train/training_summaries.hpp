@@ -19,10 +19,12 @@ class training_summaries {
   // Opens the event file in `o.logdir` and writes the graph.
   static status_or<std::unique_ptr<training_summaries>> open(const train_options& o, const client_graph& g);
 
-  // After a step: `step` the global step, `samples` this client's samples in that step.
+  // After a step: `step` this client's step (0-based; the events' x axis), `global_step` as
+  // fetched with it (for the global rate), `samples` this client's samples in that step.
   // Fetches the variables (through `sess`) when histograms are due; a failed fetch is reported
   // once on stderr and training goes on.
-  void step(session& sess, int64_t step, double loss, double accuracy, int64_t samples);
+  void step(session& sess, int64_t step, int64_t global_step, double loss, double accuracy,
+            int64_t samples);
   void test_accuracy(int64_t step, double accuracy);
   const std::string& path() const { return writer_->path(); }
 
@@ -34,6 +36,7 @@ class training_summaries {
   std::unique_ptr<tf::summary_writer> writer_;
   // Where the last scalars were written: the rates are over the steps since.
   int64_t last_step_ = -1;
+  int64_t last_global_step_ = 0;
   int64_t samples_since_ = 0;
   std::chrono::steady_clock::time_point last_at_;
   bool histogram_failed_ = false;

@@ -48,11 +48,11 @@ TEST_CASE("caflow-train --logdir writes the events TensorBoard shows") {
   CHECK(graph);
   // One epoch of 60,000 images in batches of 100: steps 0..599.
   const std::set<int64_t> every_50{0, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 550};
-  for (const char* tag : {"loss", "accuracy", "learning_rate"}) {
+  for (const std::string tag : {"loss", "accuracy", "learning_rate"}) {
     CAPTURE(tag);
     CHECK(scalars[tag] == every_50);
   }
-  for (const char* tag : {"samples_per_second", "global_step_per_second"}) {
+  for (const std::string tag : {"samples_per_second", "global_step_per_second"}) {
     CAPTURE(tag);
     CHECK(scalars[tag].size() == every_50.size() - 1);  // a rate needs an interval
   }
