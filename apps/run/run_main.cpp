@@ -2,16 +2,14 @@
 // models").
 #include <chrono>
 #include <cstdio>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "actors/session/session.hpp"
 #include "apps/run/model_inputs.hpp"
 #include "apps/run/placement_rules.hpp"
 #include "apps/run/run_options.hpp"
 #include "apps/run/run_report.hpp"
+#include "graph/ir/checkpoint_file.hpp"
 #include "graph/tf/graph_def_export.hpp"
 #include "graph/tf/model_import.hpp"
 #include "graph/tf/npy.hpp"
@@ -58,10 +56,7 @@ status write_outputs(const std::string& dir, const std::vector<std::string>& nam
 
 status export_graph(const std::string& path, const graph_def& g) {
   CAFLOW_ASSIGN_OR_RETURN(std::string bytes, tf::write_graph_def(g, tf::graph_encoding::binary));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) return errors::data_loss("--export ", path, ": write failed: ", std::strerror(errno));
+  CAFLOW_RETURN_IF_ERROR(checkpoint::write_file_atomically(path, bytes).with_context("--export"));
   std::printf("wrote %s (%zu bytes)\n", path.c_str(), bytes.size());
   return {};
 }

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
+#include "graph/ir/checkpoint_file.hpp"
 #include "graph/ir/tensor_slice.hpp"
 #include "graph/tf/tensor_bundle.hpp"
 
@@ -35,19 +35,10 @@ std::string bundle_name(int64_t step) { return "model.ckpt-" + std::to_string(st
 // TF's CheckpointState in text format, what tf.train.latest_checkpoint reads: the newest
 // bundle, then every kept one oldest first.
 status write_state_file(const std::string& dir, int64_t newest, const std::vector<int64_t>& kept_newest_first) {
-  const std::string path = (std::filesystem::path(dir) / "checkpoint").string();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << "model_checkpoint_path: \"" << bundle_name(newest) << "\"\n";
-    for (auto it = kept_newest_first.rbegin(); it != kept_newest_first.rend(); ++it)
-      f << "all_model_checkpoint_paths: \"" << bundle_name(*it) << "\"\n";
-    if (!f) return errors::data_loss(tmp, ": write failed");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return errors::data_loss(path, ": ", ec.message());
-  return {};
+  std::string text = "model_checkpoint_path: \"" + bundle_name(newest) + "\"\n";
+  for (auto it = kept_newest_first.rbegin(); it != kept_newest_first.rend(); ++it)
+    text += "all_model_checkpoint_paths: \"" + bundle_name(*it) + "\"\n";
+  return checkpoint::write_file_atomically((std::filesystem::path(dir) / "checkpoint").string(), text);
 }
 
 }  // namespace

@@ -1,9 +1,7 @@
 // save_saved_model (graph/tf/saved_model.hpp): a frozen graph as a TF1 SavedModel.
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 
+#include "graph/ir/checkpoint_file.hpp"
 #include "graph/ir/node_signature.hpp"
 #include "graph/ir/op_def.hpp"
 #include "graph/tf/graph_def_export.hpp"
@@ -68,17 +66,7 @@ status save_saved_model(const std::string& dir, const imported_model& model) {
   CAFLOW_RETURN_IF_ERROR(write_bundle((fs::path(dir) / "variables" / "variables").string(), {}));
   std::string bytes;
   if (!saved.SerializeToString(&bytes)) return errors::internal(dir, ": the SavedModel does not serialize");
-  const std::string path = (fs::path(dir) / "saved_model.pb").string();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) return errors::data_loss(tmp, ": write failed: ", std::strerror(errno));
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) return errors::data_loss(path, ": ", ec.message());
-  return {};
+  return checkpoint::write_file_atomically((fs::path(dir) / "saved_model.pb").string(), bytes);
 }
 
 }  // namespace caflow::tf
