@@ -18,6 +18,7 @@
 
 #include "graph/core/log.hpp"
 #include "actors/server/server.hpp"
+#include "net/device_filters.hpp"
 #include "net/security/plaintext_policy.hpp"
 
 using namespace caflow;
@@ -28,7 +29,11 @@ int usage(const char* why) {
   std::fprintf(stderr,
                "caflow-server: %s\n"
                "usage: caflow-server --cluster SPEC --job NAME --task INDEX\n"
-               "       [--intra-op-threads N] [--inter-op-threads N] [--peer-wait-ms MS]\n"
+               "       [--intra-op-threads N] [--inter-op-threads N]\n"
+               "       [--peer-wait-ms MS]   (default 30000: how long a new session waits for a\n"
+               "                              task it needs that does not serve yet)\n"
+               "       [--device-filters LIST]   (e.g. /job:ps,/job:worker/task:1: the only tasks\n"
+               "                                  this one connects to; default: all)\n"
                "       [--startup-timeout-ms MS]   (default 60000: a task not serving by then exits 1\n"
                "                                    naming what it waited for)\n"
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
@@ -146,6 +151,9 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       if (ms == 0) return errors::invalid_argument(flag, " takes a positive number of milliseconds");
       *startup_timeout = std::chrono::milliseconds(ms);
+    } else if (flag == "--device-filters") {
+      CAFLOW_ASSIGN_OR_RETURN(opts.device_filters, device_filters::split_list(value));
+      CAFLOW_RETURN_IF_ERROR(device_filters::parse(opts.device_filters).get_status());
     } else if (flag == "--peer-wait-ms") {
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       opts.peer_patience = std::chrono::milliseconds(ms);

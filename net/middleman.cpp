@@ -108,7 +108,8 @@ caf::strong_actor_ptr lookup_with_timeout(caf::actor_system& sys, caf::atom_valu
 
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
-                                                  std::chrono::milliseconds patience) {
+                                                  std::chrono::milliseconds patience,
+                                                  const std::function<bool()>& cancelled) {
   using namespace std::chrono_literals;
   const auto deadline = std::chrono::steady_clock::now() + patience;
   const auto manager = connection_manager(sys);
@@ -119,7 +120,8 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
     // hang the caller. So each attempt gets its own bound.
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    const auto attempt = std::clamp<std::chrono::milliseconds>(left, 1000ms, 5000ms);
+    const auto attempt = std::clamp<std::chrono::milliseconds>(left, 1000ms,
+                                                               cancelled ? 2000ms : 5000ms);
     caf::node_id node;
     {
       caf::scoped_actor self{sys, true};
@@ -139,6 +141,9 @@ status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const 
       if (auto found = lookup_with_timeout(sys, role, node, 1000ms)) return found;
       last_error = "no '" + caf::to_string(role) + "' there yet";
     }
+    if (cancelled && cancelled())
+      return errors::cancelled("stopped looking for ", caf::to_string(role), " at ", where.host,
+                               ":", where.port, " (", last_error, ")");
     if (std::chrono::steady_clock::now() >= deadline)
       return errors::unavailable("cannot reach ", caf::to_string(role), " at ", where.host, ":",
                                  where.port, " within ", patience.count(), " ms: ", last_error);
@@ -193,20 +198,38 @@ namespace {
 // `patience` is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
 // spawned function has no arguments (undefined behavior UBSan reports). Not a detached actor
 // (net/loop/blocking_worker.hpp says why): the lookup runs on `thread`, the promise answers.
+caf::result<caf::strong_actor_ptr> resolve_later(resolver_actor::pointer self,
+                                                 std::shared_ptr<blocking_worker> thread,
+                                                 host_port where, caf::atom_value role,
+                                                 std::chrono::milliseconds patience) {
+  auto answer = self->make_response_promise<caf::strong_actor_ptr>();
+  caf::actor_system* sys = &self->home_system();
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  // Not the shared pointer: a job holding its own thread would keep it from stopping.
+  const blocking_worker* runner = thread.get();
+  thread->post([=]() mutable {
+    const auto left = std::max(std::chrono::milliseconds(1),
+                               std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   deadline - std::chrono::steady_clock::now()));
+    auto found = find_remote_role(*sys, where, role, left, [runner] { return runner->stopping(); });
+    if (!found.ok()) answer.deliver(to_caf_error(found.get_status()));
+    else answer.deliver(std::move(found).value());
+  });
+  return answer;
+}
+
 resolver_actor::behavior_type resolve_roles(resolver_actor::pointer self,
                                             std::chrono::milliseconds patience,
                                             std::shared_ptr<blocking_worker> thread) {
   return {
       [=](cf_resolve_atom, const std::string& host, uint16_t port,
           caf::atom_value role) -> caf::result<caf::strong_actor_ptr> {
-        auto answer = self->make_response_promise<caf::strong_actor_ptr>();
-        caf::actor_system* sys = &self->home_system();
-        thread->post([=]() mutable {
-          auto found = find_remote_role(*sys, {host, port}, role, patience);
-          if (!found.ok()) answer.deliver(to_caf_error(found.get_status()));
-          else answer.deliver(std::move(found).value());
-        });
-        return answer;
+        return resolve_later(self, thread, {host, port}, role, patience);
+      },
+      [=](cf_resolve_atom, const std::string& host, uint16_t port, caf::atom_value role,
+          caf::timespan own) -> caf::result<caf::strong_actor_ptr> {
+        return resolve_later(self, thread, {host, port}, role,
+                             std::chrono::duration_cast<std::chrono::milliseconds>(own));
       },
   };
 }

@@ -6,6 +6,7 @@
 // mutual certificate authentication.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -45,9 +46,12 @@ void announce_role(caf::actor_system& sys, caf::atom_value role, const caf::stro
 // starting cluster come up in any order). Never blocks much longer than `patience`, even on a
 // peer that accepts and then stays silent (frozen, or refusing our certificate or cluster id).
 // Errors name the address and the role.
+// With `cancelled`, it is asked between tries (each at most 2 s then) and ends the search
+// with a `cancelled` error once it says true.
 status_or<caf::strong_actor_ptr> find_remote_role(caf::actor_system& sys, const host_port& where,
                                                   caf::atom_value role,
-                                                  std::chrono::milliseconds patience);
+                                                  std::chrono::milliseconds patience,
+                                                  const std::function<bool()>& cancelled = {});
 
 // Whether something accepts TCP connections at `where` now: a plain connect, closed at once,
 // that waits at most `timeout`. Speaks no BASP, so it never becomes a route.
@@ -58,13 +62,17 @@ bool accepts_connections(const host_port& where, std::chrono::milliseconds timeo
 // retrying as a starting cluster's peers do (find_remote_role).
 status tcp_reachable(const host_port& where, std::chrono::milliseconds timeout);
 
-// Finds roles of peers that went away and may have come back (a restarted task), on `thread`:
-// connecting blocks, and an actor must not. Replies with the role's actor, or an error naming
-// the address once `patience` has passed. `thread` must be joined before `sys` goes (a server
-// owns it); the lookups still queued then are dropped.
+// Finds roles of peers on `thread` (connecting blocks, and an actor must not): a peer met for
+// the first time, or one that went away and may have come back (a restarted task). Replies with
+// the role's actor, or an error naming the address once `patience` (the resolver's, or the
+// request's own) has passed since the request arrived: requests queued behind a slow one share
+// its wait instead of adding theirs. `thread` must be joined before `sys` goes (a server owns
+// it); the lookups still queued then are dropped.
 using cf_resolve_atom = caf::atom_constant<caf::atom("cf_resolve")>;
 using resolver_actor = caf::typed_actor<
-    caf::replies_to<cf_resolve_atom, std::string, uint16_t, caf::atom_value>::with<caf::strong_actor_ptr>>;
+    caf::replies_to<cf_resolve_atom, std::string, uint16_t, caf::atom_value>::with<caf::strong_actor_ptr>,
+    caf::replies_to<cf_resolve_atom, std::string, uint16_t, caf::atom_value,
+                    caf::timespan>::with<caf::strong_actor_ptr>>;
 resolver_actor spawn_resolver(caf::actor_system& sys, std::chrono::milliseconds patience,
                               std::shared_ptr<blocking_worker> thread);
 

@@ -50,6 +50,9 @@ using cf_shm_atom = caf::atom_constant<caf::atom("cf_shm")>;
 // Several values of one executor burst for one receiving task: (cf_batch_atom, edge_batch).
 using cf_batch_atom = caf::atom_constant<caf::atom("cf_batch")>;
 using cf_devices_atom = caf::atom_constant<caf::atom("cf_devs")>;
+// From a master: connect straight to another task (name, "host:port") before partitions that
+// exchange values with it are bound, so their values do not detour through the master's process.
+using cf_meet_atom = caf::atom_constant<caf::atom("cf_meet")>;
 using cf_create_atom = caf::atom_constant<caf::atom("cf_create")>;
 using cf_extend_atom = caf::atom_constant<caf::atom("cf_extend")>;
 using cf_step_atom = caf::atom_constant<caf::atom("cf_step")>;
@@ -217,6 +220,9 @@ struct session_config {
   // Tasks the session's steps cannot do without although none of their nodes may run there
   // (session_options::required_tasks).
   std::vector<std::string> required_tasks{};
+  // The devices the session may place nodes on and the tasks its master talks to for it
+  // (session_options::device_filters, net/device_filters.hpp); empty: every task.
+  std::vector<std::string> device_filters{};
 };
 
 struct run_step_reply {
@@ -246,7 +252,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, session_config& x) {
   return f(caf::meta::type_name("session_config"), x.cse, x.constant_folding,
            x.max_constant_bytes, x.disabled_passes, x.allow_soft_placement,
-           x.log_device_placement, x.required_tasks);
+           x.log_device_placement, x.required_tasks, x.device_filters);
 }
 
 template <class Inspector>
@@ -301,7 +307,8 @@ using worker_actor = caf::typed_actor<
     caf::reacts_to<cf_chunk_atom, edge_chunk>,                // a big feed, ahead of its run
     caf::replies_to<cf_dereg_atom, std::string>::with<bool>,  // graph handle
     caf::replies_to<cf_inspect_atom, admin_query>::with<admin_reply>,  // for the admin
-    caf::replies_to<cf_devices_atom>::with<std::vector<std::string>>>;  // full device names
+    caf::replies_to<cf_devices_atom>::with<std::vector<std::string>>,  // full device names
+    caf::replies_to<cf_meet_atom, std::string, std::string>::with<bool>>;  // task, host:port
 
 // The master's end of a step asked by a session of its own process (net/loop/local_step_answer.hpp).
 class local_step_promise;

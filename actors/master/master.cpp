@@ -57,6 +57,7 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
       errors::unavailable("task ", task, " was lost (", self->home_system().render(dm.reason), ")")
           .with_source(task_source(task));
   self->state.lost[task] = why;
+  forget_peer(self->state, task);
   // A peer that shut down in order is news, not trouble.
   const bool orderly = dm.reason == caf::exit_reason::user_shutdown ||
                        dm.reason == caf::exit_reason::normal;
@@ -123,7 +124,7 @@ void resolve_lost_then_retry(master_pointer self, run_step_request req,
               auto worker = caf::actor_cast<worker_actor>(found);
               if (worker) {
                 self->state.opts.workers[task] = worker;
-                self->state.task_devices.erase(task);  // a new life may have other devices
+                forget_peer(self->state, task);  // a new life may have other devices
                 self->state.task_of[worker.address()] = task;
                 self->state.lost.erase(task);
                 self->state.incarnations.erase(task);  // learned anew when registering
@@ -202,54 +203,6 @@ master_snapshot snapshot(const master_state& st) {
   return m;
 }
 
-// The devices placement may use: every task's, as its worker listed them; a task whose worker
-// did not answer has its CPU:0 (every task has one), so its loss shows when a step needs it.
-void update_devices(master_state& st) {
-  st.devices.clear();
-  for (const auto& [task, worker] : st.opts.workers) {
-    auto known = st.task_devices.find(task);
-    if (known == st.task_devices.end() || known->second.empty())
-      st.devices.push_back(task + "/device:CPU:0");
-    else
-      st.devices.insert(st.devices.end(), known->second.begin(), known->second.end());
-  }
-}
-
-// Runs `then` once every worker's devices are known, asking those not yet asked.
-void with_task_devices(master_pointer self, std::function<void()> then) {
-  auto& st = self->state;
-  std::vector<std::pair<std::string, worker_actor>> ask;
-  for (const auto& [task, worker] : st.opts.workers)
-    if (!st.task_devices.count(task) && !st.lost.count(task)) ask.emplace_back(task, worker);
-  if (ask.empty()) {
-    update_devices(st);
-    return then();
-  }
-  auto pending = std::make_shared<size_t>(ask.size());
-  auto done = [self, pending, then] {
-    if (--*pending > 0) return;
-    update_devices(self->state);
-    then();
-  };
-  for (const auto& [task, worker] : ask)
-    self->request(worker, self->state.opts.rpc_timeout, cf_devices_atom::value)
-        .then(
-            [self, task = task, done](const std::vector<std::string>& names) {
-              // Only full names of this task: a worker cannot place nodes elsewhere.
-              std::vector<std::string> own;
-              for (const std::string& n : names)
-                if (task_of_device(n) == task) own.push_back(n);
-              self->state.task_devices[task] = std::move(own);
-              done();
-            },
-            [self, task = task, done](const caf::error& e) {
-              write_log(log_level::warn, own_task(self->state), "task ", task,
-                        " did not list its devices (", self->home_system().render(e),
-                        "); placing on its CPU only");
-              done();
-            });
-}
-
 master_actor::behavior_type master_behavior(master_pointer self, master_options opts) {
   self->state.opts = std::move(opts);
   self->state.node = self->node();
@@ -270,11 +223,23 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
       },
       [=](cf_create_atom, const std::string& bytes,
           session_config& config) -> caf::result<std::string> {
+        auto own = device_filters::parse(config.device_filters);
+        if (!own.ok()) return to_caf_error(own.get_status().with_context("session options"));
+        // Made after every early return: a request whose promise exists answers only through it.
         auto promise = self->make_response_promise<std::string>();
-        // Placement needs every task's devices: asked of the workers not yet asked.
-        with_task_devices(self, [=, config = std::move(config)]() mutable {
+        device_filters filters = self->state.opts.filters.narrowed_by(*own);
+        // Placement needs the devices of every task the session may use: the tasks not yet
+        // contacted are contacted now, and asked.
+        const auto scope = tasks_in_scope(self->state, filters);
+        with_peers(self, scope, [=, config = std::move(config)]() mutable {
           master_session s;
+          s.filters = filters;
           status st = canonical_tasks(self->state, config.required_tasks);
+          for (const auto& task : config.required_tasks)
+            if (st.ok() && std::find(scope.begin(), scope.end(), task) == scope.end())
+              st = errors::invalid_argument("required task '", task,
+                                            "' is outside the device filters (",
+                                            filters.to_string(), ")");
           if (st.ok()) {
             s.config = std::move(config);
             st = extend_session(s, bytes);

@@ -70,6 +70,22 @@ void pin_to_whole_graph_placement(const graph& whole, const std::vector<std::str
     if (auto it = device_of.find(n.name); it != device_of.end()) n.device = *it->second;
 }
 
+// A node that asks for a device the session's device filters leave out fails the run by name:
+// placement would only say that no device matches. The master's own task is always usable.
+status check_requested_devices(const graph_def& def, const device_filters& filters,
+                               const std::string& own_task) {
+  if (filters.empty()) return {};
+  for (const node_def& n : def.nodes) {
+    if (n.device.empty() || filters.admits_device(n.device)) continue;
+    const std::string task = task_of_device(n.device);
+    if (!task.empty() && task == own_task) continue;
+    return errors::invalid_argument("node '", n.name, "' (", n.op, ") asks for device '", n.device,
+                                    "', which the device filters (", filters.to_string(),
+                                    ") leave out");
+  }
+  return {};
+}
+
 // Prunes, places and partitions the job's graph and runs the graph passes on every partition.
 // Runs on the planning thread: it reads only the job.
 status plan_partitions(plan_job& job) {
@@ -86,6 +102,7 @@ status plan_partitions(plan_job& job) {
   const kernel_check has_kernel = [](const node_def& n, std::string_view type) {
     return kernel_registry::global().has_kernel(n, type);
   };
+  CAFLOW_RETURN_IF_ERROR(check_requested_devices(pruned.def, job.filters, job.default_device));
   pin_to_whole_graph_placement(*job.full, job.devices, popts, has_kernel, pruned.def);
   CAFLOW_ASSIGN_OR_RETURN(graph g, graph::build(std::move(pruned.def), {.infer_shapes = false}));
   CAFLOW_ASSIGN_OR_RETURN(std::vector<std::string> placement,
@@ -158,10 +175,10 @@ caf::behavior planner(caf::event_based_actor* self, std::shared_ptr<plan_job> jo
 // Back on the master: which worker runs each partition; fails if one of them is lost.
 status assign_workers(const master_state& st, prepared_run& run) {
   for (auto& p : run.parts) {
+    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
     auto w = st.opts.workers.find(p.task);
     if (w == st.opts.workers.end())
       return errors::not_found("no worker for task ", p.task, " (device ", p.device, ")");
-    if (auto gone = st.lost.find(p.task); gone != st.lost.end()) return gone->second;
     p.worker = w->second;
     p.remote = caf::actor_cast<caf::strong_actor_ptr>(p.worker)->node() != st.node;
   }
@@ -187,6 +204,7 @@ void mark_ready(const std::shared_ptr<prepared_run>& run) {
 struct recv_endpoint {
   rendezvous_actor actor;
   bulk_endpoint bulk;
+  std::string task;
 };
 using recv_endpoints = std::map<std::string, recv_endpoint>;  // by rendezvous key
 
@@ -215,6 +233,22 @@ void bind_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
   }
 }
 
+// Between phases: the tasks that will send values to each other connect first, so the
+// rendezvous actors bound next have a direct route.
+void meet_then_bind(master_pointer self, std::shared_ptr<prepared_run> run,
+                    std::shared_ptr<recv_endpoints> endpoints) {
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& p : run->parts)
+    for (const auto& key : p.send_keys)
+      if (auto e = endpoints->find(key); e != endpoints->end() && e->second.task != p.task)
+        pairs.emplace(p.task, e->second.task);
+  meet_pairs(self, std::move(pairs), [=](status met) {
+    if (!run->failed.ok()) return;
+    if (!met.ok()) return fail_run(run, met);
+    bind_partitions(self, run, endpoints);
+  });
+}
+
 }  // namespace
 
 // Phase 1: register every partition; the replies name each _Recv's rendezvous actor.
@@ -240,8 +274,8 @@ void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
               }
               known = reply.incarnation;
               for (size_t k = 0; k < reply.recv_keys.size(); ++k)
-                (*endpoints)[reply.recv_keys[k]] = {reply.recv_endpoints[k], reply.bulk};
-              if (--run->pending == 0) bind_partitions(self, run, endpoints);
+                (*endpoints)[reply.recv_keys[k]] = {reply.recv_endpoints[k], reply.bulk, part.task};
+              if (--run->pending == 0) meet_then_bind(self, run, endpoints);
             },
             [=, task = p.task](caf::error& e) {
               if (run->failed.ok())
@@ -261,7 +295,8 @@ void plan_then_register(master_pointer self, std::shared_ptr<prepared_run> run,
   job->fetches = req.fetches;
   job->targets = req.targets;
   job->default_device = own_task(st);
-  job->devices = st.devices;
+  job->devices = devices_in_scope(st, s.filters);
+  job->filters = s.filters;
   job->incarnations = st.incarnations;
   if (!st.opts.planning) st.opts.planning = std::make_shared<blocking_worker>("cf.planning");
   auto planning = self->spawn(planner, job, st.opts.planning);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct prepared_run {
 
 struct master_session {
   session_config config;
+  device_filters filters;  // the task's, narrowed by the session's own
   std::shared_ptr<const graph> full;
   std::map<std::string, std::shared_ptr<prepared_run>> cache;
   step_stats latency;  // recent steps, for the console's `steps`
@@ -92,9 +94,7 @@ struct in_flight_step {
 struct master_state {
   master_options opts;
   caf::node_id node;  // this master's process, to tell local workers from remote ones
-  // Every device of the cluster placement may use (update_devices in master.cpp), from each
-  // task's worker (asked once per life of the task).
-  std::vector<std::string> devices;
+  // Each contacted task's devices, as its worker listed them (asked once per life of the task).
   std::map<std::string, std::vector<std::string>> task_devices;
   std::map<std::string, master_session> sessions;
   std::map<std::string, uint64_t> incarnations;  // by task, learned from registrations
@@ -103,6 +103,10 @@ struct master_state {
   // its timeout, so plans that need one fail at once instead.
   std::map<std::string, status> lost;
   std::map<int64_t, in_flight_step> steps;
+  // Tasks being contacted for the first time (or again), with what waits for them.
+  std::map<std::string, std::vector<std::function<void()>>> contacting;
+  // Pairs of tasks (earlier, later) this master had connect to each other.
+  std::set<std::pair<std::string, std::string>> met;
   // Big feeds from clients (by their transfer id) and fetches from workers (by step id) that
   // came in chunks ahead of their message.
   chunked_arrivals arrivals;
@@ -132,6 +136,7 @@ struct plan_job {
   std::vector<std::string> feed_names, fetches, targets;
   std::string default_device;
   std::vector<std::string> devices;
+  device_filters filters;  // the session's: a node may ask only for devices they admit
   std::map<std::string, uint64_t> incarnations;  // by task
   status result;
   std::shared_ptr<prepared_run> run;  // partitions without their workers yet
@@ -149,6 +154,25 @@ void register_partitions(master_pointer self, std::shared_ptr<prepared_run> run,
                          const std::string& session);
 // Puts the partitions in other processes first, each group in its own order.
 void remote_first(std::vector<partition_ref>& parts);
+
+// master_peers.cpp
+// The tasks a session with `filters` may use: the master's own and every other the filters
+// admit, in cluster order.
+std::vector<std::string> tasks_in_scope(const master_state& st, const device_filters& filters);
+// Runs `then` once every task of `scope` has been contacted (a task that cannot be reached
+// within the patience is recorded as lost, with why) and has listed its devices.
+void with_peers(master_pointer self, const std::vector<std::string>& scope,
+                std::function<void()> then);
+// The devices placement may use under `filters`: every contacted task's (its CPU:0 when its
+// worker did not list them, so a step that needs a lost task fails naming it).
+std::vector<std::string> devices_in_scope(const master_state& st, const device_filters& filters);
+// Has the earlier task of every pair in `pairs` connect to the later one, unless this master
+// did so before or one of them is its own task (it is connected to every task it uses); runs
+// `then` with the first failure, or with ok once all are connected.
+void meet_pairs(master_pointer self, std::set<std::pair<std::string, std::string>> pairs,
+                std::function<void(status)> then);
+// A task was lost: its devices and connections are learned anew when it is found again.
+void forget_peer(master_state& st, const std::string& task);
 
 // master_steps.cpp
 void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step_request req,

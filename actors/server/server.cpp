@@ -19,7 +19,6 @@
 #include "graph/core/log.hpp"
 #include "actors/master/master.hpp"
 #include "actors/worker/worker.hpp"
-#include "net/introductions.hpp"
 #include "net/loop/loop_scheduler.hpp"
 
 namespace caflow {
@@ -43,7 +42,8 @@ struct server_config : caf::actor_system_config {
 }  // namespace
 
 struct server::impl {
-  explicit impl(const server_options& o) : opts(o), cfg(o), sys(cfg) {}
+  impl(const server_options& o, device_filters f)
+      : opts(o), filters(std::move(f)), cfg(o), sys(cfg) {}
   ~impl() {
     unregister_local_master(target());
     // Named actors stay referenced by the registry; ~actor_system would wait for them forever.
@@ -71,10 +71,9 @@ struct server::impl {
                                 .stale_value_after = 2 * opts.step_timeout,
                                 .bulk_host = bulk ? where.host : std::string{},
                                 .shm_segment_bytes = opts.shm_segment_bytes,
-                                .shm_variables = opts.shm_variables});
+                                .shm_variables = opts.shm_variables,
+                                .filters = filters});
     announce_role(sys, worker_role, caf::actor_cast<caf::strong_actor_ptr>(worker));
-    // Named before the port opens: an earlier task introduces itself as soon as it can.
-    intros = std::make_unique<introductions>(sys);
     opts.progress->begin("listen", "opening " + where.host + ":" + std::to_string(where.port));
     CAFLOW_ASSIGN_OR_RETURN(port, open_task_port(sys, where));
     opts.progress->end("listen");
@@ -85,7 +84,15 @@ struct server::impl {
     resolver = spawn_resolver(sys, std::chrono::milliseconds(2000), lookups);
     m.resolver = resolver;
     m.planning = planning;
-    CAFLOW_RETURN_IF_ERROR(meet_peers(m));
+    m.peer_patience = opts.peer_patience;
+    m.filters = filters;
+    // No peer is contacted here: the master connects to a task when a session first needs it
+    // (actors/master/master_peers.cpp), so a task serves as soon as its port is open, whatever
+    // the size of the cluster and the order its tasks start in.
+    for (const auto& t : opts.cluster.tasks()) {
+      const std::string peer = task_name_of(t.job, t.task);
+      if (peer != name && filters.admits_task(peer)) m.addresses[peer] = t.address;
+    }
     opts.progress->begin("serve", "starting its master and admin");
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
                     .peers = m.addresses, .master = {}, .worker = worker,
@@ -104,120 +111,8 @@ struct server::impl {
 
   std::string target() const { return "caflow://" + host + ":" + std::to_string(port); }
 
-  struct peer {
-    std::string name;
-    host_port where;
-  };
-
-  // Finds every other task's worker without two tasks ever connecting to each other at the
-  // same moment (see net/introductions.hpp): this task connects to the tasks after
-  // it in cluster order, all at once, and introduces its worker there; the tasks before it
-  // introduce themselves to it.
-  status meet_peers(master_options& m) {
-    const auto deadline = std::chrono::steady_clock::now() + opts.peer_patience;
-    std::vector<peer> earlier, later;
-    for (const auto& t : opts.cluster.tasks()) {
-      const std::string peer_name = task_name_of(t.job, t.task);
-      if (peer_name == name) continue;
-      m.addresses[peer_name] = t.address;
-      CAFLOW_ASSIGN_OR_RETURN(host_port hp, split_host_port(t.address));
-      const bool before = std::tie(t.job, t.task) < std::tie(opts.job, opts.task);
-      (before ? earlier : later).push_back({peer_name, std::move(hp)});
-    }
-    std::vector<std::future<status_or<caf::strong_actor_ptr>>> calls;
-    for (const peer& p : later)
-      calls.push_back(std::async(std::launch::async, [this, p, deadline] {
-        return connect_and_introduce(p, deadline);
-      }));
-    auto met = await_earlier(earlier, deadline, m);
-    status first_error = met;
-    for (size_t i = 0; i < later.size(); ++i) {
-      auto found = calls[i].get();
-      if (found.ok())
-        m.workers[later[i].name] = caf::actor_cast<worker_actor>(*found);
-      else if (first_error.ok())
-        first_error = found.get_status();
-    }
-    return first_error;
-  }
-
-  status_or<caf::strong_actor_ptr> connect_and_introduce(const peer& p,
-                                                         std::chrono::steady_clock::time_point deadline) {
-    opts.progress->begin(p.name, "looking for " + p.name + " at " + p.where.host + ":" +
-                                     std::to_string(p.where.port));
-    auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
-    if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
-    opts.progress->end(p.name);
-    // Without the introduction the later task connects back after its grace: slower, and
-    // racing any connect of ours still in flight, but not wrong.
-    if (status s = introduce(sys, *found, name, caf::actor_cast<caf::strong_actor_ptr>(worker),
-                             std::min(left_until(deadline), std::chrono::milliseconds(5000)));
-        !s.ok())
-      write_log(log_level::warn, name, "introducing to ", p.name, ": ", s.to_string());
-    return found;
-  }
-
-  // Waits for the introductions of the tasks before this one. One that has accepted
-  // connections for `grace` without introducing itself was serving before this task started
-  // (this task was restarted): this task connects to it itself, as nobody else will.
-  status await_earlier(std::vector<peer> pending, std::chrono::steady_clock::time_point deadline,
-                       master_options& m) {
-    using clock = std::chrono::steady_clock;
-    const auto grace = std::min(opts.peer_patience, std::chrono::milliseconds(2500));
-    std::map<std::string, clock::time_point> listening_since;
-    std::vector<peer> serving;
-    for (const peer& p : pending)
-      opts.progress->begin(p.name, "waiting for " + p.name + " (at " + p.where.host + ":" +
-                                       std::to_string(p.where.port) + ") to introduce itself");
-    while (!pending.empty()) {
-      for (auto it = pending.begin(); it != pending.end();) {
-        if (auto who = intros->find(it->name)) {
-          m.workers[it->name] = caf::actor_cast<worker_actor>(who);
-          opts.progress->end(it->name);
-          it = pending.erase(it);
-          continue;
-        }
-        const auto now = clock::now();
-        auto since = listening_since.find(it->name);
-        if (since == listening_since.end() &&
-            accepts_connections(it->where, std::chrono::milliseconds(200)))
-          since = listening_since.emplace(it->name, now).first;
-        if (since != listening_since.end() && now - since->second >= grace) {
-          serving.push_back(*it);
-          it = pending.erase(it);
-          continue;
-        }
-        ++it;
-      }
-      if (pending.empty()) break;
-      if (clock::now() >= deadline) {
-        const peer& p = pending.front();
-        return errors::unavailable(
-            "task ", name, " looking for ", p.name, ": it did not introduce itself within ",
-            opts.peer_patience.count(), " ms and ",
-            listening_since.count(p.name) ? "did not answer at " : "nothing listens at ",
-            p.where.host, ":", p.where.port);
-      }
-      intros->wait_until(std::min(deadline, clock::now() + std::chrono::milliseconds(50)));
-    }
-    for (const peer& p : serving) {
-      opts.progress->begin(p.name, "looking for " + p.name + " at " + p.where.host + ":" +
-                                       std::to_string(p.where.port));
-      auto found = find_remote_role(sys, p.where, worker_role, left_until(deadline));
-      if (!found.ok()) return found.get_status().with_context("task " + name + " looking for " + p.name);
-      opts.progress->end(p.name);
-      m.workers[p.name] = caf::actor_cast<worker_actor>(*found);
-    }
-    return {};
-  }
-
-  static std::chrono::milliseconds left_until(std::chrono::steady_clock::time_point deadline) {
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now()));
-  }
-
   server_options opts;
+  device_filters filters;  // parsed from opts.device_filters
   server_config cfg;
   caf::actor_system sys;
   std::string host, name;
@@ -226,7 +121,6 @@ struct server::impl {
   master_actor master;
   admin_actor admin;
   resolver_actor resolver;
-  std::unique_ptr<introductions> intros;
   // The master's planning thread and the resolvers' lookup thread. Declared after sys: joined
   // before the actor system goes, once the actors that post to them are gone.
   std::shared_ptr<blocking_worker> planning = std::make_shared<blocking_worker>("cf.planning");
@@ -245,9 +139,15 @@ status_or<std::unique_ptr<server>> server::start(const server_options& opts) {
       {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}));
   CAFLOW_ASSIGN_OR_RETURN(std::string address, opts.cluster.task_address(opts.job, opts.task));
   CAFLOW_ASSIGN_OR_RETURN(host_port where, split_host_port(address));
+  auto filters = device_filters::parse(opts.device_filters);
+  if (!filters.ok()) return filters.get_status().with_context("server options");
+  if (!filters->admits_task(task_name_of(opts.job, opts.task)))
+    return errors::invalid_argument("the device filters (", filters->to_string(),
+                                    ") leave out the task itself, ",
+                                    task_name_of(opts.job, opts.task));
   server_options confined = opts;
   confined.cpu.files = file_access::below(opts.file_roots);
-  auto i = std::make_unique<impl>(confined);
+  auto i = std::make_unique<impl>(confined, *std::move(filters));
   CAFLOW_RETURN_IF_ERROR(i->bring_up(where));
   return std::unique_ptr<server>(new server(std::move(i)));
 }
@@ -267,7 +167,7 @@ status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options&
   CAFLOW_RETURN_IF_ERROR(device_registry::global().validate(
       {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}));
   // The port is only known once opened, so the one-task cluster is named after it.
-  auto i = std::make_unique<server::impl>(opts);
+  auto i = std::make_unique<server::impl>(opts, device_filters{});
   CAFLOW_RETURN_IF_ERROR(i->bring_up({"127.0.0.1", 0}));
   return std::unique_ptr<server>(new server(std::move(i)));
 }

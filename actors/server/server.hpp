@@ -1,7 +1,7 @@
 #pragma once
 // One task of a cluster: an actor system hosting the task's worker and master, named on the
-// task's port so peers and clients find them. `start` opens the port, spawns the worker, waits
-// (bounded) for every other task's worker, then spawns the master.
+// task's port so peers and clients find them. `start` opens the port and spawns the worker, the
+// master and the admin; it contacts no other task (the master does when a session needs one).
 //
 //   auto cluster = cluster_spec::from_flag("ps=127.0.0.1:2222;worker=127.0.0.1:2223");
 //   auto srv = server::start({.cluster = *cluster, .job = "ps", .task = 0});
@@ -33,7 +33,13 @@ struct server_options {
   gpu_options gpu = gpu_options();
   std::map<std::string, int> device_count{};
   failure_detection failures{};
-  std::chrono::milliseconds peer_patience{30000};  // how long to wait for the other tasks
+  // How long a new session waits for a task it needs that does not serve yet. Peers are
+  // contacted lazily (actors/master/master_peers.cpp): start-up waits for none.
+  std::chrono::milliseconds peer_patience{30000};
+  // TF's ConfigProto.device_filters for the task ("/job:ps", "/job:worker/task:3";
+  // net/device_filters.hpp): it never connects to a task they leave out, and its sessions never
+  // place a node there. Empty: every task. They must admit the task itself.
+  std::vector<std::string> device_filters{};
   // Where start-up is, for a caller that watches it (caflow-server's deadline and signals).
   std::shared_ptr<startup_progress> progress = std::make_shared<startup_progress>();
   std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};

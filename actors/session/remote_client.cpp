@@ -96,18 +96,49 @@ struct remote_client::impl {
   // server then waits for the call before it goes away; otherwise the client's.
   caf::actor_system& caller_system(const master_actor& m) { return local ? m.home_system() : sys; }
 
-  // One blocking request; the reply handler fills `out`.
-  template <class... Args, class OnReply>
-  status call(std::chrono::milliseconds timeout, OnReply on_reply, Args&&... args) {
+  // One request, waited for; `on_reply` takes the answer. A master in another process is
+  // watched meanwhile: one that goes away (its process died, or the link broke) fails the call
+  // once failure detection notices, instead of at `timeout` (a session's creation may wait that
+  // long for the tasks it needs).
+  template <class Reply, class... Args, class OnReply>
+  status call(std::chrono::milliseconds timeout, OnReply on_reply, Args... args) {
     auto m = master_now();
     if (!m) return gone();
-    caf::scoped_actor self{caller_system(m)};
-    status result;
-    self->request(m, timeout, std::forward<Args>(args)...)
-        .receive(on_reply, [&](caf::error& e) {
-          result = to_status(e).with_context("master at " + target);
-        });
-    return result;
+    if (local) {
+      caf::scoped_actor self{caller_system(m)};
+      status result;
+      self->request(m, timeout, std::move(args)...)
+          .receive(on_reply, [&](caf::error& e) {
+            result = to_status(e).with_context("master at " + target);
+          });
+      return result;
+    }
+    auto done = std::make_shared<std::promise<status_or<Reply>>>();
+    auto answer = done->get_future();
+    // `m` is an argument, not a capture: CAF 0.17 dereferences a null tuple pointer when a
+    // spawned function has none.
+    sys.spawn(
+        [done, timeout, where = target, args...](caf::event_based_actor* self, master_actor m) {
+          auto finish = [self, done](status_or<Reply> r) {
+            done->set_value(std::move(r));
+            self->quit();
+          };
+          self->monitor(m);
+          self->set_down_handler([self, finish, where](caf::down_msg& dm) {
+            finish(errors::unavailable("master at ", where, " was lost (",
+                                       self->system().render(dm.reason), ")"));
+          });
+          self->request(m, timeout, args...)
+              .then([finish](Reply& r) { finish(std::move(r)); },
+                    [finish, where](caf::error& e) {
+                      finish(to_status(e).with_context("master at " + where));
+                    });
+        },
+        m);
+    auto got = answer.get();
+    if (!got.ok()) return got.get_status();
+    on_reply(*got);
+    return {};
   }
 };
 
@@ -195,11 +226,13 @@ status_or<std::unique_ptr<remote_client>> remote_client::connect(
 status remote_client::extend(const graph_def& more) {
   logger_release released;
   const std::string bytes = serialize_graph(more);
-  const auto timeout = scaled(std::chrono::milliseconds{30000});
+  // Creating a session may wait for the tasks it needs (the master's peer wait, 30 s by
+  // default): bounded by the client's step timeout instead, a lost master by failure detection.
+  const auto timeout = std::max(scaled(std::chrono::milliseconds{60000}), impl_->step_timeout);
   if (impl_->session.empty())
-    return impl_->call(timeout, [&](std::string& handle) { impl_->session = handle; },
-                       cf_create_atom::value, bytes, impl_->config);
-  return impl_->call(timeout, [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
+    return impl_->call<std::string>(timeout, [&](std::string& handle) { impl_->session = handle; },
+                                    cf_create_atom::value, bytes, impl_->config);
+  return impl_->call<bool>(timeout, [](bool) {}, cf_extend_atom::value, impl_->session, bytes);
 }
 
 status remote_client::open() {

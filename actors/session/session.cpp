@@ -147,7 +147,8 @@ class session::impl {
                                               opts_.optimizer.disabled.end()},
                           .allow_soft_placement = opts_.allow_soft_placement,
                           .log_device_placement = opts_.log_device_placement,
-                          .required_tasks = opts_.required_tasks};
+                          .required_tasks = opts_.required_tasks,
+                          .device_filters = opts_.device_filters};
     CAFLOW_ASSIGN_OR_RETURN(remote_, remote_client::connect(opts_.target, opts_.connect_timeout,
                                                             opts_.operation_timeout.count() > 0
                                                                 ? opts_.operation_timeout

@@ -61,6 +61,11 @@ struct session_options {
   // running steps at once with an error naming it (instead of leaving them blocked until the
   // operation timeout), and new steps fail until the task is back.
   std::vector<std::string> required_tasks = {};
+  // On a cluster: the devices the session may use, as TF's ConfigProto.device_filters
+  // ("/job:ps", "/job:worker/task:1"; net/device_filters.hpp). Its master connects only to the
+  // tasks they admit (besides its own), lists only their devices, and fails a step whose graph
+  // asks for a device outside them, naming the node and the filters. Empty: every task.
+  std::vector<std::string> device_filters = {};
   // On a cluster: how long the calling thread polls for a step's answer before it sleeps
   // (graph/platform/busy_wait.hpp); 0 sleeps at once.
   std::chrono::microseconds busy_poll = default_busy_poll;

@@ -27,6 +27,9 @@
 #include "actors/rendezvous/remote_rendezvous.hpp"
 #include "actors/rendezvous/rendezvous_actor.hpp"
 #include "actors/worker/step_masters.hpp"
+#include "net/cluster_spec.hpp"
+#include "net/connection_manager.hpp"
+#include "net/errors.hpp"
 #include "actors/executor/trace_recorder.hpp"
 #include "graph/core/device_name.hpp"
 #include "graph/ir/partition.hpp"
@@ -108,6 +111,42 @@ caf::result<admin_reply> device_table(worker_pointer self, const admin_query& q)
   return g->promise;
 }
 
+// Connects to `where` for `promise`. Two tasks that connect to each other at the same moment
+// may each keep a different connection, and BASP drops both a connection timeout later
+// (docs/caf_0.17_notes.md, "Two nodes connecting to each other"): a connect that fails that way
+// is tried once more, with the crossed connections gone.
+void connect_for_meet(worker_pointer self, caf::typed_response_promise<bool> promise,
+                      std::string task, host_port where, int tries_left) {
+  self->request(connection_manager(self->home_system()), self->state.meet_timeout,
+                caf::connect_atom::value, where.host, where.port)
+      .then([promise](const caf::node_id&, caf::strong_actor_ptr&,
+                      const std::set<std::string>&) mutable { promise.deliver(true); },
+            [self, promise, task, where, tries_left](caf::error& e) mutable {
+              if (tries_left > 0)
+                return connect_for_meet(self, promise, task, where, tries_left - 1);
+              promise.deliver(to_caf_error(errors::unavailable(
+                  "task ", self->state.task_name, " cannot connect to ", task, " at ", where.host,
+                  ":", where.port, ": ", self->home_system().render(e))));
+            });
+}
+
+// A master is about to bind partitions of this task that exchange values with `task`: connect
+// to it now, so that the rendezvous actors the master hands over have a direct route (BASP
+// would otherwise route their values through the master's process). Connecting to a task
+// already connected costs one redundant TCP connection, which BASP closes.
+caf::result<bool> meet(worker_pointer self, const std::string& task, const std::string& address) {
+  auto& st = self->state;
+  if (!st.filters.admits_task(task))
+    return to_caf_error(errors::permission_denied(
+        "task ", st.task_name, " may not connect to ", task, ": its device filters (",
+        st.filters.to_string(), ") leave that task out"));
+  auto where = split_host_port(address);
+  if (!where.ok()) return to_caf_error(where.get_status().with_context("meeting " + task));
+  auto promise = self->make_response_promise<bool>();
+  connect_for_meet(self, promise, task, *where, 1);
+  return promise;
+}
+
 worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   auto& st = self->state;
   auto made = device_registry::global().make_task_devices(
@@ -128,6 +167,8 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
     st.devices.push_back({shared, std::move(actor)});
   }
   st.task_name = "/job:" + opts.job + "/replica:0/task:" + std::to_string(opts.task);
+  st.filters = opts.filters;
+  st.meet_timeout = opts.meet_timeout;
   st.incarnation = opts.incarnation != 0 ? opts.incarnation : random_incarnation();
   st.trace = std::make_shared<trace_recorder>(st.task_name);
   st.steps = std::make_unique<step_table>(st.task_name, st.local);
@@ -203,6 +244,9 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
         std::vector<std::string> names;
         for (const task_device& d : self->state.devices) names.push_back(d.dev->name());
         return names;
+      },
+      [self](cf_meet_atom, const std::string& task, const std::string& address) {
+        return meet(self, task, address);
       },
   };
 }

@@ -38,6 +38,7 @@
 
 #include "devices/cpu_device.hpp"
 #include "devices/gpu_devices.hpp"
+#include "net/device_filters.hpp"
 #include "net/protocol.hpp"
 
 namespace caflow {
@@ -72,6 +73,10 @@ struct worker_options {
   uint64_t shm_segment_bytes = 0;
   // Its CPU device keeps variables in that segment (server_options::shm_variables).
   bool shm_variables = false;
+  // The tasks it may connect to when a master asks it to meet one (server_options).
+  device_filters filters{};
+  // How long such a connection may take.
+  std::chrono::milliseconds meet_timeout{5000};
 };
 
 // Spawns the worker of task `opts.task` of job `opts.job`, with its CPU device named

@@ -23,6 +23,7 @@
 #include "actors/worker/step_table.hpp"
 #include "actors/worker/worker.hpp"
 #include "kernels/framework/local_rendezvous.hpp"
+#include "net/device_filters.hpp"
 #include "net/edge_transport.hpp"
 
 namespace caflow::worker_internal {
@@ -95,6 +96,8 @@ struct worker_state {
   std::unique_ptr<graph_registry> graphs;
   std::unordered_map<uint64_t, pending_run> runs;
   uint64_t next_run = 1;
+  device_filters filters;  // the tasks a master may have it meet
+  std::chrono::milliseconds meet_timeout{5000};
   static inline const char* name = "caflow.worker";
 
   worker_state() = default;

@@ -94,6 +94,13 @@ std::vector<std::string> required_tasks(const train_options& o, const client_pla
   return tasks;
 }
 
+std::vector<std::string> device_filters_for(const train_options& o, const client_plan& plan) {
+  if (plan.mode != replication::sync && plan.mode != replication::async) return {};
+  std::vector<std::string> filters{"/job:ps", "/job:worker/task:" + std::to_string(plan.worker_index)};
+  for (const std::string& task : required_tasks(o, plan)) filters.push_back(task);
+  return filters;
+}
+
 status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& o,
                                                             const client_plan& plan) {
   auto g = std::make_unique<client_graph>();

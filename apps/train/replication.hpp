@@ -41,6 +41,9 @@ struct client_graph {
 // there: in sync mode without backup workers the chief needs every worker's gradients, and
 // every other worker needs the chief's tokens. Empty in the other modes.
 std::vector<std::string> required_tasks(const train_options& opts, const client_plan& plan);
+// TF's usual device filters for a between-graph client: the ps tasks and its own worker, plus
+// the workers it must wait for (required_tasks). None for one client driving every worker.
+std::vector<std::string> device_filters_for(const train_options& opts, const client_plan& plan);
 
 status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options& opts,
                                                             const client_plan& plan);

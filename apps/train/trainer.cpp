@@ -489,7 +489,9 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
                                     const data::dataset& test, bool print_progress,
                                     bool* trained) {
   if (writes_checkpoints(o, plan)) CAFLOW_RETURN_IF_ERROR(make_saver_once(o, g));
-  client_sessions sessions(g, session_options_for(o, target), required_tasks(o, plan));
+  session_options sopts = session_options_for(o, target);
+  sopts.device_filters = device_filters_for(o, plan);
+  client_sessions sessions(g, sopts, required_tasks(o, plan));
   const status_or<int64_t> resumed = initialize_variables(o, plan, g, sessions.plain);
   // A sync worker waits in its local initializer for a first token. A backup worker that gets
   // there only after the chief's last update finds the token queue closed: the run is over

@@ -5,6 +5,7 @@
 // destructor waits forever (upstream issue 1196, fixed only in CAF 0.18). The owner's destructor
 // drops the jobs not started and joins the thread once the running one returns: an owner whose
 // actor system outlives it (a server) never leaves work touching a dead system.
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -23,6 +24,9 @@ class blocking_worker {
   blocking_worker& operator=(const blocking_worker&) = delete;
 
   void post(std::function<void()> job);
+  // True once the owner is going: a long job (a lookup that retries) checks it between tries
+  // and gives up, so that the owner's destructor does not wait out its patience.
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
 
  private:
   void run();
@@ -31,7 +35,7 @@ class blocking_worker {
   std::mutex mu_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   std::thread thread_;  // last: starts once everything above exists
 };
 

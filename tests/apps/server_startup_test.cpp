@@ -1,7 +1,9 @@
-// caflow-server's start-up has one deadline and stops on SIGTERM or SIGINT at any point: against
-// a peer that accepts connections and never answers the handshake, the task exits within its
-// --startup-timeout-ms with a line naming what it waited for, and a stop signal while it waits
-// ends it at once, naming the same. Real processes; the silent peer is a socket of this test.
+// caflow-server serves as soon as its port is open: it waits for no peer at start-up (the
+// master contacts a task when a session first needs it). Against a peer that accepts connections
+// and never answers the handshake, the task still serves at once; a session that needs that peer
+// fails within the peer wait, naming the peer and its address; SIGTERM or SIGINT stop the task at
+// once even while its master is still trying that peer; a task that cannot open its port exits 1
+// naming the address. Real processes; the silent peer is a socket of this test.
 #include <doctest/doctest.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,15 +13,20 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <thread>
 #include <vector>
 
+#include "actors/session/session.hpp"
+#include "graph/client/ops/ops.hpp"
+#include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
+#include "test_util/three_process_cluster.hpp"
 #include "test_util/train_app.hpp"
 
+using namespace caflow;
 using namespace caflow::testing;
 using namespace std::chrono_literals;
-
 namespace {
 
 // Listens on 127.0.0.1:`port` and accepts every connection, then says nothing.
@@ -61,45 +68,74 @@ struct starting_worker {
   std::vector<int> ports = free_ports(2);
   silent_peer ps{ports[0]};
   std::unique_ptr<child_process> worker;
-  explicit starting_worker(const std::string& startup_timeout_ms) {
+  explicit starting_worker(const std::string& peer_wait_ms) {
     const std::string spec = "ps=127.0.0.1:" + std::to_string(ports[0]) + ";worker=127.0.0.1:" +
                              std::to_string(ports[1]);
     worker = std::make_unique<child_process>(std::vector<std::string>{
         CAFLOW_SERVER_BINARY, "--insecure", "--cluster", spec, "--job", "worker", "--task", "0",
-        "--peer-wait-ms", "60000", "--startup-timeout-ms", startup_timeout_ms});
+        "--peer-wait-ms", peer_wait_ms, "--startup-timeout-ms", "10000"});
   }
   std::string ps_address() const { return "127.0.0.1:" + std::to_string(ports[0]); }
+  std::string target() const { return "caflow://127.0.0.1:" + std::to_string(ports[1]); }
+};
+
+// A step that needs the ps: its master has to contact it.
+struct needs_ps {
+  scope root = scope::new_root();
+  output y = ops::identity(root.with_device("/job:ps/task:0").with_op_name("y"),
+                           ops::constant(root, 1.0f));
 };
 
 }  // namespace
 
-TEST_CASE("a start-up past its deadline exits 1 naming the peer it waited for") {
+TEST_CASE("a task serves at once beside a silent peer; a session that needs it fails naming it") {
   starting_worker w("3000");
+  REQUIRE_MESSAGE(w.worker->wait_for_output("serving at", 5s), w.worker->output());
+  needs_ps g;
+  auto opts = remote(w.target());
+  session sess(g.root, opts);
   const auto start = std::chrono::steady_clock::now();
-  const int code = exit_code(*w.worker, 20s);
+  auto out = sess.run({}, {g.y});
   const auto took = std::chrono::steady_clock::now() - start;
-  MESSAGE(w.worker->output());
-  CHECK(code == 1);
-  CHECK(took < 10s);
-  CHECK(w.worker->output().find("caflow-server: /job:worker/task:0 did not start within 3000 ms: ") !=
-        std::string::npos);
-  CHECK(w.worker->output().find("/job:ps/replica:0/task:0") != std::string::npos);
-  CHECK(w.worker->output().find(w.ps_address()) != std::string::npos);
+  check_error(out, "/job:ps/replica:0/task:0");
+  check_error(out, w.ps_address());
+  CHECK(out.get_status().code() == error_code::unavailable);
+  CHECK(took < scaled(15s));
+  w.worker->signal(SIGTERM);
+  CHECK(exit_code(*w.worker, 10s) == 0);
 }
 
-TEST_CASE("SIGTERM and SIGINT stop a task that is still starting, at once") {
+TEST_CASE("SIGTERM and SIGINT stop a task at once while its master waits for a silent peer") {
   for (int sig : {SIGTERM, SIGINT}) {
     CAPTURE(sig);
     starting_worker w("60000");
-    std::this_thread::sleep_for(1500ms);  // waiting for the ps by now
+    REQUIRE_MESSAGE(w.worker->wait_for_output("serving at", 5s), w.worker->output());
+    needs_ps g;
+    auto opts = remote(w.target());
+    auto running = std::async(std::launch::async, [&] {
+      session sess(g.root, opts);
+      return sess.run({}, {g.y}).get_status();
+    });
+    std::this_thread::sleep_for(1500ms);  // the master is trying the ps by now
     const auto start = std::chrono::steady_clock::now();
     w.worker->signal(sig);
     const int code = exit_code(*w.worker, 10s);
     MESSAGE(w.worker->output());
     CHECK(code == 0);
-    CHECK(std::chrono::steady_clock::now() - start < 3s);
-    CHECK(w.worker->output().find(std::string("stopped by ") + (sig == SIGTERM ? "SIGTERM" : "SIGINT") +
-                                  " while starting (") != std::string::npos);
-    CHECK(w.worker->output().find("/job:ps/replica:0/task:0") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - start < 4s);
+    CHECK(w.worker->output().find("stopped") != std::string::npos);
+    REQUIRE(running.wait_for(scaled(20s)) == std::future_status::ready);
+    CHECK_FALSE(running.get().ok());
   }
+}
+
+TEST_CASE("a task that cannot open its port exits 1 naming the address") {
+  std::vector<int> ports = free_ports(1);
+  silent_peer taken{ports[0]};
+  child_process worker({CAFLOW_SERVER_BINARY, "--insecure", "--cluster",
+                        "worker=127.0.0.1:" + std::to_string(ports[0]), "--job", "worker",
+                        "--task", "0"});
+  CHECK(exit_code(worker, 10s) == 1);
+  CHECK(worker.output().find("cannot open 127.0.0.1:" + std::to_string(ports[0])) !=
+        std::string::npos);
 }
