@@ -116,12 +116,16 @@ figures measure(int n, int steps) {
 int main() {
   const char* max_env = std::getenv("FANOUT_MAX");
   const int max_n = max_env ? std::atoi(max_env) : 128;
+  const char* only_env = std::getenv("FANOUT_ONLY");  // one N, e.g. under perf
+  const int only = only_env ? std::atoi(only_env) : 0;
   std::printf("%8s %10s %10s %16s %26s %8s %8s %8s\n", "workers", "form_ms", "step_us",
               "cpu_us_per_step", "master_cpu_us_per_worker", "rss_mb", "pss_mb", "threads");
   double cpu_at_one = 0;
   for (int n = 1; n <= max_n; n *= 2) {
+    if (only != 0 && n != only && n != 1) continue;
     int pipe_fd[2];
     bench::check(::pipe(pipe_fd) == 0, "pipe");
+    std::fflush(stdout);  // or the child writes what the parent buffered a second time
     const pid_t child = ::fork();
     bench::check(child >= 0, "fork");
     if (child == 0) {
