@@ -58,20 +58,20 @@ status_or<std::vector<std::string>> device_filters::split_list(std::string_view 
 }
 
 bool device_filters::admits_task(std::string_view task) const {
-  auto name = parse_device_spec(task);
-  if (!name.ok()) return false;
-  return std::all_of(groups_.begin(), groups_.end(), [&](const group& g) {
-    return std::any_of(g.specs.begin(), g.specs.end(),
-                       [&](const device_spec& f) { return task_agrees(f, *name); });
-  });
+  return admits(task, task_agrees);
 }
 
 bool device_filters::admits_device(std::string_view device) const {
-  auto name = parse_device_spec(device);
-  if (!name.ok()) return false;
+  return admits(device, device_agrees);
+}
+
+bool device_filters::admits(std::string_view name,
+                            bool (*agrees)(const device_spec&, const device_spec&)) const {
+  auto spec = parse_device_spec(name);
+  if (!spec.ok()) return false;
   return std::all_of(groups_.begin(), groups_.end(), [&](const group& g) {
     return std::any_of(g.specs.begin(), g.specs.end(),
-                       [&](const device_spec& f) { return device_agrees(f, *name); });
+                       [&](const device_spec& f) { return agrees(f, *spec); });
   });
 }
 

@@ -41,6 +41,8 @@ class device_filters {
   std::string to_string() const;
 
  private:
+  // Some filter of every group agrees with `name` by `agrees`.
+  bool admits(std::string_view name, bool (*agrees)(const device_spec&, const device_spec&)) const;
   struct group {
     std::vector<device_spec> specs;
     std::vector<std::string> texts;
