@@ -2,7 +2,7 @@
 # cuDNN are found, ON insists (and says what is missing), OFF never looks.
 #
 # GPU sources form the layers devices_gpu (devices/gpu/) and kernels_gpu (kernels/gpu/), object
-# libraries whose objects go into the caflow shared library; an OFF build never compiles them.
+# libraries whose objects make the GPU plugin, libcaflow_gpu.so; an OFF build never compiles them.
 # CAFLOW_HAVE_CUDA is defined (publicly) for the always-compiled code that must know, e.g.
 # devices/gpu_devices_none.cpp (the GPU entry points of a build without CUDA, compiled only when
 # CAFLOW_HAVE_CUDA is not defined).
@@ -107,8 +107,17 @@ if(CAFLOW_HAVE_CUDA)
     # For the usage requirements (include directories) of what the .cpp files include.
     target_link_libraries(${target} PRIVATE Eigen3::Eigen Threads::Threads caf::core caf::io
                                             CUDA::cudart CUDA::cublas)
-    target_sources(caflow PRIVATE $<TARGET_OBJECTS:${target}>)
   endforeach()
+  # The GPU code is a plugin beside libcaflow (devices/gpu_plugin.hpp), opened only where a GPU
+  # may be: the CUDA libraries cost ~150 MB per process, which a CPU-only task never pays. Its
+  # kernels register themselves in libcaflow's registries as it loads.
+  add_library(caflow_gpu SHARED $<TARGET_OBJECTS:caflow_devices_gpu>
+                                $<TARGET_OBJECTS:caflow_kernels_gpu>)
+  set_target_properties(caflow_gpu PROPERTIES
+    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}
+    # Found by dlopen beside libcaflow, whatever the install's RPATH says.
+    INSTALL_RPATH "$ORIGIN")
+  target_link_libraries(caflow_gpu PRIVATE caflow CUDA::cudart CUDA::cublas CUDA::cublasLt
+                                           ${CAFLOW_CUDNN_LIBRARY})
   target_compile_definitions(caflow PUBLIC CAFLOW_HAVE_CUDA)
-  target_link_libraries(caflow PRIVATE CUDA::cudart CUDA::cublas ${CAFLOW_CUDNN_LIBRARY})
 endif()

@@ -6,6 +6,10 @@ install(TARGETS caflow EXPORT caflowTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The GPU plugin goes beside the library, where libcaflow looks for it (devices/gpu_plugin.hpp).
+if(TARGET caflow_gpu)
+  install(TARGETS caflow_gpu LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 foreach(dir graph devices kernels net actors)
   install(DIRECTORY ${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/caflow/${dir}
     FILES_MATCHING PATTERN "*.hpp")

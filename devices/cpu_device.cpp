@@ -64,16 +64,23 @@ cpu_device::cpu_device(std::string name, const cpu_device_options& opts)
       "cpu", std::make_shared<caching_allocator>(default_allocator()), opts.memory_limit_bytes);
   counter_ = counter.get();
   alloc_ = std::move(counter);
-  pools_ = std::make_unique<pools>(intra_threads_, inter_threads_, opts.spin_inter_op_threads);
+  inter_spins_ = opts.spin_inter_op_threads;
+}
+
+cpu_device::pools& cpu_device::the_pools() const {
+  std::call_once(pools_made_, [this] {
+    pools_ = std::make_unique<pools>(intra_threads_, inter_threads_, inter_spins_);
+  });
+  return *pools_;
 }
 
 cpu_device::~cpu_device() = default;
 
 allocator_stats cpu_device::memory_stats() const { return counter_->stats(); }
 
-void cpu_device::schedule(std::function<void()> fn) { pools_->inter_pool.Schedule(std::move(fn)); }
+void cpu_device::schedule(std::function<void()> fn) { the_pools().inter_pool.Schedule(std::move(fn)); }
 
-const Eigen::ThreadPoolDevice* cpu_device::eigen_cpu() const { return &pools_->eigen; }
+const Eigen::ThreadPoolDevice* cpu_device::eigen_cpu() const { return &the_pools().eigen; }
 
 }  // namespace caflow
 

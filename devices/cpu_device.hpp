@@ -4,6 +4,7 @@
 // parallelism inside a kernel (intra-op). Two pools, so a kernel waiting on its intra-op work
 // can never starve the scheduler.
 #include <memory>
+#include <mutex>
 
 #include "devices/device.hpp"
 
@@ -37,10 +38,15 @@ class cpu_device final : public device {
 
  private:
   struct pools;
+  // Made by the first kernel that needs them: a task that never runs a graph (an idle server,
+  // a ps that only serves variables' reads) keeps no threads for them.
+  pools& the_pools() const;
   std::shared_ptr<allocator> alloc_;
   counting_allocator* counter_;
   int intra_threads_, inter_threads_;
-  std::unique_ptr<pools> pools_;
+  bool inter_spins_ = false;
+  mutable std::once_flag pools_made_;
+  mutable std::unique_ptr<pools> pools_;
 };
 
 }  // namespace caflow

@@ -50,8 +50,15 @@ struct gpu_enumeration {
   std::string why_none;  // set when gpus is empty: "caflow was built without CUDA", ...
 };
 
-// Enumerated once per process (the CUDA runtime reads CUDA_VISIBLE_DEVICES once, too).
+// Enumerated once per process (the CUDA runtime reads CUDA_VISIBLE_DEVICES once, too). The GPU
+// code is a plugin (devices/gpu_plugin.hpp), opened here on a host with NVIDIA device files
+// (/dev/nvidiactl or /dev/nvidia0); elsewhere why_none says there are none, and nothing of
+// CUDA is loaded.
 const gpu_enumeration& local_gpus();
+// Opens the GPU plugin whether or not a GPU is visible, so that its kernels are registered: for
+// tools that list what a CUDA build can run (caflow-ops). Errors: a build without CUDA, or a
+// plugin that does not load (dlopen's message).
+status load_gpu_support();
 
 // One device per visible GPU, named /job:J/replica:0/task:T/device:GPU:k. With none, an empty
 // vector, and the reason goes to stderr once per process ("no GPU (...): running on CPU").

@@ -1,6 +1,9 @@
 #include "actors/rendezvous/rendezvous_actor.hpp"
 
 #include <algorithm>
+#include <atomic>
+
+#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/stateful_actor.hpp>
 #include <caf/typed_event_based_actor.hpp>
@@ -26,7 +29,10 @@ struct rendezvous_state {
   std::shared_ptr<rendezvous> local;
   std::shared_ptr<const finished_steps> finished;
   std::shared_ptr<const shm_receiver> shm;  // null: this task takes no shared memory values
-  size_t max_pending = 0;
+  size_t max_pending = 0;  // per graph receiving through the edge
+  // How many registered graphs receive through the edge: every master's steps may each hold
+  // their share (graph_registry keeps it); null: one.
+  std::shared_ptr<const std::atomic<int>> graphs;
   std::chrono::milliseconds stale_after{0};
   // Steps with a value deposited or being assembled here, and when the first came.
   std::map<int64_t, std::chrono::steady_clock::time_point> pending;
@@ -44,14 +50,17 @@ struct rendezvous_state {
   // Makes room for one more step's value, or aborts the step.
   bool admit(int64_t step_id) {
     if (pending.count(step_id)) return true;
-    if (pending.size() >= max_pending) forget_steps_over();
-    if (pending.size() >= max_pending) {
+    const size_t sharing = graphs ? static_cast<size_t>(std::max(1, graphs->load())) : 1;
+    const size_t limit = max_pending * sharing;
+    if (pending.size() >= limit) forget_steps_over();
+    if (pending.size() >= limit) {
       local->abort_step(
           step_id,
           errors::resource_exhausted(
               "edge '", key, "' refuses the value of step ", step_id, ": it already holds ",
               pending.size(), " steps' values that are not cleaned up (oldest: step ",
               pending.begin()->first, "; max_pending_steps_per_edge = ", max_pending,
+              sharing > 1 ? " for each of " + std::to_string(sharing) + " graphs" : std::string(),
               "): the receiving task falls behind, or its steps are never cleaned up"));
       return false;
     }
@@ -165,8 +174,9 @@ rendezvous_actor::behavior_type rendezvous_endpoint(
     rendezvous_actor::stateful_pointer<rendezvous_state> self, std::string key,
     std::shared_ptr<rendezvous> local, std::shared_ptr<const finished_steps> finished,
     std::shared_ptr<const shm_receiver> shm, int max_pending_steps,
-    std::chrono::milliseconds stale_after) {
+    std::chrono::milliseconds stale_after, std::shared_ptr<const std::atomic<int>> graphs) {
   auto& st = self->state;
+  st.graphs = std::move(graphs);
   st.shm = std::move(shm);
   st.stale_after = stale_after;
   st.key = std::move(key);
@@ -215,9 +225,10 @@ rendezvous_actor spawn_rendezvous_actor(caf::actor_system& sys, std::string key,
                                         std::shared_ptr<const finished_steps> finished,
                                         std::shared_ptr<const shm_receiver> shm,
                                         int max_pending_steps,
-                                        std::chrono::milliseconds stale_after) {
+                                        std::chrono::milliseconds stale_after,
+                                        std::shared_ptr<const std::atomic<int>> graphs) {
   return sys.spawn(rendezvous_endpoint, std::move(key), std::move(local), std::move(finished),
-                   std::move(shm), max_pending_steps, stale_after);
+                   std::move(shm), max_pending_steps, stale_after, std::move(graphs));
 }
 
 }  // namespace caflow

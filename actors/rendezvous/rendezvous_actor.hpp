@@ -6,6 +6,7 @@
 // Besides, an edge that assembles tensors from chunks keeps the buffer of the last one freed,
 // to assemble the next into without faulting in fresh pages.
 #include <cstddef>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -27,9 +28,12 @@ class shm_receiver;
 // A value held for `stale_after` whose step was neither cleaned up nor finished here is
 // dropped (its step aborted here) when its room is needed: a live master cleans up a failed
 // step within its step timeout, so such a value's master was lost before the step ran here.
+// `graphs` (may be null: one) counts the registered graphs receiving through the edge, one per
+// master using it: the edge holds `max_pending_steps` steps for each.
 rendezvous_actor spawn_rendezvous_actor(
     caf::actor_system& sys, std::string key, std::shared_ptr<rendezvous> local,
     std::shared_ptr<const finished_steps> finished, std::shared_ptr<const shm_receiver> shm,
-    int max_pending_steps, std::chrono::milliseconds stale_after = std::chrono::minutes(2));
+    int max_pending_steps, std::chrono::milliseconds stale_after = std::chrono::minutes(2),
+    std::shared_ptr<const std::atomic<int>> graphs = nullptr);
 
 }  // namespace caflow

@@ -153,10 +153,11 @@ status_or<register_graph_reply> graph_registry::add(caf::actor_system& sys,
     if (!e.actor) {
       e.actor = spawn_rendezvous_actor(sys, key, ctx_.local, ctx_.finished,
                                        ctx_.transport->shared_memory(),
-                                       ctx_.max_pending_steps_per_edge, ctx_.stale_value_after);
+                                       ctx_.max_pending_steps_per_edge, ctx_.stale_value_after,
+                                       e.graphs);
       ctx_.transport->accept(e.actor);
     }
-    ++e.graphs;
+    ++*e.graphs;
     reply.recv_endpoints.push_back(e.actor);
   }
   graphs_.emplace(g->handle, std::move(g));
@@ -211,7 +212,7 @@ const rendezvous_actor* graph_registry::endpoint(const std::string& recv_key) co
 void graph_registry::release(const registered_graph& g) {
   for (const std::string& key : g.recv_keys) {
     auto e = endpoints_.find(key);
-    if (e == endpoints_.end() || --e->second.graphs > 0) continue;
+    if (e == endpoints_.end() || --*e->second.graphs > 0) continue;
     ctx_.transport->forget(e->second.actor);
     caf::anon_send_exit(e->second.actor, caf::exit_reason::user_shutdown);
     endpoints_.erase(e);

@@ -6,6 +6,7 @@
 // once no run uses it. Owned by the worker actor; not thread-safe.
 #include <chrono>
 #include <cstdint>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
@@ -102,7 +103,9 @@ class graph_registry {
  private:
   struct edge_endpoint {
     rendezvous_actor actor;
-    int graphs = 0;  // registered graphs receiving through it
+    // Registered graphs receiving through it; its actor reads the count (each graph, one per
+    // master, may hold its own steps' values there).
+    std::shared_ptr<std::atomic<int>> graphs = std::make_shared<std::atomic<int>>(0);
   };
   struct session_kernels {
     std::unique_ptr<kernel_cache> cache = std::make_unique<kernel_cache>();

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "devices/device.hpp"
+#include "devices/gpu_devices.hpp"
 #include "graph/client/gradients/gradients.hpp"
 #include "graph/ir/op_def.hpp"
 #include "kernels/framework/kernel_registry.hpp"
@@ -134,6 +135,10 @@ std::string without_gpu_column(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The GPU kernels are in the GPU plugin, which a program opens only where a GPU is: the table
+  // is that of the build, so the plugin is opened here whether or not this host has one (a
+  // build without CUDA has none, and its table no GPU column).
+  (void)load_gpu_support();
   const std::string text = render();
   if (argc == 1) {
     std::fputs(text.c_str(), stdout);

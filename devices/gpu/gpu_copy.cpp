@@ -6,6 +6,7 @@
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_capture_scope.hpp"
 #include "devices/gpu/gpu_device.hpp"
+#include "devices/gpu/gpu_entry_points.hpp"
 
 namespace caflow {
 
@@ -62,6 +63,8 @@ void enable_peer_access(int dst, int src) {
 }
 
 }  // namespace
+
+namespace cuda {
 
 status_or<tensor> copy_to_gpu(device& dev, const tensor& host) {
   CAFLOW_ASSIGN_OR_RETURN(gpu_device * g, need_gpu(dev));
@@ -134,4 +137,5 @@ status_or<tensor> copy_gpu_to_gpu(device& dst_dev, device& src_dev, const tensor
   return out;
 }
 
+}  // namespace cuda
 }  // namespace caflow

@@ -1,4 +1,5 @@
 #include "devices/gpu/gpu_device.hpp"
+#include "devices/gpu/gpu_entry_points.hpp"
 
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
@@ -143,13 +144,13 @@ status gpu_device::order_after(cudaStream_t waiter, cudaStream_t signaller) {
 status_or<tensor> gpu_device::copy_in(const tensor& t) {
   memory_space* from = t.space();
   if (from == this || !t.initialized()) return t;
-  if (from == nullptr) return copy_to_gpu(*this, t);
-  if (auto* other = dynamic_cast<gpu_device*>(from)) return copy_gpu_to_gpu(*this, *other, t);
+  if (from == nullptr) return cuda::copy_to_gpu(*this, t);
+  if (auto* other = dynamic_cast<gpu_device*>(from)) return cuda::copy_gpu_to_gpu(*this, *other, t);
   CAFLOW_ASSIGN_OR_RETURN(tensor host, from->copy_to_host(t));
-  return copy_to_gpu(*this, host);
+  return cuda::copy_to_gpu(*this, host);
 }
 
-status_or<tensor> gpu_device::copy_to_host(const tensor& t) { return caflow::copy_to_host(*this, t); }
+status_or<tensor> gpu_device::copy_to_host(const tensor& t) { return cuda::copy_to_host(*this, t); }
 
 bool gpu_device::is_capturing() const {
   const gpu_capture_scope* c = gpu_capture_scope::current();

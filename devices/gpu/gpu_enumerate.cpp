@@ -5,6 +5,7 @@
 
 #include "devices/gpu/cuda_status.hpp"
 #include "devices/gpu/gpu_device.hpp"
+#include "devices/gpu/gpu_entry_points.hpp"
 #include "graph/core/device_name.hpp"
 
 namespace caflow {
@@ -58,6 +59,8 @@ gpu_enumeration enumerate() {
 
 }  // namespace
 
+namespace cuda {
+
 const gpu_enumeration& local_gpus() {
   static const gpu_enumeration gpus = enumerate();
   return gpus;
@@ -110,4 +113,5 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
   return out;
 }
 
+}  // namespace cuda
 }  // namespace caflow

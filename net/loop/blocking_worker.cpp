@@ -6,8 +6,7 @@
 
 namespace caflow {
 
-blocking_worker::blocking_worker(std::string name)
-    : name_(std::move(name)), thread_([this] { run(); }) {}
+blocking_worker::blocking_worker(std::string name) : name_(std::move(name)) {}
 
 blocking_worker::~blocking_worker() {
   {
@@ -16,13 +15,15 @@ blocking_worker::~blocking_worker() {
     jobs_.clear();  // their promises go unanswered: their askers are going too
   }
   wake_.notify_one();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void blocking_worker::post(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(std::move(job));
+    // Started by the first job: an idle task keeps no thread for work it never gets.
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   }
   wake_.notify_one();
 }

@@ -36,7 +36,7 @@ class blocking_worker {
   std::condition_variable wake_;
   std::deque<std::function<void()>> jobs_;
   std::atomic<bool> stopping_{false};
-  std::thread thread_;  // last: starts once everything above exists
+  std::thread thread_;  // started by the first post()
 };
 
 }  // namespace caflow

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <caf/all.hpp>
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -32,8 +33,11 @@ struct edge {
   std::shared_ptr<finished_steps> finished = std::make_shared<finished_steps>();
   rendezvous_actor endpoint;
 
-  explicit edge(std::chrono::milliseconds stale_after)
-      : endpoint(spawn_rendezvous_actor(sys, "k", local, finished, nullptr, 2, stale_after)) {}
+  // `graphs`: how many registered graphs receive through the edge (null: one).
+  explicit edge(std::chrono::milliseconds stale_after,
+                std::shared_ptr<const std::atomic<int>> graphs = nullptr)
+      : endpoint(spawn_rendezvous_actor(sys, "k", local, finished, nullptr, 2, stale_after,
+                                        std::move(graphs))) {}
   ~edge() { caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown); }
 
   void push(int64_t step) {
@@ -71,6 +75,27 @@ TEST_CASE("an edge full of values of steps that never ran here refuses the next 
   auto first = e.receive(1, false);
   REQUIRE_MESSAGE(first.ok(), first.get_status().to_string());
   CHECK(first->scalar_value<float>() == 1.0f);
+}
+
+TEST_CASE("an edge that several graphs receive through keeps room for each graph's steps") {
+  // Three masters registered graphs with this edge (between-graph replication: every worker's
+  // client sends through the same ps edge): 2 steps each.
+  auto graphs = std::make_shared<std::atomic<int>>(3);
+  edge e(1h, graphs);
+  for (int64_t step = 1; step <= 6; ++step) e.push(step);
+  auto seventh = e.receive(7, true);
+  check_error(seventh, "refuses the value of step 7");
+  check_error(seventh, "max_pending_steps_per_edge = 2 for each of 3 graphs");
+  // A fourth graph makes room for two more.
+  graphs->store(4);
+  auto eighth = e.receive(8, true);
+  REQUIRE_MESSAGE(eighth.ok(), eighth.get_status().to_string());
+  CHECK(eighth->scalar_value<float>() == 8.0f);
+  for (int64_t step = 1; step <= 6; ++step) {
+    auto kept = e.receive(step, false);
+    REQUIRE_MESSAGE(kept.ok(), kept.get_status().to_string());
+    CHECK(kept->scalar_value<float>() == static_cast<float>(step));
+  }
 }
 
 TEST_CASE("steps finished here free their room without a cleanup message") {
