@@ -8,6 +8,8 @@
 //   cnn_nodes_after_cse        value=<nodes after CSE>      baseline=<nodes before>
 //   cnn_nodes_after_folding    value=<after folding>        baseline=<after CSE>
 //   cnn_step_ms_passes_on      value=<ms per step, on>      baseline=<ms per step, off>
+//   plan_100k_nodes_64_tasks_ms, plan_100k_nodes_64_tasks_mb_per_task   (plan_at_scale.hpp)
+//   (--scale-only: just those)
 // Synthetic images: the passes and the step time do not depend on the pixel values.
 #include <algorithm>
 #include <chrono>
@@ -17,6 +19,7 @@
 #include "actors/session/session.hpp"
 #include "apps/train/replication.hpp"
 #include "bench_util.hpp"
+#include "plan_at_scale.hpp"
 
 using namespace caflow;
 using namespace caflow::train_app;
@@ -84,6 +87,10 @@ bool pass_counts(const std::string& summary, const char* pass, long* before, lon
 int main(int argc, char** argv) {
   int steps = 5;
   if (argc == 3 && std::string(argv[1]) == "--steps") steps = std::stoi(argv[2]);
+  if (argc == 2 && std::string(argv[1]) == "--scale-only") {
+    bench::plan_at_scale();
+    return 0;
+  }
   train_options o;
   o.model = model_kind::cnn;
   o.mode = replication::local;
@@ -112,5 +119,6 @@ int main(int argc, char** argv) {
   bench::result("cnn_nodes_after_folding", static_cast<double>(after), "nodes",
                 static_cast<double>(before));
   bench::result("cnn_step_ms_passes_on", on_ms, "ms", off_ms);
+  bench::plan_at_scale();
   return 0;
 }
