@@ -14,8 +14,9 @@
 namespace caflow {
 namespace {
 
-// What the process has of the plugin. Filled under its mutex and never emptied: a loaded plugin
-// stays loaded (its kernels are registered for good).
+// What the process has of the plugin, decided under its mutex. The reason there is no GPU is
+// written once, by the first call that finds none, and never again: local_gpus() hands out a
+// reference to it. A loaded plugin stays loaded (its kernels are registered for good).
 class gpu_plugin {
  public:
   static gpu_plugin& instance() {
@@ -23,49 +24,63 @@ class gpu_plugin {
     return p;
   }
 
-  // The plugin's entry points, opening it first where allowed; null: no GPU code (why()).
+  // The plugin's entry points, opening it first where allowed; null: no GPU code (none()).
   const gpu_plugin_api* api(bool even_without_gpu) {
     // Copies to and from a GPU come this way: once loaded, no lock.
     if (const gpu_plugin_api* loaded = api_.load(std::memory_order_acquire)) return loaded;
     std::lock_guard<std::mutex> lock(mu_);
-    if (tried_) return api_.load(std::memory_order_relaxed);
 #ifndef CAFLOW_HAVE_CUDA
     (void)even_without_gpu;
-    none_.why_none = "caflow was built without CUDA (configure with -DCAFLOW_CUDA=ON)";
-    tried_ = true;
+    say_none(not_built);
     return nullptr;
 #else
-    if (!even_without_gpu && !has_gpu_device_files()) {
-      // Not marked as tried: a tool may still ask for the kernels (load_gpu_support).
-      none_.why_none = "no NVIDIA GPU device files (/dev/nvidiactl, /dev/nvidia0) on this host";
-      return nullptr;
+    if (!opened_ && !even_without_gpu) {
+      if (!files_checked_) {
+        files_present_ = ::access("/dev/nvidiactl", F_OK) == 0 || ::access("/dev/nvidia0", F_OK) == 0;
+        files_checked_ = true;
+      }
+      if (!files_present_) {
+        // Not opened: a tool may still ask for the kernels (load_gpu_support).
+        say_none("no NVIDIA GPU device files (/dev/nvidiactl, /dev/nvidia0) on this host");
+        return nullptr;
+      }
     }
-    tried_ = true;
-    const std::string path = beside_this_library(gpu_plugin_file);
-    // Global: the kernels' code resolves libcaflow's symbols, and other plugins the plugin's.
-    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
-    if (handle == nullptr) {
-      const char* why = ::dlerror();
-      none_.why_none = std::string("the GPU plugin did not load: ") + (why ? why : path);
-      return nullptr;
-    }
-    using entry = const gpu_plugin_api* (*)();
-    auto get = reinterpret_cast<entry>(::dlsym(handle, gpu_plugin_symbol));
-    if (get == nullptr) {
-      none_.why_none = path + " has no " + gpu_plugin_symbol + ": a plugin of another caflow";
-      return nullptr;
-    }
-    const gpu_plugin_api* loaded = get();
-    api_.store(loaded, std::memory_order_release);
-    return loaded;
+    if (!opened_) open();
+    return api_.load(std::memory_order_relaxed);
 #endif
   }
+
+  // Why the plugin could not be opened, once it was tried ("" when it was, or was not tried).
+  std::string open_error() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return open_error_;
+  }
+
+  static constexpr const char* not_built = "caflow was built without CUDA (configure with -DCAFLOW_CUDA=ON)";
 
   const gpu_enumeration& none() const { return none_; }
 
  private:
-  static bool has_gpu_device_files() {
-    return ::access("/dev/nvidiactl", F_OK) == 0 || ::access("/dev/nvidia0", F_OK) == 0;
+  void say_none(const std::string& why) {
+    if (none_.why_none.empty()) none_.why_none = why;
+  }
+
+  // Opens the plugin (once): dlopen, then its entry point.
+  void open() {
+    opened_ = true;
+    const std::string path = beside_this_library(gpu_plugin_file);
+    // Global: the kernels' code resolves libcaflow's symbols, and other plugins the plugin's.
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    using entry = const gpu_plugin_api* (*)();
+    entry get = nullptr;
+    if (handle == nullptr) {
+      const char* why = ::dlerror();
+      open_error_ = std::string("the GPU plugin did not load: ") + (why ? why : path);
+    } else if ((get = reinterpret_cast<entry>(::dlsym(handle, gpu_plugin_symbol))) == nullptr) {
+      open_error_ = path + " has no " + gpu_plugin_symbol + ": a plugin of another caflow";
+    }
+    if (get == nullptr) return say_none(open_error_);
+    api_.store(get(), std::memory_order_release);
   }
 
   // The plugin sits in the directory libcaflow was loaded from (build tree or install prefix).
@@ -80,19 +95,32 @@ class gpu_plugin {
 
   std::mutex mu_;
   std::atomic<const gpu_plugin_api*> api_{nullptr};
-  bool tried_ = false;
+  bool opened_ = false;  // dlopen was tried
+  bool files_checked_ = false, files_present_ = false;
+  std::string open_error_;
   gpu_enumeration none_;
 };
 
+// A GPU entry point called where there is none: unimplemented in a build without CUDA, a
+// failed precondition where CUDA was built but this host has no GPU (or the plugin did not load).
 status no_gpu() {
-  return errors::unimplemented("no GPU: ", gpu_plugin::instance().none().why_none);
+#ifndef CAFLOW_HAVE_CUDA
+  return errors::unimplemented("no GPU: ", gpu_plugin::not_built);
+#else
+  return errors::failed_precondition("no GPU: ", gpu_plugin::instance().none().why_none);
+#endif
 }
 
 }  // namespace
 
 status load_gpu_support() {
-  if (gpu_plugin::instance().api(true) == nullptr) return no_gpu();
-  return {};
+  auto& p = gpu_plugin::instance();
+  if (p.api(true) != nullptr) return {};
+#ifndef CAFLOW_HAVE_CUDA
+  return errors::unimplemented("no GPU kernels: ", gpu_plugin::not_built);
+#else
+  return errors::failed_precondition(p.open_error());
+#endif
 }
 
 const gpu_enumeration& local_gpus() {

@@ -30,7 +30,8 @@ namespace caflow {
 struct master_options {
   std::string job = "localhost";  // the master's own task: where unplaced nodes go
   int task = 0;
-  // Every task's worker (the master's own included), keyed "/job:J/replica:0/task:T".
+  // The workers known from the start (the master's own, and those of an in-process cluster),
+  // keyed "/job:J/replica:0/task:T"; the others are added as sessions contact them.
   std::map<std::string, worker_actor> workers{};
   std::chrono::milliseconds step_timeout{scaled(std::chrono::milliseconds{60000})};
   std::chrono::milliseconds rpc_timeout{scaled(std::chrono::milliseconds{10000})};

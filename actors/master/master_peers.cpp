@@ -105,14 +105,17 @@ void list_devices(master_pointer self, const std::vector<std::string>& tasks,
 }  // namespace
 
 std::vector<std::string> tasks_in_scope(const master_state& st, const device_filters& filters) {
-  std::vector<std::string> scope{own_task(st)};
-  auto add = [&](const std::string& task) {
-    if (filters.admits_task(task) && std::find(scope.begin(), scope.end(), task) == scope.end())
-      scope.push_back(task);
-  };
-  for (const auto& [task, worker] : st.opts.workers) add(task);
-  for (const auto& [task, address] : st.opts.addresses) add(task);
-  std::sort(scope.begin(), scope.end(), earlier);
+  std::set<std::string> names{own_task(st)};
+  for (const auto& [task, worker] : st.opts.workers)
+    if (filters.admits_task(task)) names.insert(task);
+  for (const auto& [task, address] : st.opts.addresses)
+    if (filters.admits_task(task)) names.insert(task);
+  // Each name parsed once for its place in cluster order.
+  std::vector<std::tuple<std::string, int, std::string>> keyed;
+  for (const auto& task : names) keyed.push_back(order_key(task));
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::string> scope;
+  for (auto& k : keyed) scope.push_back(std::move(std::get<2>(k)));
   return scope;
 }
 
@@ -151,21 +154,21 @@ std::vector<std::string> devices_in_scope(const master_state& st, const device_f
 void meet_pairs(master_pointer self, std::set<std::pair<std::string, std::string>> pairs,
                 std::function<void(status)> then) {
   auto& st = self->state;
-  std::vector<std::pair<std::string, std::string>> todo;
+  std::vector<std::pair<std::string, std::string>> to_connect;
   for (auto [a, b] : pairs) {
     if (a == b || a == own_task(st) || b == own_task(st)) continue;
     if (earlier(b, a)) std::swap(a, b);
     // A task of this process (an in-process cluster's) has no address: nothing to connect.
     if (!st.opts.addresses.count(b) || st.met.count({a, b})) continue;
-    todo.emplace_back(a, b);
+    to_connect.emplace_back(a, b);
   }
-  if (todo.empty()) return then({});
+  if (to_connect.empty()) return then({});
   struct progress {
     size_t pending;
     status first;
   };
-  auto p = std::make_shared<progress>(progress{todo.size(), {}});
-  for (const auto& [a, b] : todo) {
+  auto p = std::make_shared<progress>(progress{to_connect.size(), {}});
+  for (const auto& [a, b] : to_connect) {
     auto w = st.opts.workers.find(a);
     if (w == st.opts.workers.end()) {
       p->first = errors::not_found("no worker for task ", a);

@@ -50,7 +50,7 @@ struct rendezvous_state {
   // Makes room for one more step's value, or aborts the step.
   bool admit(int64_t step_id) {
     if (pending.count(step_id)) return true;
-    const size_t sharing = graphs ? static_cast<size_t>(std::max(1, graphs->load())) : 1;
+    const size_t sharing = graphs ? static_cast<size_t>(std::max(1, graphs->load(std::memory_order_relaxed))) : 1;
     const size_t limit = max_pending * sharing;
     if (pending.size() >= limit) forget_steps_over();
     if (pending.size() >= limit) {

@@ -139,3 +139,15 @@ TEST_CASE("a task that cannot open its port exits 1 naming the address") {
   CHECK(worker.output().find("cannot open 127.0.0.1:" + std::to_string(ports[0])) !=
         std::string::npos);
 }
+
+TEST_CASE("caflow-server refuses device filters it cannot read, naming the filter") {
+  child_process bad({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "worker=127.0.0.1:1",
+                     "--job", "worker", "--task", "0", "--device-filters",
+                     "/job:ps,/job:worker/taks:1"});
+  CHECK(exit_code(bad, 10s) == 2);
+  CHECK(bad.output().find("device filter '/job:worker/taks:1'") != std::string::npos);
+  child_process empty({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "worker=127.0.0.1:1",
+                       "--job", "worker", "--task", "0", "--device-filters", "/job:ps,,/job:worker"});
+  CHECK(exit_code(empty, 10s) == 2);
+  CHECK(empty.output().find("have an empty entry") != std::string::npos);
+}

@@ -171,6 +171,12 @@ TEST_CASE("bad targets and tasks are errors naming the culprit") {
   REQUIRE(spec.ok());
   check_error(server::start({.cluster = *spec, .job = "worker", .task = 0}), "worker");
   check_error(server::start({.cluster = *spec, .job = "ps", .task = 3}), "3");
+  check_error(server::start({.cluster = *spec, .job = "ps", .task = 0,
+                             .device_filters = {"/job:ps", "/job:worker/task:-1"}}),
+              "device filter '/job:worker/task:-1'");
+  check_error(server::start({.cluster = *spec, .job = "ps", .task = 0,
+                             .device_filters = {"/job:worker"}}),
+              "the device filters (/job:worker) leave out the task itself, /job:ps/replica:0/task:0");
 }
 
 TEST_CASE("a session's step gives the same values with busy polling on, short and off") {
