@@ -11,6 +11,7 @@ void add_admin_wire_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<variable_shard>("caflow::variable_shard");
   cfg.add_message_type<admin_reply>("caflow::admin_reply");
   cfg.add_message_type<master_snapshot>("caflow::master_snapshot");
+  cfg.add_message_type<summary_report>("caflow::summary_report");
   cfg.add_message_type<admin_actor>("caflow::admin_actor");
 }
 

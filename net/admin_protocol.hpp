@@ -19,6 +19,8 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "net/step_reports.hpp"
+
 namespace caflow {
 
 // The admin's name on a task's port, next to "cf_worker" and "cf_master".
@@ -28,6 +30,7 @@ using cf_admin_atom = caf::atom_constant<caf::atom("cf_admin")>;      // a clust
 using cf_admin_local_atom = caf::atom_constant<caf::atom("cf_admloc")>;  // this task only
 using cf_inspect_atom = caf::atom_constant<caf::atom("cf_inspect")>;  // admin -> master/worker
 using cf_kill_step_atom = caf::atom_constant<caf::atom("cf_killstp")>;  // admin -> master
+using cf_summary_atom = caf::atom_constant<caf::atom("cf_summary")>;  // client -> master
 
 // A console command split into words: {"var", "dense/kernel"}, {"trace", "on"}.
 struct admin_query {
@@ -39,21 +42,6 @@ struct admin_table {
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
-};
-
-// One executed node while tracing. Times are microseconds on the recording task's wall clock
-// (system_clock) until the collecting admin shifts them onto its own clock.
-struct trace_event {
-  std::string task;
-  std::string device;
-  std::string node;
-  std::string op;
-  std::string peer;  // _Send: the receiving device; _Recv: the sending device; else empty
-  int64_t step_id = 0;
-  int64_t start_us = 0;
-  int64_t dur_us = 0;
-  int64_t bytes = -1;  // _Send/_Recv: the tensor's bytes; -1 for other nodes
-  std::string key{};   // _Send/_Recv: the rendezvous key, which pairs them; else empty
 };
 
 // A partitioned variable's shard, as a worker answers `vars` or `var NAME` for it: the admin
@@ -111,6 +99,7 @@ struct session_summary {
   std::vector<int64_t> running;  // ids of the session's steps in flight
   latency_summary latency;
   std::vector<partition_summary> partitions;
+  summary_report summaries{};  // the last scalar of each tag, by tag
 };
 
 struct master_snapshot {
@@ -124,11 +113,6 @@ typename Inspector::result_type inspect(Inspector& f, admin_query& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, admin_table& x) {
   return f(caf::meta::type_name("admin_table"), x.columns, x.rows, x.notes);
-}
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, trace_event& x) {
-  return f(caf::meta::type_name("trace_event"), x.task, x.device, x.node, x.op, x.peer, x.step_id,
-           x.start_us, x.dur_us, x.bytes, x.key);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, variable_shard& x) {
@@ -153,7 +137,7 @@ typename Inspector::result_type inspect(Inspector& f, latency_summary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, session_summary& x) {
   return f(caf::meta::type_name("session_summary"), x.handle, x.graph_nodes, x.signatures,
-           x.running, x.latency, x.partitions);
+           x.running, x.latency, x.partitions, x.summaries);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, master_snapshot& x) {

@@ -49,7 +49,10 @@ edge_route edge_transport::route_to(rendezvous_actor to, const bulk_endpoint& at
 
 void edge_transport::send(const edge_route& to, int64_t step_id, const std::string& key,
                           const tensor& value) const {
-  if (to.shm) {
+  // A string tensor's size is its contents' (graph/core/tensor.hpp): it always travels inline,
+  // where its layout is checked on arrival.
+  const bool strings = value.type() == dtype::string;
+  if (to.shm && !strings) {
     if (auto d = to.shm->place(step_id, key, value)) {
       if (!send_batch::hold(to.actor, std::move(*d)))
         caf::anon_send(to.actor, cf_shm_atom::value, std::move(*d));
@@ -59,7 +62,7 @@ void edge_transport::send(const edge_route& to, int64_t step_id, const std::stri
   // In a process the message shares the buffer, whatever its size. Across processes a big
   // tensor goes in pieces that each share it too, so nothing is copied before serialization;
   // CAF keeps the order of messages from one sender to one receiver.
-  if (to.remote && value.initialized() && value.byte_size() > edge_chunk_bytes) {
+  if (to.remote && !strings && value.initialized() && value.byte_size() > edge_chunk_bytes) {
     if (bulk_out_ && to.at.port != 0) bulk_out_->send(to.at, to.actor, step_id, key, value);
     else send_in_chunks(to.actor, step_id, key, value);
     return;

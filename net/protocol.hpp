@@ -186,6 +186,8 @@ struct run_graph_request {
   // put its last values for the requester's process there. Off: they go as messages of their
   // own, whoever asks.
   bool reply_carries_sends = false;
+  // Record when and where each node of the run ran, for the step's run metadata.
+  bool trace = false;
 };
 
 struct run_graph_reply {
@@ -195,6 +197,7 @@ struct run_graph_reply {
   // of in a message of its own (net/wire/send_batch.hpp), when the request allowed it: the
   // master hands it to the first entry's edge actor as a batch, which must be in its process.
   edge_batch sends;
+  std::vector<trace_event> trace{};  // the request asked: the run's nodes, on this task's clock
 };
 
 // A client's step, sent to a master: like session::run, by name.
@@ -207,6 +210,9 @@ struct run_step_request {
   // Feeds left empty here because they came ahead in chunks ("feed:<i>", transfer `transfer`).
   int64_t transfer = 0;
   std::vector<int32_t> chunked_feeds;
+  // Trace the step: the reply carries every node each partition ran (TF's RunOptions
+  // FULL_TRACE, answered as RunMetadata's step stats).
+  bool trace = false;
 };
 
 // What a client asks of its session on the master (session_options' share of it).
@@ -235,18 +241,19 @@ struct run_step_reply {
   int64_t nodes_folded = 0;
   std::string optimization;
   std::string placement;
+  // The request asked for a trace: every node the step ran, on the master's clock.
+  std::vector<trace_event> trace{};
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_step_request& x) {
   return f(caf::meta::type_name("run_step_request"), x.session, x.feed_names, x.feeds, x.fetches,
-           x.targets, x.transfer, x.chunked_feeds);
+           x.targets, x.transfer, x.chunked_feeds, x.trace);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_step_reply& x) {
   return f(caf::meta::type_name("run_step_reply"), x.fetches, x.transfer, x.chunked_fetches,
-           x.nodes_removed, x.nodes_folded,
-           x.optimization, x.placement);
+           x.nodes_removed, x.nodes_folded, x.optimization, x.placement, x.trace);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, session_config& x) {
@@ -282,11 +289,11 @@ typename Inspector::result_type inspect(Inspector& f, bind_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_request& x) {
   return f(caf::meta::type_name("run_graph_request"), x.graph_handle, x.step_id, x.args,
-           x.num_rets, x.chunked_args, x.runs_here, x.reply_carries_sends);
+           x.num_rets, x.chunked_args, x.runs_here, x.reply_carries_sends, x.trace);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, run_graph_reply& x) {
-  return f(caf::meta::type_name("run_graph_reply"), x.rets, x.chunked_rets, x.sends);
+  return f(caf::meta::type_name("run_graph_reply"), x.rets, x.chunked_rets, x.sends, x.trace);
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, edge_value& x) {
@@ -325,6 +332,7 @@ using master_actor = caf::typed_actor<
     caf::replies_to<cf_close_atom, std::string>::with<bool>,               // handle
     caf::replies_to<cf_inspect_atom>::with<master_snapshot>,               // for the admin
     caf::replies_to<cf_kill_step_atom, int64_t, std::string>::with<bool>,  // step, reason
+    caf::reacts_to<cf_summary_atom, std::string, summary_report>,  // handle, the client's last
     caf::reacts_to<cf_tick_atom>>;
 
 // Announces every wire type on a config; every process of a cluster calls it.

@@ -14,6 +14,8 @@
 //   var NAME     a variable's values, truncated              (workers)
 //   trace on|off [TASK], trace collect                       (workers)
 //   abort STEP   aborts a step on the master that runs it    (masters)
+//   summaries    the last scalar of each tag per session, as its client reported (masters)
+//   logdir       where each session's client writes TensorBoard events         (masters)
 //
 // The admin never blocks: finding a peer runs on a resolver actor of its own thread, and every
 // question to a peer carries a timeout. Peers' trace events are shifted onto this task's clock

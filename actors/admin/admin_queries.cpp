@@ -233,7 +233,7 @@ std::string role_for_command(const std::string& command) {
       {"cluster", "admin"},   {"devices", "worker"}, {"sessions", "master"},
       {"graphs", "master"},   {"steps", "master"},   {"pending", "worker"},
       {"vars", "worker"},     {"var", "worker"},     {"trace", "worker"},
-      {"abort", "master"},
+      {"abort", "master"},    {"summaries", "master"}, {"logdir", "master"},
   };
   auto it = roles.find(command);
   return it == roles.end() ? std::string{} : it->second;
@@ -302,6 +302,27 @@ status_or<admin_reply> answer_master_query(const std::string& task, const master
                               l.steps_per_s > 0 ? fixed(l.steps_per_s, 1) + "/s" : "-",
                               running_steps(s)});
     }
+  } else if (c == "summaries") {
+    r.table.columns = {"task", "session", "tag", "step", "value", "written"};
+    const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    for (const auto& s : m.sessions)
+      for (const auto& v : s.summaries.scalars) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%.6g", v.value);
+        r.table.rows.push_back({task, s.handle, v.tag, std::to_string(v.step), value,
+                                format_seconds(std::max<int64_t>(now_us - v.wall_us, 0) / 1e6) +
+                                    " ago"});
+      }
+    if (r.table.rows.empty())
+      r.table.notes.push_back(task + ": no session has reported summaries (caflow-train "
+                              "--logdir DIR writes and reports them)");
+  } else if (c == "logdir") {
+    r.table.columns = {"task", "session", "logdir", "event file"};
+    for (const auto& s : m.sessions)
+      if (!s.summaries.logdir.empty())
+        r.table.rows.push_back({task, s.handle, s.summaries.logdir, s.summaries.file});
   } else {
     return errors::invalid_argument("the master does not answer '", c, "'");
   }

@@ -150,7 +150,8 @@ void executor::run_async(const step_context& step, done_fn done) {
     s->pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
   s->inputs.resize(num_input_slots_);
   s->remaining.store(static_cast<int>(items_.size()), std::memory_order_relaxed);
-  if (trace_ && trace_->enabled()) s->trace = trace_.get();
+  if (step.trace) s->trace = step.trace;
+  else if (trace_ && trace_->enabled()) s->trace = trace_.get();
   // An outside cancellation (timeout, peer failure, console abort) aborts the step too.
   s->registered = step.cancellation->register_callback(&s->cancel_token, [s] {
     s->abort(errors::cancelled("step ", s->step.step_id, " was cancelled"));

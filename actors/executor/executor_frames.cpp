@@ -174,7 +174,8 @@ struct executor::frame_step {
   void start() {
     root.iterations.push_back(new_iteration_state(0, 0));
     root.pending_inputs = 0;
-    if (ex.trace_ && ex.trace_->enabled()) trace = ex.trace_.get();
+    if (step.trace) trace = step.trace;
+    else if (ex.trace_ && ex.trace_->enabled()) trace = ex.trace_.get();
     registered = step.cancellation->register_callback(&cancel_token, [this] {
       abort(errors::cancelled("step ", step.step_id, " was cancelled", where_loops_are()));
     });

@@ -184,12 +184,28 @@ void handle_step(master_pointer self, run_step_request req,
     run->waiting.push_back([launch, req = std::move(req)]() mutable { launch(std::move(req)); });
 }
 
+// Keeps the newest value of each tag (sorted by tag), and where the events go.
+void note_summaries(summary_report& kept, summary_report r) {
+  if (!r.logdir.empty()) kept.logdir = std::move(r.logdir);
+  if (!r.file.empty()) kept.file = std::move(r.file);
+  for (summary_scalar& v : r.scalars) {
+    auto at = std::lower_bound(kept.scalars.begin(), kept.scalars.end(), v.tag,
+                               [](const summary_scalar& a, const std::string& t) { return a.tag < t; });
+    if (at != kept.scalars.end() && at->tag == v.tag) {
+      if (v.step >= at->step) *at = std::move(v);
+    } else {
+      kept.scalars.insert(at, std::move(v));
+    }
+  }
+}
+
 // What the admin shows of this master: sessions, their cached partitions and step latency.
 master_snapshot snapshot(const master_state& st) {
   master_snapshot m;
   for (const auto& [handle, s] : st.sessions) {
     session_summary sum{handle, s.full ? static_cast<int64_t>(s.full->num_nodes()) : 0,
-                        static_cast<int64_t>(s.cache.size()), {}, s.latency.summary(), {}};
+                        static_cast<int64_t>(s.cache.size()), {}, s.latency.summary(), {},
+                        s.summaries};
     int64_t signature = 0;
     for (const auto& [key, run] : s.cache) {
       for (const auto& p : run->parts)
@@ -292,6 +308,11 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         return true;
       },
       [=](cf_inspect_atom) -> master_snapshot { return snapshot(self->state); },
+      [=](cf_summary_atom, const std::string& session, summary_report& r) {
+        auto it = self->state.sessions.find(session);
+        if (it == self->state.sessions.end()) return;  // closed meanwhile: nothing to show
+        note_summaries(it->second.summaries, std::move(r));
+      },
       [=](cf_kill_step_atom, int64_t step_id, const std::string& reason) -> bool {
         if (!self->state.steps.count(step_id)) return false;
         step_failed(self, step_id, errors::aborted("step ", step_id, " ", reason));

@@ -58,6 +58,7 @@ struct master_session {
   std::shared_ptr<const graph> full;
   std::map<std::string, std::shared_ptr<prepared_run>> cache;
   step_stats latency;  // recent steps, for the console's `steps`
+  summary_report summaries;  // its client's last scalar of each tag, for `summaries`/`logdir`
 };
 
 // Who asked for a step: the promise to answer, and, for a client in another process, where its
@@ -89,6 +90,7 @@ struct in_flight_step {
   bool aborted = false;
   std::string session;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::vector<trace_event> trace{};  // a traced step's nodes, as its partitions reported them
 };
 
 struct master_state {

@@ -19,6 +19,7 @@ void finish_step(master_pointer self, int64_t step_id) {
       s.run->reported = true;
     }
     reply.fetches = std::move(s.fetches);
+    reply.trace = std::move(s.trace);
     if (s.client.remote) {
       reply.transfer = step_id;
       for (size_t i = 0; i < reply.fetches.size(); ++i) {
@@ -85,7 +86,8 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),
-                        static_cast<int32_t>(run->contract.num_fetches), {}, p.runs_on_worker, true};
+                        static_cast<int32_t>(run->contract.num_fetches), {}, p.runs_on_worker, true,
+                        req.trace};
     for (int64_t a : p.arg_indices) {
       if (p.remote && travels_in_chunks(req.feeds[a].value)) {
         // Ahead of the request, from this actor to the same worker: they arrive in order.
@@ -107,6 +109,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
               auto it = self->state.steps.find(step_id);
               if (it == self->state.steps.end()) return;
               if (!handed.ok()) step_failed(self, step_id, handed.with_context("task " + task));
+              for (trace_event& e : reply.trace) it->second.trace.push_back(std::move(e));
               for (size_t k = 0; k < reply.rets.size() && k < it->second.fetches.size(); ++k)
                 if (reply.rets[k].value.initialized()) it->second.fetches[k] = reply.rets[k];
               if (status claimed = claim_chunked(self->state.arrivals, step_id, "ret",

@@ -240,15 +240,23 @@ status remote_client::open() {
   return extend(graph_def{});
 }
 
+status remote_client::report_summaries(summary_report report) {
+  if (impl_->session.empty()) return errors::failed_precondition("no session on the master yet");
+  auto master = impl_->master_now();
+  if (!master) return impl_->gone();
+  caf::anon_send(master, cf_summary_atom::value, impl_->session, std::move(report));
+  return {};
+}
+
 status_or<std::vector<tensor>> remote_client::run(
     const std::vector<std::pair<std::string, tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    run_step_reply* prepared) {
+    run_step_reply* prepared, std::vector<trace_event>* trace) {
   logger_release released;
   CAFLOW_RETURN_IF_ERROR(open());
   auto master = impl_->master_now();
   if (!master) return impl_->gone();
-  run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}};
+  run_step_request req{impl_->session, {}, {}, fetches, targets, 0, {}, trace != nullptr};
   req.transfer = static_cast<int64_t>(impl_->next_transfer.fetch_add(1) & (~uint64_t{0} >> 1));
   std::vector<std::pair<size_t, tensor>> chunked_feeds;
   for (size_t i = 0; i < feeds.size(); ++i) {
@@ -302,6 +310,7 @@ status_or<std::vector<tensor>> remote_client::run(
     tsan_acquire(w.value.raw_data());  // a kernel's output, written on a device thread
     out.push_back(std::move(w.value));
   }
+  if (trace) *trace = std::move(reply.trace);
   if (prepared && (!reply.optimization.empty() || !reply.placement.empty())) {
     reply.fetches.clear();
     *prepared = std::move(reply);

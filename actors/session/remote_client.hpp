@@ -31,6 +31,7 @@ class remote_client {
   status extend(const graph_def& more);
   // Creates the master-side session unless it exists. Not concurrent with itself or extend.
   status open();
+  // With `trace`, the step is traced and `trace` receives every node it ran.
   // `prepared`, when given, receives what the master reports on the step that prepared the
   // run signature (optimization counts, the placement table if logged); untouched otherwise.
   // Thread-safe once the master-side session exists (open or extend was called): runs of one session
@@ -38,7 +39,12 @@ class remote_client {
   status_or<std::vector<tensor>> run(const std::vector<std::pair<std::string, tensor>>& feeds,
                                      const std::vector<std::string>& fetches,
                                      const std::vector<std::string>& targets,
-                                     run_step_reply* prepared = nullptr);
+                                     run_step_reply* prepared = nullptr,
+                                     std::vector<trace_event>* trace = nullptr);
+
+  // Tells the master what this client last wrote to its event file (the console's `summaries`
+  // and `logdir`); fire and forget. REQUIRES: the master-side session exists.
+  status report_summaries(summary_report report);
 
  private:
   struct impl;

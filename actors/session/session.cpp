@@ -7,6 +7,7 @@
 
 #include "actors/executor/executor.hpp"
 #include "actors/executor/graph_optimizer.hpp"
+#include "actors/executor/trace_recorder.hpp"
 #include "actors/session/remote_client.hpp"
 #include "actors/server/server.hpp"
 #include "devices/device_factory.hpp"
@@ -62,9 +63,20 @@ class session::impl {
     return {};
   }
 
+  status report_summaries(summary_report report) {
+    CAFLOW_RETURN_IF_ERROR(start_error_);
+    if (opts_.target == "local") return {};  // no master, no console
+    std::lock_guard<std::mutex> lock(mu_);
+    CAFLOW_RETURN_IF_ERROR(sync_with_scope());
+    CAFLOW_RETURN_IF_ERROR(connect_locked());
+    CAFLOW_RETURN_IF_ERROR(remote_->open());
+    return remote_->report_summaries(std::move(report));
+  }
+
   status_or<std::vector<tensor>> run(const named_feed_list& feeds,
                                      const std::vector<std::string>& fetches,
-                                     const std::vector<std::string>& targets) {
+                                     const std::vector<std::string>& targets,
+                                     std::vector<trace_event>* trace = nullptr) {
     CAFLOW_RETURN_IF_ERROR(start_error_);
     if (opts_.target != "local") {
       remote_client* remote = nullptr;
@@ -77,7 +89,7 @@ class session::impl {
       }
       // Unlocked: one run may wait for another (a dequeue from a queue that another run fills).
       run_step_reply prepared;
-      auto out = remote->run(feeds, fetches, targets, &prepared);
+      auto out = remote->run(feeds, fetches, targets, &prepared, trace);
       if (out.ok()) steps_.fetch_add(1, std::memory_order_relaxed);
       // Only the step that prepared a run signature reports: the others take no lock here.
       if (out.ok() && (prepared.nodes_removed || prepared.nodes_folded ||
@@ -109,8 +121,15 @@ class session::impl {
     }
     frame.rets.resize(run->contract.num_fetches);
     cancellation_manager cancel;
-    step_context step{next_step_.fetch_add(1, std::memory_order_relaxed), &frame, &cancel, nullptr};
+    std::unique_ptr<trace_recorder> recorder;
+    if (trace) {
+      recorder = std::make_unique<trace_recorder>("local");
+      recorder->set_enabled(true);
+    }
+    step_context step{next_step_.fetch_add(1, std::memory_order_relaxed), &frame, &cancel, nullptr,
+                      recorder.get()};
     CAFLOW_RETURN_IF_ERROR(run->exec->run(step, opts_.operation_timeout));
+    if (trace) *trace = recorder->collect();
     steps_.fetch_add(1, std::memory_order_relaxed);
     return std::move(frame.rets);
   }
@@ -241,6 +260,13 @@ status session::extend(const graph_def& more) { return impl_->extend(more); }
 status_or<std::vector<tensor>> session::run(const feed_list& feeds,
                                             const std::vector<output>& fetches,
                                             const std::vector<operation>& targets) {
+  return run(step_options{}, feeds, fetches, targets, nullptr);
+}
+
+status_or<std::vector<tensor>> session::run(const step_options& options, const feed_list& feeds,
+                                            const std::vector<output>& fetches,
+                                            const std::vector<operation>& targets,
+                                            step_metadata* metadata) {
   named_feed_list named;
   named.reserve(feeds.size());
   for (const auto& [o, t] : feeds) {
@@ -258,7 +284,9 @@ status_or<std::vector<tensor>> session::run(const feed_list& feeds,
     if (!op.valid()) return errors::invalid_argument("target is an invalid operation (from a failed op?)");
     target_names.push_back(op.node);
   }
-  return impl_->run(named, fetch_names, target_names);
+  std::vector<trace_event>* trace = options.trace && metadata ? &metadata->nodes : nullptr;
+  if (metadata) metadata->nodes.clear();
+  return impl_->run(named, fetch_names, target_names, trace);
 }
 
 status_or<std::vector<tensor>> session::run_named(const named_feed_list& feeds,
@@ -269,5 +297,9 @@ status_or<std::vector<tensor>> session::run_named(const named_feed_list& feeds,
 
 device& session::cpu() { return impl_->cpu(); }
 session_stats session::stats() const { return impl_->stats(); }
+
+status session::report_summaries(summary_report report) {
+  return impl_->report_summaries(std::move(report));
+}
 
 }  // namespace caflow

@@ -25,6 +25,7 @@
 #include "graph/client/step_runner.hpp"
 #include "graph/ir/passes/pass.hpp"
 #include "graph/platform/busy_wait.hpp"
+#include "net/step_reports.hpp"
 #include "net/security/transport_security.hpp"
 
 namespace caflow {
@@ -81,6 +82,16 @@ struct session_stats {
   std::string last_optimization;  // e.g. "cse: 12 -> 9 nodes (3 removed); ..."
 };
 
+// TensorFlow's RunOptions and RunMetadata, as far as caflow records them: a traced step reports
+// every node each partition ran (tf::serialized_run_metadata, graph/tf/step_stats.hpp, turns
+// them into TF's StepStats).
+struct step_options {
+  bool trace = false;
+};
+struct step_metadata {
+  std::vector<trace_event> nodes;  // times on the system clock of the task that ran each
+};
+
 class session final : public step_runner {
  public:
   using named_feed_list = std::vector<std::pair<std::string, tensor>>;
@@ -98,6 +109,10 @@ class session final : public step_runner {
   status_or<std::vector<tensor>> run(const feed_list& feeds, const std::vector<output>& fetches,
                                      const std::vector<operation>& targets = {}) override;
   status_or<std::vector<tensor>> run(const std::vector<output>& fetches) { return run({}, fetches); }
+  // With options: `metadata` (when given) receives what the step recorded.
+  status_or<std::vector<tensor>> run(const step_options& options, const feed_list& feeds,
+                                     const std::vector<output>& fetches,
+                                     const std::vector<operation>& targets, step_metadata* metadata);
   // By name: feeds and fetches are "node" or "node:port", targets are node names.
   status_or<std::vector<tensor>> run_named(const named_feed_list& feeds,
                                            const std::vector<std::string>& fetches,
@@ -105,6 +120,11 @@ class session final : public step_runner {
 
   device& cpu();
   session_stats stats() const;
+
+  // Tells the session's master what its client last wrote to an event file, so that
+  // caflow-console's `summaries` and `logdir` show it (net/admin_protocol.hpp). Sent without
+  // waiting; a session without a master (a plain "local" one) has no console and sends nothing.
+  status report_summaries(summary_report report);
 
  private:
   class impl;

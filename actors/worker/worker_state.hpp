@@ -47,6 +47,8 @@ struct run_frame {
   std::atomic<bool> answered{false};
   std::shared_ptr<cancellation_manager> cancel;
   std::shared_ptr<remote_rendezvous> rdv;
+  // A traced run's own recorder (run_graph_request::trace): its events go with the reply.
+  std::shared_ptr<trace_recorder> trace;
 };
 
 struct pending_run {

@@ -55,6 +55,7 @@ struct run_answer {
     run_graph_reply reply;
     reply.rets.reserve(run.frame.rets.size());
     for (tensor& t : run.frame.rets) reply.rets.push_back(wire_tensor{std::move(t)});
+    if (run.trace) reply.trace = run.trace->collect();
     to->enqueue(caf::actor_cast<caf::strong_actor_ptr>(worker), id.response_id(),
                 caf::make_message(std::move(reply)), nullptr);
   }
@@ -133,6 +134,10 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   run->frame.rets.resize(static_cast<size_t>(req.num_rets));
   run->cancel = s.cancel;
   run->rdv = g->rdv;
+  if (req.trace) {
+    run->trace = std::make_shared<trace_recorder>(st.task_name);
+    run->trace->set_enabled(true);
+  }
   const uint64_t run_id = st.next_run++;
   // Where the reply goes (the last forwarding stage, else the sender): another process?
   // Read before make_response_promise, which moves the sender out of the request.
@@ -156,7 +161,7 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   // state is no less its actor's for it.
   auto dev_run = std::make_shared<device_run>();
   dev_run->exec = g->exec.get();
-  dev_run->step = {req.step_id, &run->frame, run->cancel.get(), run->rdv.get()};
+  dev_run->step = {req.step_id, &run->frame, run->cancel.get(), run->rdv.get(), run->trace.get()};
   // A small partition often ends before this handler does. Its end is then handled right
   // here, one loop turn sooner than a run_done message: whichever of the run's end and this
   // handler's comes second does it.
@@ -208,6 +213,7 @@ void run_done(worker_pointer self, uint64_t run_id) {
       }
     }
     reply.sends = std::exchange(r.run->sends, edge_batch{});
+    if (r.run->trace) reply.trace = r.run->trace->collect();
     r.promise.deliver(std::move(reply));
   } else if (!s.aborted.ok()) {
     // Woken by the abort: the root cause says more than this task's echo of it.

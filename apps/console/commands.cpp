@@ -70,6 +70,8 @@ const std::vector<command_info>& commands() {
       {"var", "NAME", "a variable's values (truncated)"},
       {"trace", "on|off [TASK] | save FILE", "record executed nodes; save as Chrome trace JSON"},
       {"abort", "STEP", "abort a running step"},
+      {"summaries", "", "the last value of each summary a session's client wrote"},
+      {"logdir", "", "where each session's client writes its TensorBoard events"},
       {"help", "", "this list"},
       {"quit", "", "leave the console"},
   };

@@ -89,19 +89,19 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                "it, as without IndexedSlices: for comparison");
   app.add_option("--data-dir", o->data_dir, "directory of the gzip IDX files");
   app.add_option("--train-limit", o->train_limit, "train on the first N examples only")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--test-limit", o->test_limit, "evaluate on the first N test examples only")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--replicas-to-aggregate", o->replicas_to_aggregate,
                  "sync: gradients averaged per update (default: all workers)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--total-replicas", o->total_replicas,
                  "sync: workers producing gradients; above --replicas-to-aggregate the extra "
                  "ones are backups whose late gradients are dropped")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--seed", o->seed);
   app.add_option("--threads", o->threads, "intra-op threads per task (0: all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_flag("!--no-progress", o->progress,
                "one line per epoch only (default: a live line on a terminal, else a line every "
                "~10% of an epoch)");
@@ -109,7 +109,7 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                  "the chief saves checkpoints here and, when it holds one, resumes from it");
   app.add_option("--checkpoint-every", o->checkpoint_every,
                  "steps between checkpoints (0: only at the end)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1 << 30));
   app.add_option("--keep-checkpoints", o->keep_checkpoints, "newest checkpoints kept")
       ->check(CLI::Range(1, 1000000));
   app.add_option("--max-recoveries", o->max_recoveries,
@@ -130,6 +130,10 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
       ->check(CLI::Range(1, 1 << 30));
   app.add_option("--histogram-every", o->histogram_every,
                  "with --logdir: steps between variable histograms (0: none)")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--trace-every", o->trace_every,
+                 "with --logdir: steps between traced steps, whose run metadata (time per node and "
+                 "device) TensorBoard's graph tab shows (0: none)")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--plot", o->plot,
                  "FILE.png: the loss and accuracy curves (gnuplot), their data in FILE.csv; "

@@ -72,6 +72,7 @@ struct train_options {
   std::string checkpoint_format = "caflow";
   int summary_every = 10;     // steps between scalar summaries
   int histogram_every = 100;  // steps between variable histograms; 0: none
+  int trace_every = 500;      // steps between traced steps (run metadata); 0: none
   // Cluster: empty runs an embedded one (1 ps, `workers` workers) in this process.
   std::string cluster;
   std::string job;  // with --cluster: the task this process serves ("" for a client only)

@@ -11,23 +11,19 @@
 namespace caflow::train_app {
 namespace {
 
-// The whole tensors of `entries`: slices of one name put together (each must cover its part).
-status_or<std::map<std::string, tensor>> whole_tensors(const std::vector<train::saver::entry>& entries) {
-  std::map<std::string, tensor> out;
+// Writes `entries` as the bundle at `prefix`, as tf.train.Saver does: a shard of a partitioned
+// variable as a slice of the full variable (its save_slice_info), the rest whole.
+status write_entries(const std::string& prefix, const std::vector<train::saver::entry>& entries) {
+  tf::bundle_writer out(prefix);
   for (const auto& e : entries) {
     if (e.slice.empty()) {
-      out[e.name] = e.value;
+      CAFLOW_RETURN_IF_ERROR(out.add(e.name, e.value));
       continue;
     }
     CAFLOW_ASSIGN_OR_RETURN(tensor_slice box, parse_shape_and_slice(e.slice));
-    auto [it, fresh] = out.try_emplace(e.name);
-    if (fresh) it->second = tensor(e.value.type(), box.full);
-    if (it->second.shape() != box.full || it->second.type() != e.value.type())
-      return errors::invalid_argument("variable '", e.name, "': shard '", e.slice,
-                                      "' disagrees with another shard on the full shape or dtype");
-    copy_slice(e.value, box, it->second, whole_slice(box.full), box);
+    CAFLOW_RETURN_IF_ERROR(out.add_slice(e.name, box, e.value));
   }
-  return out;
+  return out.finish();
 }
 
 std::string bundle_name(int64_t step) { return "model.ckpt-" + std::to_string(step); }
@@ -46,9 +42,8 @@ status write_state_file(const std::string& dir, int64_t newest, const std::vecto
 status_or<std::string> write_tf_checkpoint(session& sess, const train::saver& saver,
                                            const std::string& dir, int64_t step) {
   CAFLOW_ASSIGN_OR_RETURN(auto entries, saver.entries(sess));
-  CAFLOW_ASSIGN_OR_RETURN(auto tensors, whole_tensors(entries));
   const std::string prefix = (std::filesystem::path(dir) / bundle_name(step)).string();
-  CAFLOW_RETURN_IF_ERROR(tf::write_bundle(prefix, tensors));
+  CAFLOW_RETURN_IF_ERROR(write_entries(prefix, entries));
   // The bundles follow caflow's own checkpoints: those the saver pruned go too.
   const std::vector<int64_t> kept = train::saver::checkpoint_steps(dir);
   for (const auto& file : std::filesystem::directory_iterator(dir)) {

@@ -363,6 +363,13 @@ status_or<std::vector<tensor>> training_loop::run_step() {
     feeds.push_back({g_.towers[t].labels, std::move(b.labels)});
     feeds.push_back({g_.towers[t].training, training_});
   }
+  const int64_t step = done_steps_ + result_.steps;  // this client's, as the summaries count
+  if (summaries_ && summaries_->trace_due(step)) {
+    step_metadata md;
+    auto out = stepper_.run(step_options{.trace = true}, feeds, fetches_, {g_.train_op}, &md);
+    if (out.ok()) summaries_->traced(step, md);
+    return out;
+  }
   return stepper_.run(feeds, fetches_, {g_.train_op});
 }
 
@@ -430,7 +437,7 @@ status training_loop::end_epoch(int epoch) {
   if (plotting_ || summaries_) {
     CAFLOW_ASSIGN_OR_RETURN(const evaluation e, evaluate(sess_, g_.towers[0], test_));
     test_accuracy = e.accuracy;
-    if (summaries_) summaries_->test_accuracy(done_steps_ + result_.steps - 1, e.accuracy);
+    if (summaries_) summaries_->test_accuracy(sess_, done_steps_ + result_.steps - 1, e.accuracy);
     result_.test_auc = e.auc;
     history_.end_epoch(done_steps_ + result_.steps, epoch + 1, loss_sum_ / averaged,
                        correct_sum_ / averaged, test_accuracy);

@@ -1,6 +1,7 @@
 #include "apps/train/training_summaries.hpp"
 
 #include "graph/core/log.hpp"
+#include "graph/tf/step_stats.hpp"
 
 namespace caflow::train_app {
 
@@ -22,14 +23,15 @@ void training_summaries::step(session& sess, int64_t step, int64_t global_step, 
   if (o_.summary_every > 0 && step % o_.summary_every == 0) {
     const auto now = std::chrono::steady_clock::now();
     const double seconds = std::chrono::duration<double>(now - last_at_).count();
-    writer_->add_scalar("loss", step, loss);
-    writer_->add_scalar("accuracy", step, accuracy);
-    writer_->add_scalar("learning_rate", step, o_.learning_rate);
+    scalar("loss", step, loss);
+    scalar("accuracy", step, accuracy);
+    scalar("learning_rate", step, o_.learning_rate);
     if (last_step_ >= 0 && seconds > 0) {
-      writer_->add_scalar("samples_per_second", step, static_cast<double>(samples_since_) / seconds);
-      writer_->add_scalar("global_step_per_second", step,
-                          static_cast<double>(global_step - last_global_step_) / seconds);
+      scalar("samples_per_second", step, static_cast<double>(samples_since_) / seconds);
+      scalar("global_step_per_second", step,
+             static_cast<double>(global_step - last_global_step_) / seconds);
     }
+    report(sess);
     last_step_ = step;
     last_global_step_ = global_step;
     last_at_ = now;
@@ -48,8 +50,39 @@ void training_summaries::step(session& sess, int64_t step, int64_t global_step, 
   for (size_t k = 0; k < vars.size(); ++k) writer_->add_histogram(vars[k].name(), step, (*got)[k]);
 }
 
-void training_summaries::test_accuracy(int64_t step, double accuracy) {
-  writer_->add_scalar("test_accuracy", step, accuracy);
+void training_summaries::test_accuracy(session& sess, int64_t step, double accuracy) {
+  scalar("test_accuracy", step, accuracy);
+  report(sess);
+}
+
+bool training_summaries::trace_due(int64_t step) const {
+  return o_.trace_every > 0 && step > 0 && step % o_.trace_every == 0;
+}
+
+void training_summaries::traced(int64_t step, const step_metadata& md) {
+  std::vector<tf::executed_node> nodes;
+  nodes.reserve(md.nodes.size());
+  for (const trace_event& e : md.nodes)
+    nodes.push_back({e.device, e.node, e.op, e.start_us, e.dur_us});
+  writer_->add_run_metadata("step" + std::to_string(step), step, tf::serialized_run_metadata(nodes));
+}
+
+void training_summaries::scalar(const std::string& tag, int64_t step, double value) {
+  writer_->add_scalar(tag, step, value);
+  const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  unreported_.push_back({tag, step, value, now_us});
+}
+
+void training_summaries::report(session& sess) {
+  summary_report r{o_.logdir, writer_->path(), std::move(unreported_)};
+  unreported_.clear();
+  // The console's view only: a master that cannot be told now is told with the next scalars.
+  if (status st = sess.report_summaries(std::move(r)); !st.ok() && !report_failed_) {
+    write_log(log_level::warn, "caflow-train", "summaries not shown to the console: ", st.message());
+    report_failed_ = true;
+  }
 }
 
 }  // namespace caflow::train_app

@@ -2,7 +2,15 @@
 // A tensor is a dtype, a shape and a shared, ref-counted, 64-byte-aligned buffer. Copying a
 // tensor copies a pointer; the bytes are shared (zero-copy inside a process). Code that
 // mutates a buffer in place must own it alone (`buffer_unique()`), or copy first.
+//
+// A string tensor (dtype::string) of n elements keeps its strings in one flat block, so that
+// every path that moves a tensor's bytes (a message, a copy, a checkpoint) moves strings too:
+// n + 1 little-endian uint64 offsets, the first 0 and each the end of one string, followed by
+// the strings' bytes back to back. Its byte_size() is 8 (n + 1) + the last offset. String
+// tensors are built whole (from_strings) and never written in place; a fresh one holds empty
+// strings.
 #include <cstring>
+#include <string_view>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -49,6 +57,15 @@ class tensor {
 
   template <class T>
   static tensor scalar(T value);
+  static tensor string_scalar(std::string_view value);
+  static tensor from_strings(const std::vector<std::string>& values, const tensor_shape& shape);
+  static tensor from_strings(const std::vector<std::string>& values) {
+    return from_strings(values, tensor_shape{static_cast<int64_t>(values.size())});
+  }
+  // A string tensor from `size` bytes in the layout above: the layout is checked (offsets in
+  // order and within the bytes), so bytes from outside can be handed in.
+  static status_or<tensor> strings_from_bytes(const tensor_shape& shape, const void* bytes,
+                                              size_t size);
   template <class T>
   static tensor from_vector(const std::vector<T>& values, const tensor_shape& shape);
   template <class T>
@@ -65,7 +82,10 @@ class tensor {
   int rank() const { return shape_.rank(); }
   int64_t dim(int i) const { return shape_.dim(i); }
   int64_t num_elements() const { return shape_.num_elements(); }
-  size_t byte_size() const { return static_cast<size_t>(num_elements()) * dtype_size(type_); }
+  size_t byte_size() const {
+    return type_ == dtype::string ? string_byte_size()
+                                  : static_cast<size_t>(num_elements()) * dtype_size(type_);
+  }
 
   void* raw_data() const { return data_; }
   template <class T>
@@ -77,6 +97,10 @@ class tensor {
     const T* p = data<T>();
     return std::vector<T>(p, p + num_elements());
   }
+
+  // The i-th string of a string tensor, a view into its bytes.
+  std::string_view string_at(int64_t i) const;
+  std::vector<std::string> to_strings() const;
 
   const std::shared_ptr<buffer>& buf() const { return buf_; }
   // The device memory holding the bytes; nullptr for host memory (and for no bytes at all).
@@ -99,6 +123,11 @@ class tensor {
   bool operator==(const tensor& o) const { return equals(o); }
 
  private:
+  size_t string_byte_size() const;
+  // Allocates `bytes` for a tensor of `type` and `shape`, contents unset.
+  static status_or<tensor> with_bytes(const std::shared_ptr<allocator>& alloc, dtype type,
+                                      const tensor_shape& shape, size_t bytes);
+
   std::shared_ptr<buffer> buf_;
   void* data_ = nullptr;
   tensor_shape shape_;

@@ -17,6 +17,7 @@ const char* dtype_name(dtype t) {
     case dtype::uint8: return "uint8";
     case dtype::boolean: return "bool";
     case dtype::resource: return "resource";
+    case dtype::string: return "string";
     case dtype::invalid: break;
   }
   return "invalid";
@@ -30,6 +31,7 @@ status_or<dtype> parse_dtype(std::string_view name) {
       {"int32", dtype::int32},     {"DT_INT32", dtype::int32},  {"int64", dtype::int64},
       {"DT_INT64", dtype::int64},  {"uint8", dtype::uint8},     {"DT_UINT8", dtype::uint8},
       {"bool", dtype::boolean},    {"DT_BOOL", dtype::boolean},
+      {"string", dtype::string},   {"DT_STRING", dtype::string},
       {"resource", dtype::resource}, {"DT_RESOURCE", dtype::resource},
   };
   for (const auto& a : table)
@@ -38,5 +40,9 @@ status_or<dtype> parse_dtype(std::string_view name) {
 }
 
 bool is_valid_dtype(uint8_t raw) { return raw >= 1 && raw < num_dtypes; }
+
+bool is_tensor_dtype(uint8_t raw) {
+  return is_valid_dtype(raw) || raw == static_cast<uint8_t>(dtype::string);
+}
 
 }  // namespace caflow

@@ -21,18 +21,27 @@ enum class dtype : uint8_t {
   // accumulators). Handle edges behave like Ref edges (producer and consumers share a
   // device); no tensor ever has this dtype.
   resource = 7,
+  // Byte strings of any length (TF's DT_STRING): serialized protos such as summaries, file
+  // names, checkpoint keys. Not a fixed-size element type, so outside 1 .. num_dtypes - 1 and
+  // never visited by visit_dtype: only kernels registered for strings ever see one
+  // (kernels/framework/kernel_registry.hpp), and a string tensor's bytes are laid out as
+  // graph/core/tensor.hpp describes.
+  string = 8,
 };
 
 // Element types are 1 .. num_dtypes - 1.
 inline constexpr int num_dtypes = 7;
 
-// Bytes per element; 0 for `invalid`.
+// Bytes per element; 0 for `invalid`, `resource` and `string` (whose elements vary).
 size_t dtype_size(dtype t);
-// TensorFlow-style names: "float32", "float64", "int32", "int64", "uint8", "bool".
+// TensorFlow-style names: "float32", "float64", "int32", "int64", "uint8", "bool", "string".
 const char* dtype_name(dtype t);
 // Accepts the names above and TF's aliases ("float", "double", "DT_FLOAT", ...).
 status_or<dtype> parse_dtype(std::string_view name);
+// A fixed-size element type (1 .. num_dtypes - 1).
 bool is_valid_dtype(uint8_t raw);
+// Any type a tensor may hold: the element types and `string`.
+bool is_tensor_dtype(uint8_t raw);
 
 template <class T>
 struct dtype_of;
@@ -58,7 +67,8 @@ bool visit_dtype(dtype t, F&& f) {
     case dtype::uint8: f.template operator()<uint8_t>(); return true;
     case dtype::boolean: f.template operator()<bool>(); return true;
     case dtype::invalid:
-    case dtype::resource: return false;
+    case dtype::resource:
+    case dtype::string: return false;
   }
   return false;
 }

@@ -19,8 +19,8 @@ class checkpoint_format {
   virtual std::string_view name() const = 0;
   // Whether `prefix` names a checkpoint of this format (a cheap look at its files).
   virtual bool holds(const std::string& prefix) const = 0;
-  // The tensors `names` (whole: each `slices` entry empty) of dtypes `types`, all or an error
-  // naming the file and the tensor.
+  // The tensors `names` of dtypes `types` (each whole where its `slices` entry is empty, else
+  // that shape_and_slice box of it), all or an error naming the file and the tensor.
   virtual status_or<std::vector<tensor>> read(const std::string& prefix,
                                               const std::vector<std::string>& names,
                                               const std::vector<std::string>& slices,

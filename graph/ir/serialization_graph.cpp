@@ -33,7 +33,7 @@ void save_value(oarchive& ar, dtype v) { ar << static_cast<uint8_t>(v); }
 void load_value(iarchive& ar, dtype& v) {
   uint8_t raw = 0;
   ar >> raw;
-  if (!is_valid_dtype(raw) && raw != static_cast<uint8_t>(dtype::resource))
+  if (!is_tensor_dtype(raw) && raw != static_cast<uint8_t>(dtype::resource))
     fail("invalid dtype ", static_cast<unsigned>(raw), " in type attr");
   v = static_cast<dtype>(raw);
 }

@@ -84,10 +84,23 @@ void load(iarchive& ar, tensor& t, unsigned version) {
     t = tensor();
     return;
   }
-  if (!is_valid_dtype(raw)) fail("invalid dtype ", static_cast<unsigned>(raw), " in tensor");
+  if (!is_tensor_dtype(raw)) fail("invalid dtype ", static_cast<unsigned>(raw), " in tensor");
   const auto type = static_cast<dtype>(raw);
   tensor_shape shape;
   ar >> shape;
+  if (type == dtype::string) {  // its size is its contents': the layout is checked instead
+    uint64_t bytes = 0;
+    ar >> bytes;
+    if (bytes > remaining(ar))
+      fail(tensor_description(type, shape), " needs ", bytes, " bytes, but only ", remaining(ar),
+           " bytes are left in the archive");
+    std::string raw_bytes(bytes, '\0');
+    if (bytes > 0) ar.load_binary(raw_bytes.data(), bytes);
+    auto made = tensor::strings_from_bytes(shape, raw_bytes.data(), raw_bytes.size());
+    if (!made.ok()) throw load_error(made.get_status());
+    t = std::move(made).value();
+    return;
+  }
 
   // Sizes are checked against the input before the buffer exists; num_elements() * size can
   // overflow for a forged shape, so compare by division first.

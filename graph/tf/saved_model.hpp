@@ -13,8 +13,8 @@
 //   - each signature input becomes a Placeholder of the signature's dtype and shape, so what
 //     computed it before (a serving graph parses tf.Example strings into it) is cut away;
 //   - only what the signature's outputs need is kept: the saver's save and restore nodes, the
-//     initializers and the other signatures' nodes go (they work on DT_STRING tensors, which
-//     caflow does not have, or assign variables a frozen graph holds constant);
+//     initializers and the other signatures' nodes go (they restore or assign variables a
+//     frozen graph holds constant, or parse inputs the signature's placeholders replace);
 //   - every variable that is left (VariableV2, Variable, VarHandleOp) becomes a Const holding
 //     its value from the checkpoint variables/variables (graph/tf/tensor_bundle.hpp), and each
 //     ReadVariableOp of a VarHandleOp becomes an Identity;
@@ -23,6 +23,7 @@
 // Errors name the file and the culprit: tags no meta graph has (listing those there are), a
 // signature that is not there (listing them), a variable the checkpoint lacks, a missing
 // variables/variables.index or data shard (NOT_FOUND naming it).
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,12 +65,17 @@ struct saved_model {
 // `dir` holds saved_model.pb.
 status_or<saved_model> load_saved_model(const std::string& dir, const saved_model_options& = {});
 
-// Writes `model`, a frozen graph (its weights are Const nodes, as every model caflow imports),
-// as a TF1 SavedModel in `dir` (a version folder, e.g. models/face/1, as TF Serving lays them
-// out): saved_model.pb with one meta graph tagged {"serve"} whose "serving_default" predict
-// signature maps the model's inputs and outputs (keyed by node name), and variables/ holding an
-// empty bundle. A graph with variables is refused by name (UNIMPLEMENTED).
-status save_saved_model(const std::string& dir, const imported_model& model);
+// Writes `model` as a TF1 SavedModel in `dir` (a version folder, e.g. models/face/1, as TF
+// Serving lays them out): saved_model.pb with one meta graph tagged {"serve"} whose
+// "serving_default" predict signature maps the model's inputs and outputs (keyed by node name),
+// and variables/variables, a tensor bundle holding `variables` (by variable node name). A graph
+// with VariableV2 nodes needs a value for each; the meta graph then also holds TF's Saver
+// subgraph (SaveV2/RestoreV2 on save/Const, restore_all) and the SaverDef naming it, which is
+// what TensorFlow runs to restore them. A frozen graph (weights as Consts, as every model
+// caflow imports) has none, and its bundle is empty. Refused by name: a variable without a
+// value or with a value of another dtype, a value for no variable, resource variables.
+status save_saved_model(const std::string& dir, const imported_model& model,
+                        const std::map<std::string, tensor>& variables = {});
 
 // Whether `path` is a SavedModel folder (it holds saved_model.pb).
 bool is_saved_model_dir(const std::string& path);

@@ -101,11 +101,29 @@ void summary_writer::add_scalar(const std::string& tag, int64_t step, double val
   add_event(e.SerializeAsString());
 }
 
+status summary_writer::add_summary(std::string_view serialized_summary, int64_t step) {
+  tfproto::Event e = event_at(step);
+  if (!e.mutable_summary()->ParseFromArray(serialized_summary.data(),
+                                            static_cast<int>(serialized_summary.size())))
+    return errors::invalid_argument("summary for step ", step, " (", serialized_summary.size(),
+                                    " bytes) is not a serialized Summary");
+  add_event(e.SerializeAsString());
+  return ok_status();
+}
+
+void summary_writer::add_run_metadata(const std::string& tag, int64_t step,
+                                      const std::string& serialized) {
+  tfproto::Event e = event_at(step);
+  e.mutable_tagged_run_metadata()->set_tag(tag);
+  e.mutable_tagged_run_metadata()->set_run_metadata(serialized);
+  add_event(e.SerializeAsString());
+}
+
 void summary_writer::add_histogram(const std::string& tag, int64_t step, const tensor& values) {
   tfproto::Event e = event_at(step);
   auto* v = e.mutable_summary()->add_value();
   v->set_tag(tag);
-  histogram_of(values, v->mutable_histo());
+  histogram_to_proto(histogram_of(values), v->mutable_histo());
   add_event(e.SerializeAsString());
 }
 

@@ -5,6 +5,7 @@
 //   w->add_graph(graph);                        // the graph tab
 //   w->add_scalar("loss", step, 0.42);          // a curve
 //   w->add_histogram("dense/kernel", step, t);  // the distributions and histograms tabs
+//   w->add_summary(merged.string_at(0), step);  // what the summary ops computed in a step
 //
 // The file is DIR/events.out.tfevents.<seconds>.<host>, TFRecord-framed Events
 // (graph/tf/record_file.hpp) starting with the file-version event, as TensorFlow's EventsWriter
@@ -18,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "graph/ir/graph_def.hpp"
@@ -43,6 +45,12 @@ class summary_writer {
   void add_scalar(const std::string& tag, int64_t step, double value);
   // The histogram of every element of `values` (graph/tf/histogram.hpp).
   void add_histogram(const std::string& tag, int64_t step, const tensor& values);
+  // A serialized Summary, as the summary ops compute in a step (graph/client/ops/summary_ops.hpp);
+  // INVALID_ARGUMENT, and nothing added, when the bytes are not one.
+  status add_summary(std::string_view serialized_summary, int64_t step);
+  // A traced step's serialized RunMetadata (graph/tf/step_stats.hpp) under `tag`: TensorBoard's
+  // graph tab offers it by tag ("step100") to color nodes by compute time.
+  void add_run_metadata(const std::string& tag, int64_t step, const std::string& serialized);
   // A serialized Event (for callers that build their own).
   void add_event(const std::string& serialized_event);
 

@@ -31,16 +31,20 @@ class bundle_format final : public checkpoint_format {
     CAFLOW_ASSIGN_OR_RETURN(bundle_reader bundle, bundle_reader::open(prefix));
     std::vector<tensor> out;
     for (size_t i = 0; i < names.size(); ++i) {
-      if (!slices[i].empty())
-        return errors::unimplemented(bundle_index_path(prefix), ": restoring slice '", slices[i],
-                                     "' of '", names[i], "' from a TensorFlow bundle");
-      if (!bundle.contains(names[i])) {
-        std::string held;
-        for (const auto& [key, entry] : bundle.entries()) held += (held.empty() ? "" : ", ") + key;
+      if (!bundle.contains(names[i]) || is_bundle_slice_key(names[i]))
         return errors::not_found(bundle_index_path(prefix), ": no tensor '", names[i],
-                                 "' (it holds: ", held, ")");
-      }
+                                 "' (it holds: ", bundle.names(), ")");
       CAFLOW_ASSIGN_OR_RETURN(tensor t, bundle.read(names[i]));
+      if (!slices[i].empty()) {  // the rows (or box) one shard of a partitioned variable holds
+        CAFLOW_ASSIGN_OR_RETURN(tensor_slice box, parse_shape_and_slice(slices[i]));
+        if (t.shape() != box.full)
+          return errors::invalid_argument(bundle_index_path(prefix), ": '", names[i], "' has shape ",
+                                          t.shape().to_string(), ", but slice '", slices[i],
+                                          "' is of full shape ", box.full.to_string());
+        tensor part(t.type(), box.shape());
+        copy_slice(t, whole_slice(box.full), part, box, box);
+        t = std::move(part);
+      }
       if (t.type() != types[i])
         return errors::invalid_argument(bundle_index_path(prefix), ": '", names[i], "' is ",
                                         dtype_name(t.type()), ", restored as ", dtype_name(types[i]));

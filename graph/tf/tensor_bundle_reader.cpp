@@ -5,6 +5,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
@@ -98,6 +99,75 @@ status check_header(const tfp::BundleHeaderProto& h, const std::string& index) {
   return ok_status();
 }
 
+// A string tensor as TensorFlow's BundleWriter lays it out: each string's length as a varint64,
+// the masked CRC-32C of the lengths (each as a uint32, or a uint64 past 2^32), then the strings'
+// bytes. The entry's CRC-32C covers the lengths (as summed), that checksum and the bytes.
+status_or<tensor> strings_from_bundle(std::string_view bytes, const tensor_shape& shape,
+                                      uint32_t masked_crc, const std::string& where) {
+  const auto n = static_cast<size_t>(shape.num_elements());
+  std::vector<uint64_t> lengths(n);
+  std::string_view in = bytes;
+  uint32_t crc = 0;
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!get_varint64(&in, &lengths[i]) || lengths[i] > bytes.size())
+      return errors::data_loss(where, ": the length of string ", i, " is cut off or corrupt");
+    total += lengths[i];
+    if (lengths[i] <= UINT32_MAX) {
+      const auto len32 = static_cast<uint32_t>(lengths[i]);
+      crc = crc32c_extend(crc, &len32, sizeof len32);
+    } else {
+      crc = crc32c_extend(crc, &lengths[i], sizeof lengths[i]);
+    }
+  }
+  uint32_t stored = 0;
+  if (in.size() < sizeof stored) return errors::data_loss(where, ": no checksum after the string lengths");
+  std::memcpy(&stored, in.data(), sizeof stored);
+  if (stored != mask_crc(crc))
+    return errors::data_loss(where, ": the string lengths' CRC-32C ", hex32(crc),
+                             " differs from the stored ", hex32(unmask_crc(stored)));
+  crc = crc32c_extend(crc, in.data(), sizeof stored);
+  in.remove_prefix(sizeof stored);
+  if (in.size() != total)
+    return errors::data_loss(where, ": the string lengths add up to ", total, " bytes, but ",
+                             in.size(), " follow them");
+  crc = crc32c_extend(crc, in.data(), in.size());
+  if (crc != unmask_crc(masked_crc))
+    return errors::data_loss(where, ": CRC-32C ", hex32(crc), " differs from the index's ",
+                             hex32(unmask_crc(masked_crc)));
+  std::vector<std::string> values;
+  values.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    values.emplace_back(in.substr(0, lengths[i]));
+    in.remove_prefix(lengths[i]);
+  }
+  return tensor::from_strings(values, shape);
+}
+
+// A TensorSliceProto as a box in `full`: an extent without a length (or with -1) is whole.
+status_or<tensor_slice> slice_from_proto(const tfp::TensorSliceProto& proto, const partial_shape& full) {
+  if (!full.fully_defined()) return errors::invalid_argument("the full shape is not known");
+  tensor_slice box{full.to_shape(), {}, {}};
+  if (proto.extent_size() != full.rank())
+    return errors::invalid_argument(proto.extent_size(), " extents for a tensor of rank ",
+                                    full.rank());
+  for (int d = 0; d < full.rank(); ++d) {
+    const auto& x = proto.extent(d);
+    const int64_t dim = box.full.dim(d);
+    const int64_t length = x.has_length_case() == tfp::TensorSliceProto::Extent::kLength
+                               ? x.length()
+                               : -1;
+    const int64_t start = length < 0 ? 0 : x.start();
+    const int64_t len = length < 0 ? dim : length;
+    if (start < 0 || len < 0 || start > dim || len > dim - start)
+      return errors::invalid_argument("extent ", d, " [", start, ", +", len,
+                                      ") lies outside dimension ", dim);
+    box.start.push_back(start);
+    box.length.push_back(len);
+  }
+  return box;
+}
+
 status_or<bundle_entry> parse_entry(const std::string& key, const std::string& value,
                                     int num_shards, const std::string& index) {
   const std::string where = index + ": entry '" + key + "'";
@@ -114,9 +184,20 @@ status_or<bundle_entry> parse_entry(const std::string& key, const std::string& v
   e.offset = proto.offset();
   e.size = proto.size();
   e.masked_crc32c = proto.crc32c();
-  e.slices = proto.slices_size();
+  for (int i = 0; i < proto.slices_size(); ++i) {
+    auto box = slice_from_proto(proto.slices(i), e.shape);
+    if (!box.ok()) return errors::data_loss(where, ": slice ", i, ": ", box.get_status().message());
+    e.slices.push_back(std::move(box).value());
+    std::vector<int64_t> start, length;
+    for (const auto& x : proto.slices(i).extent()) {
+      const bool whole = x.has_length_case() != tfp::TensorSliceProto::Extent::kLength || x.length() < 0;
+      start.push_back(whole ? 0 : x.start());
+      length.push_back(whole ? -1 : x.length());
+    }
+    e.slice_keys.push_back(bundle_slice_key(key, start, length));
+  }
   // A partitioned tensor's own entry has no location: its slices have entries of their own.
-  if (e.slices == 0) {
+  if (e.slices.empty()) {
     if (e.shard < 0 || e.shard >= num_shards)
       return errors::data_loss(where, ": shard ", e.shard, " but the header counts ", num_shards);
     if (e.offset < 0 || e.size < 0)
@@ -192,15 +273,59 @@ status_or<tensor> bundle_reader::read(std::string_view key) const {
   if (found == entries_.end())
     return errors::not_found(index, ": no tensor '", key, "' in the bundle (", entries_.size(),
                              " tensors)");
-  const bundle_entry& e = found->second;
-  const std::string where = index + ": '" + e.key + "'";
-  if (e.slices > 0)
-    return errors::unimplemented(where, " is a partitioned tensor (slices: ", e.slices,
-                                 "); caflow reads whole tensors only");
+  return found->second.slices.empty() ? read_entry(found->second) : read_partitioned(found->second);
+}
+
+std::string bundle_reader::names() const {
+  std::string out;
+  for (const auto& [key, entry] : entries_)
+    if (!is_bundle_slice_key(key)) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+status_or<tensor> bundle_reader::read_partitioned(const bundle_entry& e) const {
+  const std::string where = bundle_index_path(prefix_) + ": '" + e.key + "'";
+  auto type = dtype_from_tf(e.type);
+  if (!type.ok()) return type.get_status().with_context(where);
+  if (*type == dtype::resource || *type == dtype::string)
+    return errors::unimplemented(where, ": a partitioned tensor of ", tf_type_name(e.type));
+  const tensor_shape full = e.slices.front().full;
+  int64_t covered = 0;
+  for (size_t i = 0; i < e.slices.size(); ++i) {
+    for (size_t j = 0; j < i; ++j)
+      if (intersect(e.slices[i], e.slices[j]))
+        return errors::data_loss(where, ": slices '", e.slices[j].to_string(), "' and '",
+                                 e.slices[i].to_string(), "' overlap");
+    covered += e.slices[i].num_elements();
+  }
+  if (covered != full.num_elements())
+    return errors::data_loss(where, ": its ", e.slices.size(), " slices cover ", covered, " of its ",
+                             full.num_elements(), " elements");
+  CAFLOW_ASSIGN_OR_RETURN(tensor out, tensor::allocate(default_allocator(), *type, full));
+  for (size_t i = 0; i < e.slices.size(); ++i) {
+    const tensor_slice& box = e.slices[i];
+    auto part = entries_.find(e.slice_keys[i]);
+    if (part == entries_.end())
+      return errors::data_loss(where, ": slice '", box.to_string(), "' has no entry");
+    CAFLOW_ASSIGN_OR_RETURN(tensor value, read_entry(part->second));
+    if (value.type() != *type || value.shape() != box.shape())
+      return errors::data_loss(where, ": slice '", box.to_string(), "' holds ",
+                               dtype_name(value.type()), value.shape().to_string(), ", not ",
+                               dtype_name(*type), box.shape().to_string());
+    copy_slice(value, box, out, whole_slice(full), box);
+  }
+  return out;
+}
+
+status_or<tensor> bundle_reader::read_entry(const bundle_entry& e) const {
+  const std::string index = bundle_index_path(prefix_);
+  const std::string name = is_bundle_slice_key(e.key) ? "a slice's entry" : "'" + e.key + "'";
+  const std::string where = index + ": " + name;
   const size_t element_size = tf_element_size(e.type);
   auto type = dtype_from_tf(e.type);
   if (!type.ok()) return type.get_status().with_context(where);
-  if (*type == dtype::resource || element_size == 0)
+  const bool strings = *type == dtype::string;
+  if (*type == dtype::resource || (element_size == 0 && !strings))
     return errors::unimplemented(where, ": a tensor of ", tf_type_name(e.type),
                                  " holds no values caflow reads");
   if (!e.shape.fully_defined())
@@ -209,18 +334,21 @@ status_or<tensor> bundle_reader::read(std::string_view key) const {
   if (!shape.ok()) return errors::data_loss(where, ": shape ", e.shape.to_string(), ": ",
                                             shape.get_status().message());
   // Checked against the entry's size before anything is allocated: a corrupt shape cannot ask
-  // for more memory than the shard holds.
+  // for more memory than the shard holds. A string takes at least its length's byte.
   const uint64_t n = static_cast<uint64_t>(shape->num_elements());
-  if (n > static_cast<uint64_t>(e.size) / element_size || n * element_size != static_cast<uint64_t>(e.size))
+  const auto size = static_cast<uint64_t>(e.size);
+  if (strings ? (size < 4 || n > size - 4)
+              : (n > size / element_size || n * element_size != size))
     return errors::data_loss(where, ": the entry says ", e.size, " bytes but shape ",
                              shape->to_string(), " of ", tf_type_name(e.type), " needs ",
-                             n * element_size);
+                             strings ? "at least " + std::to_string(n + 4)
+                                     : std::to_string(n * element_size));
 
   const std::string data = bundle_data_path(prefix_, e.shard, num_shards_);
-  const std::string data_where = data + ": '" + e.key + "'";
+  const std::string data_where = data + ": " + name;
   std::error_code ec;
   const auto file_size = fs::file_size(data, ec);
-  if (ec) return errors::not_found(data, ": no such file (it holds '", e.key, "')");
+  if (ec) return errors::not_found(data, ": no such file (it holds ", name, ")");
   if (static_cast<uint64_t>(e.offset) > file_size ||
       static_cast<uint64_t>(e.size) > file_size - static_cast<uint64_t>(e.offset))
     return errors::data_loss(data_where, " needs bytes [", e.offset, ", ", e.offset + e.size,
@@ -231,6 +359,7 @@ status_or<tensor> bundle_reader::read(std::string_view key) const {
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!in) return errors::data_loss(data_where, ": cannot read bytes [", e.offset, ", ",
                                     e.offset + e.size, ")");
+  if (strings) return strings_from_bundle(bytes, *shape, e.masked_crc32c, data_where);
   const uint32_t crc = crc32c(bytes);
   if (crc != unmask_crc(e.masked_crc32c))
     return errors::data_loss(data_where, " (bytes [", e.offset, ", ", e.offset + e.size,

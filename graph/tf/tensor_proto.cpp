@@ -195,10 +195,40 @@ status_or<tensor> tensor_from_content(tf_type tt, const tensor_shape& shape,
   return out;
 }
 
+// TensorFlow writes strings to string_val, one per element; as for numbers, fewer values than
+// elements repeat the last one (a Const filled with one string).
+status_or<tensor> strings_from_proto(const tfp::TensorProto& proto, const std::string& where) {
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape ps, shape_from_proto(proto.tensor_shape(),
+                                                             where + ": tensor_shape"));
+  if (!ps.fully_defined())
+    return errors::invalid_argument(where, ": tensor_shape ", ps.to_string(),
+                                    " is not fully known (a constant has a shape)");
+  const tensor_shape shape = ps.to_shape();
+  const int64_t n = shape.num_elements();
+  const int have = proto.string_val_size();
+  if (have > n)
+    return errors::invalid_argument(where, ": string_val holds ", have, " values but shape ",
+                                    shape.to_string(), " has ", n, " elements");
+  if (n > 0 && have == 0 && !proto.tensor_content().empty())
+    return errors::unimplemented(where, ": strings in tensor_content (TensorFlow writes them to "
+                                 "string_val)");
+  uint64_t total = 0;
+  for (const auto& v : proto.string_val()) total += v.size();
+  if (have > 0) total += static_cast<uint64_t>(n - have) * proto.string_val(have - 1).size();
+  if (total > max_tensor_bytes)
+    return errors::resource_exhausted(where, ": string", shape.to_string(), " needs more than 2 GiB");
+  std::vector<std::string> values;
+  values.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back(have == 0 ? std::string() : proto.string_val(static_cast<int>(std::min<int64_t>(i, have - 1))));
+  return tensor::from_strings(values, shape);
+}
+
 status_or<tensor> tensor_from_proto(const tfp::TensorProto& proto, const std::string& where) {
   const tf_type tt = proto.dtype();
   auto type = dtype_from_tf(tt);
   if (!type.ok()) return type.get_status().with_context(where + ": tensor dtype");
+  if (*type == dtype::string) return strings_from_proto(proto, where);
   if (*type == dtype::resource || tf_element_size(tt) == 0)
     return errors::unimplemented(where, ": a tensor of ", tf_type_name(tt),
                                  " holds handles, not values");
@@ -238,6 +268,13 @@ status tensor_to_proto(const tensor& t, tfp::TensorProto* proto) {
   shape_to_proto(partial_shape(t.shape()), proto->mutable_tensor_shape());
   // caflow's element bytes are TensorFlow's (little-endian, bool one byte of 0 or 1).
   static_assert(std::endian::native == std::endian::little, "tensor_content is little-endian");
+  if (t.type() == dtype::string) {
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const std::string_view v = t.string_at(i);
+      proto->add_string_val(v.data(), v.size());
+    }
+    return ok_status();
+  }
   if (t.byte_size() > 0)
     proto->set_tensor_content(static_cast<const char*>(t.raw_data()), t.byte_size());
   return ok_status();

@@ -21,7 +21,7 @@ constexpr type_row type_table[] = {
     {tfp::DT_INT64, dtype::int64, 8},      {tfp::DT_BOOL, dtype::boolean, 1},
     {tfp::DT_BFLOAT16, dtype::float32, 2}, {tfp::DT_UINT16, dtype::int32, 2},
     {tfp::DT_HALF, dtype::float32, 2},     {tfp::DT_RESOURCE, dtype::resource, 0},
-    {tfp::DT_UINT32, dtype::int64, 4},
+    {tfp::DT_UINT32, dtype::int64, 4},     {tfp::DT_STRING, dtype::string, 0},
 };
 
 constexpr int ref_offset = 100;  // DT_X_REF = DT_X + 100
@@ -44,7 +44,7 @@ status_or<dtype> dtype_from_tf(tf_type t) {
   const type_row* r = find_row(t);
   if (!r || t == tfp::DT_INVALID)
     return errors::unimplemented(tf_type_name(t), " has no caflow dtype (caflow has float32, "
-                                 "float64, int32, int64, uint8, bool; float16, bfloat16, int8, "
+                                 "float64, int32, int64, uint8, bool, string; float16, bfloat16, int8, "
                                  "int16, uint16 and uint32 are widened into them)");
   return r->type;
 }
@@ -63,6 +63,7 @@ tf_type tf_type_of(dtype t) {
     case dtype::uint8: return tfp::DT_UINT8;
     case dtype::boolean: return tfp::DT_BOOL;
     case dtype::resource: return tfp::DT_RESOURCE;
+    case dtype::string: return tfp::DT_STRING;
     case dtype::invalid: break;
   }
   return tfp::DT_INVALID;

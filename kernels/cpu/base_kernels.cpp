@@ -79,15 +79,15 @@ class retval_op final : public op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(any_device), const_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(any_device), placeholder_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(any_device), identity_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(any_device), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Const").device(any_device).passes_strings(), const_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Placeholder").device(any_device).passes_strings(), placeholder_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("PlaceholderWithDefault").device(any_device).passes_strings(), identity_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Identity").device(any_device).passes_strings(), identity_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("NoOp").device(any_device), no_op);
 // Feeds arrive and fetches leave in host memory: the partitioner copies between them and a
 // device's own memory where the graph needs it.
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Arg").device(any_device).host_memory("output"), arg_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Retval").device(any_device).host_memory("input"),
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Arg").device(any_device).passes_strings().host_memory("output"), arg_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Retval").device(any_device).passes_strings().host_memory("input"),
                        retval_op);
 
 }  // namespace caflow

@@ -63,17 +63,17 @@ class control_trigger_op final : public op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Switch").device(any_device).host_memory("pred"),
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Switch").device(any_device).passes_strings().host_memory("pred"),
                        switch_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("RefSwitch").device(any_device).host_memory("pred"),
                        switch_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Merge").device(any_device).host_memory("value_index"),
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Merge").device(any_device).passes_strings().host_memory("value_index"),
                        merge_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Enter").device(any_device), forward_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Enter").device(any_device).passes_strings(), forward_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("RefEnter").device(any_device), forward_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("Exit").device(any_device), forward_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("Exit").device(any_device).passes_strings(), forward_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("RefExit").device(any_device), forward_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("NextIteration").device(any_device), forward_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("NextIteration").device(any_device).passes_strings(), forward_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("RefNextIteration").device(any_device), forward_op);
 CAFLOW_REGISTER_KERNEL(
     kernel_def_builder("LoopCond").device(any_device).host_memory("input").host_memory("output"),

@@ -158,7 +158,7 @@ class recv_op final : public async_op_kernel {
 
 }  // namespace
 
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Send").device(any_device), send_op);
-CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Recv").device(any_device), recv_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Send").device(any_device).passes_strings(), send_op);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("_Recv").device(any_device).passes_strings(), recv_op);
 
 }  // namespace caflow

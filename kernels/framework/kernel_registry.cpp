@@ -17,11 +17,27 @@ void kernel_registry::add(kernel_def def) {
 
 namespace {
 
-bool matches_constraints(const kernel_def& d, const node_def& node) {
+bool says_string(const attr_value& v) {
+  if (v.holds<dtype>()) return v.get<dtype>() == dtype::string;
+  if (v.holds<std::vector<dtype>>()) {
+    const auto& list = v.get<std::vector<dtype>>();
+    return std::find(list.begin(), list.end(), dtype::string) != list.end();
+  }
+  return false;
+}
+
+bool matches_constraints(const kernel_def& d, const node_def& node, std::string_view device_type) {
   for (const auto& [attr, want] : d.constraints) {
     auto a = node.attrs.find(attr);
     if (a == node.attrs.end() || !a->second.holds<dtype>() || a->second.get<dtype>() != want)
       return false;
+  }
+  if (d.passes_strings && device_type == device_cpu) return true;
+  for (const auto& [name, value] : node.attrs) {
+    if (!says_string(value)) continue;
+    const bool constrained = std::any_of(d.constraints.begin(), d.constraints.end(),
+                                         [&](const auto& c) { return c.first == name; });
+    if (!constrained) return false;
   }
   return true;
 }
@@ -52,12 +68,12 @@ const kernel_def* kernel_registry::find(const node_def& node, std::string_view d
   auto it = defs_.find(std::pair<std::string, std::string>(node.op, device_type));
   if (it != defs_.end())
     for (const kernel_def& d : it->second)
-      if (matches_constraints(d, node)) return &d;
+      if (matches_constraints(d, node, device_type)) return &d;
   if (device_type == any_device) return nullptr;
   it = defs_.find(std::pair<std::string, std::string>(node.op, any_device));
   if (it == defs_.end()) return nullptr;
   for (const kernel_def& d : it->second)
-    if (matches_constraints(d, node)) return &d;
+    if (matches_constraints(d, node, device_type)) return &d;
   return nullptr;
 }
 

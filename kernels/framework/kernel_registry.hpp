@@ -26,6 +26,12 @@ struct kernel_def {
   // memory of its own (TF's HostMemory): shapes, axes and other small values it reads on the
   // host. Meaningless on a device that computes in host memory.
   std::vector<std::string> host_memory;
+  // The kernel passes string tensors through as handles (Identity, _Send): it may serve a node
+  // whose type attrs say string although no constraint names string. Without it, a string-typed
+  // node matches only a kernel constrained to string, so no kernel written for fixed-size
+  // elements (one that copies num_elements x dtype_size bytes) ever sees a string tensor.
+  // Strings live in host memory: only a CPU lookup takes this path.
+  bool passes_strings = false;
   kernel_factory factory;
 };
 
@@ -55,6 +61,10 @@ class kernel_def_builder {
   }
   kernel_def_builder& host_memory(std::string arg) {
     def_.host_memory.push_back(std::move(arg));
+    return *this;
+  }
+  kernel_def_builder& passes_strings() {
+    def_.passes_strings = true;
     return *this;
   }
   kernel_def build(kernel_factory f) const {

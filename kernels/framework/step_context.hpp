@@ -16,12 +16,16 @@ struct call_frame {
 };
 
 class rendezvous;  // cut-edge transfers (distributed runtime)
+// Where a traced step's executor records each node it runs (actors/executor/trace_recorder.hpp,
+// above this layer: kernels never touch it).
+class trace_recorder;
 
 struct step_context {
   int64_t step_id = 0;
   call_frame* frame = nullptr;
   cancellation_manager* cancellation = nullptr;
   rendezvous* rdv = nullptr;
+  trace_recorder* trace = nullptr;  // set for a traced step (run_step_request::trace)
 };
 
 }  // namespace caflow

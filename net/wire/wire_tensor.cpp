@@ -16,6 +16,25 @@ caf::error refuse(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "wire_tensor: " + why);
 }
 
+// A string tensor's bytes, checked as tensor::strings_from_bytes checks any bytes from outside.
+caf::error read_strings(caf::deserializer& f, const tensor_shape& shape, uint64_t bytes,
+                        wire_tensor& x) {
+  if (bytes > max_wire_tensor_bytes)
+    return refuse("header announces string" + shape.to_string() + " of " + std::to_string(bytes) +
+                  " bytes: these exceed the per-message limit of " +
+                  std::to_string(max_wire_tensor_bytes) + " bytes");
+  if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
+    return refuse("message holds " + std::to_string(bin->remaining()) + " of " +
+                  std::to_string(bytes) + " announced bytes");
+  std::string raw(bytes, '\0');
+  if (bytes > 0)
+    if (auto err = f.apply_raw(bytes, raw.data())) return err;
+  auto t = tensor::strings_from_bytes(shape, raw.data(), raw.size());
+  if (!t.ok()) return refuse(t.get_status().message());
+  x.value = std::move(t).value();
+  return caf::none;
+}
+
 }  // namespace
 
 caf::error inspect(caf::serializer& f, wire_tensor& x) {
@@ -38,7 +57,7 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
     uint64_t none = 0;
     return f(none);
   }
-  if (!is_valid_dtype(type)) return refuse("invalid dtype " + std::to_string(type));
+  if (!is_tensor_dtype(type)) return refuse("invalid dtype " + std::to_string(type));
   if (rank > max_rank) return refuse("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
   int64_t dims[max_rank];
   for (int i = 0; i < rank; ++i)
@@ -51,6 +70,7 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   uint64_t bytes = 0;
   if (auto err = f(bytes)) return err;
   const auto dt = static_cast<dtype>(type);
+  if (dt == dtype::string) return read_strings(f, *shape, bytes, x);
   const auto elements = static_cast<uint64_t>(shape->num_elements());
   const uint64_t element_size = dtype_size(dt);
   // Checked in this order so that elements x element_size cannot overflow.

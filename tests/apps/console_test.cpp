@@ -281,6 +281,58 @@ TEST_CASE("caflow-console shows a live three-task cluster and saves its trace") 
                              "rows \\[4,7\\) of emb \\[10,4\\]"}));
   }
 
+  SUBCASE("summaries and logdir: the last value of each tag a session's client reported") {
+    auto now_us = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+    auto empty = run_console(c.address(0), "summaries; logdir");
+    REQUIRE(empty.exit_code == 0);
+    CHECK(contains(empty.output, "no session has reported summaries"));
+    REQUIRE(sess.report_summaries({"/tmp/tb", "/tmp/tb/events.out.tfevents.1.host",
+                                   {{"loss", 10, 0.5, now_us()}, {"accuracy", 10, 0.75, now_us()}}})
+                .ok());
+    // Newer steps replace a tag's value; an older one that arrives late does not.
+    REQUIRE(sess.report_summaries({"", "", {{"loss", 20, 0.25, now_us()}}}).ok());
+    REQUIRE(sess.report_summaries({"", "", {{"loss", 5, 9.0, now_us()}}}).ok());
+    caflow::testing::console_run r;
+    for (int i = 0; i < 50; ++i) {  // the reports are not waited for: poll, bounded
+      r = run_console(c.address(0), "summaries; logdir");
+      if (has_row(r.output, {worker0_task, "session_\\d+", "loss", "20"})) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    MESSAGE(r.output);
+    REQUIRE(r.exit_code == 0);
+    CHECK(has_row(r.output, {worker0_task, "session_\\d+", "accuracy", "10", "0\\.75",
+                             "[0-9.]+ [mu]?s ago"}));
+    CHECK(has_row(r.output, {worker0_task, "session_\\d+", "loss", "20", "0\\.25"}));
+    CHECK_FALSE(has_row(r.output, {worker0_task, "session_\\d+", "loss", "5"}));
+    CHECK(has_row(r.output, {worker0_task, "session_\\d+", "/tmp/tb",
+                             "/tmp/tb/events\\.out\\.tfevents\\.1\\.host"}));
+  }
+
+  SUBCASE("a traced step reports every node each task ran for it") {
+    step_metadata md;
+    auto out = sess.run(step_options{.trace = true}, {{m.x, tensor::from_vector<float>({1, 1, 1})}},
+                        {m.total}, {}, &md);
+    REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+    std::map<std::string, std::string> device_of;  // node -> device
+    for (const trace_event& e : md.nodes) {
+      device_of[e.node] = e.device;
+      CHECK(e.start_us > 1'700'000'000'000'000);
+      CHECK(e.dur_us >= 0);
+    }
+    CHECK(device_of["prod"] == std::string(worker1_task) + "/device:CPU:0");
+    CHECK(device_of["total"] == std::string(worker0_task) + "/device:CPU:0");
+    CHECK(device_of["w"] == std::string(ps_task) + "/device:CPU:0");
+    // An untraced step reports nothing.
+    auto plain = sess.run(step_options{}, {{m.x, tensor::from_vector<float>({1, 1, 1})}},
+                          {m.total}, {}, &md);
+    REQUIRE(plain.ok());
+    CHECK(md.nodes.empty());
+  }
+
   SUBCASE("--exec stops at the first error, naming the command") {
     auto r = run_console(c.address(2), "cluster; var nope; steps");
     CHECK(r.exit_code == 1);

@@ -227,6 +227,11 @@ inline const std::vector<wire_type>& wire_types() {
                                                "[3,4]", "[10,4]", 10, 4, 3, 48, true, 2.5, 12,
                                                {"1", "2"}});
        }},
+      {"caflow::summary_report", &round_trip<summary_report>,
+       [](caf::actor_system& sys) {
+         return example_of(sys, summary_report{"/tmp/tb", "/tmp/tb/events.out.tfevents.1.h",
+                                               {{"loss", 10, 0.25, 1700000000000000}}});
+       }},
   };
   return types;
 }

@@ -13,6 +13,14 @@ template <class T>
 output constant(const scope& s, const std::vector<T>& values, const tensor_shape& shape) {
   return constant(s, tensor::from_vector<T>(values, shape));
 }
+// A string constant (dtype string): a tag, a file name, a checkpoint key.
+inline output string_constant(const scope& s, std::string_view value) {
+  return constant(s, tensor::string_scalar(value));
+}
+inline output string_constant(const scope& s, const std::vector<std::string>& values,
+                              const tensor_shape& shape) {
+  return constant(s, tensor::from_strings(values, shape));
+}
 
 struct placeholder_attrs {
   partial_shape shape = partial_shape::unknown();

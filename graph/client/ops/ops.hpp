@@ -37,6 +37,7 @@
 #include "graph/client/ops/space_batch_ops.hpp"
 #include "graph/client/ops/split_v_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
+#include "graph/client/ops/summary_ops.hpp"
 #include "graph/client/ops/tensor_array_ops.hpp"
 #include "graph/client/ops/training_ops.hpp"
 #include "graph/client/ops/variable_update_ops.hpp"

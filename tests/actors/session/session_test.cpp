@@ -331,3 +331,27 @@ TEST_CASE("the optimizer folds constants and merges duplicates, reports it, and 
   CHECK(off.stats().nodes_removed == 0);
   CHECK(off.stats().nodes_folded == 0);
 }
+
+TEST_CASE("a traced local step reports each node it ran, with its op and device") {
+  auto root = scope::new_root();
+  auto x = ops::placeholder(root.with_op_name("x"), dtype::float32);
+  auto y = ops::mul(root.with_op_name("y"), x, ops::constant(root.with_op_name("two"), 2.0f));
+  REQUIRE(root.ok());
+  session sess(root);
+  step_metadata md;
+  auto out = sess.run(step_options{.trace = true}, {{x, tensor::scalar(3.0f)}}, {y}, {}, &md);
+  REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
+  CHECK(out->at(0).scalar_value<float>() == 6.0f);
+  bool saw_mul = false;
+  for (const trace_event& e : md.nodes) {
+    if (e.node != "y") continue;
+    saw_mul = true;
+    CHECK(e.op == "Mul");
+    CHECK(e.device.find("CPU:0") != std::string::npos);
+    CHECK(e.dur_us >= 0);
+  }
+  CHECK(saw_mul);
+  auto plain = sess.run(step_options{}, {{x, tensor::scalar(1.0f)}}, {y}, {}, &md);
+  REQUIRE(plain.ok());
+  CHECK(md.nodes.empty());
+}

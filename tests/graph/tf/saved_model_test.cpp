@@ -86,8 +86,8 @@ TEST_CASE("half_plus_two loads as its serving_default signature, variables froze
   REQUIRE(serving.outputs.size() == 1);
   CHECK(serving.outputs[0].key == "y");
   CHECK(serving.outputs[0].tensor.name == "y:0");
-  // classify_x_to_y feeds serialized tf.Example strings: listed, with no caflow dtype.
-  CHECK(sm.signatures.front().inputs[0].tensor.type == dtype::invalid);
+  // classify_x_to_y feeds serialized tf.Example strings.
+  CHECK(sm.signatures.front().inputs[0].tensor.type == dtype::string);
 
   const tf::imported_model& m = sm.model;
   CHECK(m.format == "TF1 SavedModel");
@@ -164,7 +164,7 @@ TEST_CASE("tags no meta graph has: an error listing the tag sets there are") {
   check_error(m, "the tag sets there are {serve}");
 }
 
-TEST_CASE("a signature that is not there, or that feeds strings, is an error naming it") {
+TEST_CASE("a signature that is not there, or that needs ops caflow lacks, is an error naming it") {
   tf::saved_model_options options;
   options.signature = "predict";
   auto none = tf::load_saved_model(half_plus_two, options);
@@ -176,8 +176,9 @@ TEST_CASE("a signature that is not there, or that feeds strings, is an error nam
   options.signature = "regress_x_to_y";
   auto strings = tf::load_saved_model(half_plus_two, options);
   REQUIRE_FALSE(strings.ok());
+  // Its input is serialized tf.Example strings, which the graph parses with ParseExample.
   CHECK(strings.get_status().code() == error_code::unimplemented);
-  check_error(strings, "signature 'regress_x_to_y' input 'inputs' is DT_STRING");
+  check_error(strings, "caflow lacks 1 op the graph uses: ParseExample (node 'ParseExample/ParseExample')");
 }
 
 TEST_CASE("a missing variables file is NOT_FOUND naming it") {

@@ -15,6 +15,8 @@
 #include "graph/tf/histogram.hpp"
 #include "graph/tf/proto/event.pb.h"
 #include "graph/tf/proto/graph.pb.h"
+#include "graph/tf/proto/step_stats.pb.h"
+#include "graph/tf/step_stats.hpp"
 #include "graph/tf/record_file.hpp"
 #include "graph/tf/summary_writer.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -107,7 +109,7 @@ TEST_CASE("an event file holds the version, the graph, scalars and histograms, i
 }
 
 TEST_CASE("TensorFlow's default histogram buckets, with empty runs merged") {
-  const auto& limits = tf::default_bucket_limits();
+  const auto& limits = default_bucket_limits();
   REQUIRE(limits.size() == 1551);
   CHECK(limits.front() == -DBL_MAX);
   CHECK(limits.back() == DBL_MAX);
@@ -115,7 +117,7 @@ TEST_CASE("TensorFlow's default histogram buckets, with empty runs merged") {
   CHECK(limits[776] == 1e-12);
   CHECK(limits[777] == doctest::Approx(1.1e-12));
   tfproto::HistogramProto h;
-  tf::histogram_of(tensor::from_vector<double>({0.0, 1.0, 1.0}, {3}), &h);
+  tf::histogram_to_proto(histogram_of(tensor::from_vector<double>({0.0, 1.0, 1.0}, {3})), &h);
   // 0 lands in [0, 1e-12); 1 in the bucket whose limit is the first above 1 (1.1^290 * 1e-12).
   // Between and around them, runs of empty buckets collapse into one entry each.
   REQUIRE(h.bucket_size() == h.bucket_limit_size());
@@ -130,7 +132,7 @@ TEST_CASE("TensorFlow's default histogram buckets, with empty runs merged") {
   CHECK(h.bucket_size() == 5);  // empty run, [0,1e-12), empty run, the bucket of 1, empty run to DBL_MAX
   CHECK(h.bucket_limit(h.bucket_size() - 1) == DBL_MAX);
   int64_t nans = 0;
-  tf::histogram_of(tensor::from_vector<float>({NAN, 2}, {2}), &h, &nans);
+  tf::histogram_to_proto(histogram_of(tensor::from_vector<float>({NAN, 2}, {2}), &nans), &h);
   CHECK(nans == 1);
   CHECK(h.num() == 1);
 }
@@ -179,4 +181,58 @@ TEST_CASE("record files: a torn or corrupt record is DATA_LOSS naming the file, 
   check_error(tf::parse_records(bad_length, "ev"), "ev: record 0 at byte 0: the length's CRC does not match");
   check_error(tf::read_records("/nonexistent/events"), "/nonexistent/events: cannot open");
   check_error(tf::summary_writer::open("/proc/no/such/dir"), "logdir /proc/no/such/dir: cannot create");
+}
+
+TEST_CASE("summaries computed in a step and a traced step's run metadata, read back two ways") {
+  caflow::testing::temp_dir dir("caflow_events_ops_");
+  // What ScalarSummary + HistogramSummary + MergeSummary compute (tests/kernels/cpu/summary_ops_test
+  // checks the ops); here the writer's part: a serialized Summary becomes an Event at its step.
+  tfproto::Summary s;
+  auto* v = s.add_value();
+  v->set_tag("loss");
+  v->set_simple_value(0.5f);
+  tf::executed_node mul{"/job:worker/replica:0/task:0/device:CPU:0", "dense/MatMul", "MatMul",
+                        1'700'000'000'000'100, 42};
+  tf::executed_node add{"/job:worker/replica:0/task:0/device:CPU:0", "dense/add", "Add",
+                        1'700'000'000'000'150, 3};
+  tf::executed_node ps{"/job:ps/replica:0/task:0/device:CPU:0", "w", "VariableV2",
+                       1'700'000'000'000'000, 1};
+  std::string path;
+  {
+    auto w = tf::summary_writer::open(dir.file("run"));
+    REQUIRE(w.ok());
+    path = (*w)->path();
+    REQUIRE((*w)->add_summary(s.SerializeAsString(), 7).ok());
+    auto bad = (*w)->add_summary("\x0a\x09oops", 8);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.message() == "summary for step 8 (6 bytes) is not a serialized Summary");
+    (*w)->add_run_metadata("step7", 7, tf::serialized_run_metadata({add, mul, ps}));
+  }
+  const auto events = events_in(path);
+  REQUIRE(events.size() == 3);  // the version, the summary, the run metadata: nothing for step 8
+  CHECK(events[1].step() == 7);
+  CHECK(events[1].summary().value(0).tag() == "loss");
+  CHECK(events[2].tagged_run_metadata().tag() == "step7");
+  tfproto::RunMetadata md;
+  REQUIRE(md.ParseFromString(events[2].tagged_run_metadata().run_metadata()));
+  REQUIRE(md.step_stats().dev_stats_size() == 2);  // devices in name order
+  const auto& ps_dev = md.step_stats().dev_stats(0);
+  CHECK(ps_dev.device() == "/job:ps/replica:0/task:0/device:CPU:0");
+  const auto& worker = md.step_stats().dev_stats(1);
+  REQUIRE(worker.node_stats_size() == 2);
+  CHECK(worker.node_stats(0).node_name() == "dense/MatMul");  // by start time
+  CHECK(worker.node_stats(0).all_start_micros() == 1'700'000'000'000'100);
+  CHECK(worker.node_stats(0).all_end_rel_micros() == 42);
+  CHECK(worker.node_stats(0).timeline_label() == "dense/MatMul = MatMul()");
+  CHECK(worker.node_stats(1).node_name() == "dense/add");
+
+  const std::string listing =
+      run("/usr/bin/python3 " CAFLOW_SOURCE_DIR "/tests/graph/tf/read_events.py " + path + " 2>&1; echo exit=$?");
+  MESSAGE(listing);
+  CHECK(listing.find("exit=0") != std::string::npos);
+  CHECK(listing.find("2: 7 5 { 1 { 1: \"loss\" 2: 0x3f000000 } }") != std::string::npos);
+  // Event.tagged_run_metadata = 8 { tag = 1, run_metadata = 2 (bytes: decode_raw shows them
+  // as a nested message when they parse as one) }.
+  CHECK(listing.find("8 { 1: \"step7\" 2 { 1 { 1 { 1: \"/job:ps/replica:0/task:0/device:CPU:0\"") !=
+        std::string::npos);
 }

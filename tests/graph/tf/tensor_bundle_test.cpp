@@ -14,9 +14,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <memory>
 
+#include "graph/ir/checkpoint_format.hpp"
 #include "graph/tf/crc32c.hpp"
+#include "graph/tf/ordered_code.hpp"
 #include "graph/tf/proto/tensor_bundle.pb.h"
 #include "graph/tf/tensor_bundle.hpp"
 #include "test_util/kernel_fixture.hpp"
@@ -329,7 +332,7 @@ TEST_CASE("a corrupt or short data shard is DATA_LOSS naming the file and the ke
 TEST_CASE("entries caflow cannot read are refused by key; the rest of the bundle reads") {
   temp_dir dir("caflow_bundle_un_");
   const std::string prefix = dir.file("ckpt");
-  // Two halves (1.0 and -2.0 as IEEE binary16) then 4 bytes of a string tensor.
+  // Two halves (1.0 and -2.0 as IEEE binary16) then 4 bytes said to be a string tensor.
   const std::string data = std::string("\x00\x3c\x00\xc0", 4) + "abcd";
   write_bytes(tf::bundle_data_path(prefix, 0, 1), data);
   std::map<std::string, tfp::BundleEntryProto> entries;
@@ -358,16 +361,16 @@ TEST_CASE("entries caflow cannot read are refused by key; the rest of the bundle
   CHECK(half.type() == dtype::float32);  // widened, as in GraphDefs
   CHECK(half.to_vector<float>() == std::vector<float>{1.0f, -2.0f});
 
-  auto text = r.read("text");
+  auto text = r.read("text");  // 4 bytes that are not TensorFlow's string layout
   REQUIRE_FALSE(text.ok());
-  CHECK(text.get_status().code() == error_code::unimplemented);
+  CHECK(text.get_status().code() == error_code::data_loss);
   check_error(text, "'text'");
-  check_error(text, "DT_STRING");
+  check_error(text, "the entry says 4 bytes but shape [1] of DT_STRING needs at least 5");
 
-  auto s = r.read("sliced");
+  auto s = r.read("sliced");  // one slice of two rows, of a tensor of four
   REQUIRE_FALSE(s.ok());
-  CHECK(s.get_status().code() == error_code::unimplemented);
-  check_error(s, "'sliced' is a partitioned tensor (slices: 1)");
+  CHECK(s.get_status().code() == error_code::data_loss);
+  check_error(s, "'sliced': its 1 slices cover 2 of its 4 elements");
 
   auto huge = r.read("huge");
   REQUIRE_FALSE(huge.ok());
@@ -389,4 +392,142 @@ TEST_CASE("the writer refuses an empty key, a repeated key and a tensor without 
   CHECK_FALSE(fs::exists(tf::bundle_index_path(prefix)));
   CHECK_FALSE(fs::exists(tf::bundle_data_path(prefix, 0, 1)));
   CHECK(fs::is_empty(dir.path));
+}
+
+TEST_CASE("OrderedCode as TensorFlow documents it, and slice keys in its order") {
+  auto hex = [](const std::string& bytes) {
+    std::string out;
+    char buf[4];
+    for (unsigned char c : bytes) {
+      std::snprintf(buf, sizeof buf, "%02x", c);
+      out += buf;
+    }
+    return out;
+  };
+  auto num = [&](uint64_t v) {
+    std::string s;
+    tf::ordered_code::write_num_increasing(s, v);
+    return hex(s);
+  };
+  auto signed_num = [&](int64_t v) {
+    std::string s;
+    tf::ordered_code::write_signed_num_increasing(s, v);
+    return hex(s);
+  };
+  CHECK(num(0) == "00");
+  CHECK(num(300) == "02012c");
+  CHECK(num(~uint64_t{0}) == "08ffffffffffffffff");
+  // The two examples of TensorFlow's ordered_code.cc, and the edges of each length.
+  CHECK(signed_num(0x424242) == "f0424242");
+  CHECK(signed_num(-0x800) == "3800");
+  CHECK(signed_num(0) == "80");
+  CHECK(signed_num(5) == "85");
+  CHECK(signed_num(-1) == "7f");
+  CHECK(signed_num(63) == "bf");
+  CHECK(signed_num(64) == "c040");
+  CHECK(signed_num(-64) == "40");
+  CHECK(signed_num(-65) == "3fbf");
+  CHECK(signed_num(std::numeric_limits<int64_t>::max()) == "ffc07fffffffffffffff");
+  CHECK(signed_num(std::numeric_limits<int64_t>::min()) == "003f8000000000000000");
+  // Byte order is value order.
+  std::vector<int64_t> values{std::numeric_limits<int64_t>::min(), -70000, -65, -64, -1, 0, 1, 63,
+                              64, 8191, 8192, int64_t{1} << 40, std::numeric_limits<int64_t>::max()};
+  for (size_t i = 1; i < values.size(); ++i) {
+    std::string a, b;
+    tf::ordered_code::write_signed_num_increasing(a, values[i - 1]);
+    tf::ordered_code::write_signed_num_increasing(b, values[i]);
+    CHECK_MESSAGE(a < b, values[i - 1], " < ", values[i]);
+  }
+  std::string s;
+  tf::ordered_code::write_string(s, std::string("a\0b\xff", 4));
+  CHECK(hex(s) == "6100ff62ff000001");
+  // "emb" rows [4,7) of [10,4]: 0, "emb", rank 2, (4, 3), whole columns as (0, -1).
+  CHECK(hex(tf::bundle_slice_key("emb", row_slice(tensor_shape{10, 4}, 4, 3))) ==
+        "00" "656d620001" "0102" "84" "83" "80" "7f");
+}
+
+TEST_CASE("a partitioned tensor written in slices reads back whole and restores by slice") {
+  temp_dir dir("caflow_bundle_sl_");
+  const std::string prefix = dir.file("ckpt");
+  const tensor full = caflow::testing::iota<float>({10, 4});
+  auto rows = [&](int64_t begin, int64_t n) {
+    tensor part(dtype::float32, tensor_shape{n, 4});
+    copy_slice(full, whole_slice(full.shape()), part, row_slice(full.shape(), begin, n),
+               row_slice(full.shape(), begin, n));
+    return part;
+  };
+  {
+    tf::bundle_writer w(prefix);
+    REQUIRE(w.add("step", tensor::scalar<int64_t>(7)).ok());
+    REQUIRE(w.add_slice("emb", row_slice(full.shape(), 4, 3), rows(4, 3)).ok());
+    REQUIRE(w.add_slice("emb", row_slice(full.shape(), 0, 4), rows(0, 4)).ok());
+    check_error(w.add_slice("emb", row_slice(full.shape(), 6, 2), rows(6, 2)),
+                "slice '10 4 6,2:-' of 'emb' overlaps slice '10 4 4,3:-'");
+    check_error(w.add_slice("emb", row_slice(tensor_shape{12, 4}, 10, 2), rows(0, 2)),
+                "disagrees with an earlier slice on the full shape or dtype");
+    check_error(w.add_slice("emb", row_slice(full.shape(), 7, 3), rows(0, 2)),
+                "slice '10 4 7,3:-' of 'emb' is shaped [3,4], its value [2,4]");
+    check_error(w.add("emb", full), "'emb' is added both whole and in slices");
+    REQUIRE(w.add_slice("emb", row_slice(full.shape(), 7, 3), rows(7, 3)).ok());
+    REQUIRE(w.finish().ok());
+  }
+  const tf::bundle_reader r = open(prefix);
+  const tf::bundle_entry& e = r.entries().at("emb");
+  CHECK(e.slices.size() == 3);
+  CHECK(r.names() == "emb, step");  // the slices' own keys are not names
+  CHECK(read(r, "emb") == full);
+
+  // RestoreV2's path for TensorFlow bundles: any box of the full tensor, across slices.
+  const checkpoint_format* tf_format = checkpoint_format_of(prefix);
+  REQUIRE(tf_format != nullptr);
+  auto got = tf_format->read(prefix, {"emb", "emb"}, {"10 4 2,5:-", ""}, {dtype::float32, dtype::float32});
+  REQUIRE_MESSAGE(got.ok(), got.get_status().to_string());
+  CHECK(got->at(0) == rows(2, 5));
+  CHECK(got->at(1) == full);
+  check_error(tf_format->read(prefix, {"emb"}, {"12 4 0,2:-"}, {dtype::float32}),
+              "'emb' has shape [10,4], but slice '12 4 0,2:-' is of full shape [12,4]");
+
+  // A slice whose entry is gone, and slices that overlap, are DATA_LOSS naming the tensor.
+  std::map<std::string, tfp::BundleEntryProto> entries;
+  tfp::BundleEntryProto whole;
+  whole.set_dtype(tfp::DT_FLOAT);
+  whole.mutable_shape()->add_dim()->set_size(4);
+  for (int k = 0; k < 2; ++k) {
+    auto* x = whole.add_slices()->add_extent();
+    x->set_start(k);
+    x->set_length(3);
+  }
+  entries["v"] = whole;
+  write_index(tf::bundle_index_path(dir.file("bad")), entries);
+  write_bytes(tf::bundle_data_path(dir.file("bad"), 0, 1), "");
+  const tf::bundle_reader bad = open(dir.file("bad"));
+  check_error(bad.read("v"), "'v': slices '4 0,3' and '4 1,3' overlap");
+}
+
+TEST_CASE("string tensors in a bundle: TensorFlow's layout, both checksums checked") {
+  temp_dir dir("caflow_bundle_str_");
+  const std::string prefix = dir.file("ckpt");
+  const tensor vocab = tensor::from_strings({"the", "", std::string(200, 'x')}, tensor_shape{3});
+  REQUIRE(tf::write_bundle(prefix, {{"vocab", vocab}}).ok());
+  const tf::bundle_reader r = open(prefix);
+  CHECK(read(r, "vocab").equals(vocab));
+  // The layout: varint64 lengths (3, 0, 200 as c8 01), the masked CRC-32C of the lengths as
+  // uint32s, then the bytes.
+  const std::string data = read_bytes(tf::bundle_data_path(prefix, 0, 1));
+  REQUIRE(data.size() == 4 + 4 + 203);
+  CHECK(data.substr(0, 4) == std::string("\x03\x00\xc8\x01", 4));
+  const uint32_t lengths[3] = {3, 0, 200};
+  uint32_t stored;
+  std::memcpy(&stored, data.data() + 4, 4);
+  CHECK(stored == tf::mask_crc(tf::crc32c_extend(0, lengths, sizeof lengths)));
+  CHECK(data.substr(8, 3) == "the");
+  // A flipped byte in the strings fails the entry's CRC; one in the lengths, theirs.
+  std::string bad = data;
+  bad[20] ^= 1;
+  write_bytes(tf::bundle_data_path(prefix, 0, 1), bad);
+  check_error(open(prefix).read("vocab"), "'vocab': CRC-32C");
+  bad = data;
+  bad[0] = 4;
+  write_bytes(tf::bundle_data_path(prefix, 0, 1), bad);
+  check_error(open(prefix).read("vocab"), "the string lengths' CRC-32C");
 }

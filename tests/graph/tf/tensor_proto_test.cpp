@@ -165,7 +165,8 @@ TEST_CASE("malformed or unreadable tensors are errors naming the field") {
 
   p = proto_of(tfp::DT_STRING, {1});
   p.add_string_val("hello");
-  CHECK(error_of(p).starts_with("m.pb: node 'c' attr 'value': tensor dtype: DT_STRING has no caflow dtype"));
+  p.add_string_val("world");
+  CHECK(error_of(p) == "m.pb: node 'c' attr 'value': string_val holds 2 values but shape [1] has 1 elements");
 
   p = proto_of(tfp::DT_COMPLEX64, {1});
   CHECK(error_of(p).find("DT_COMPLEX64 has no caflow dtype") != std::string::npos);
@@ -213,6 +214,22 @@ TEST_CASE("writing uses tensor_content with TensorFlow's types, and reads back e
   CHECK(p.dtype() == tfp::DT_BOOL);
   CHECK(p.tensor_content() == std::string("\x01", 1));
   CHECK(tf::tensor_to_proto(tensor(), &p).message() == "tensor is not initialized");
+}
+
+TEST_CASE("strings: string_val each, one value filling the shape, and back") {
+  tfp::TensorProto p;
+  const tensor words = tensor::from_strings({"a", "", std::string("\0\xff", 2)}, {3});
+  REQUIRE(tf::tensor_to_proto(words, &p).ok());
+  CHECK(p.dtype() == tfp::DT_STRING);
+  CHECK(p.tensor_content().empty());
+  REQUIRE(p.string_val_size() == 3);
+  CHECK(p.string_val(2) == std::string("\0\xff", 2));
+  CHECK(read(p).equals(words));
+  p = proto_of(tfp::DT_STRING, {2, 2});
+  p.add_string_val("same");
+  CHECK(read(p).to_strings() == std::vector<std::string>{"same", "same", "same", "same"});
+  p = proto_of(tfp::DT_STRING, {2});
+  CHECK(read(p).to_strings() == std::vector<std::string>{"", ""});
 }
 
 TEST_CASE("half and bfloat16 bits convert exactly") {

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cstring>
+
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
@@ -41,7 +43,8 @@ TEST_CASE("tensors of every dtype round-trip through the binary wire format") {
       tensor::from_vector<float>({1.5f, -2, 3}, {3, 1}), tensor::from_vector<double>({1e300, -0.0}),
       tensor::scalar<int32_t>(-7),                        tensor::from_vector<int64_t>({1LL << 40}),
       tensor::from_vector<uint8_t>({0, 255}, {1, 2}),     tensor::from_vector<bool>({true, false}),
-      tensor(dtype::float32, tensor_shape{4, 0}),          tensor{}};
+      tensor(dtype::float32, tensor_shape{4, 0}),          tensor{},
+      tensor::from_strings({"summary", "", "x"}, {3, 1}), tensor::string_scalar("tag")};
   for (const tensor& t : cases) {
     auto buf = encode(t);
     tensor back;
@@ -130,4 +133,19 @@ TEST_CASE("across the middleman a 16 MiB tensor arrives intact as header plus ra
   }
   caf::anon_send_exit(echo, caf::exit_reason::user_shutdown);
   server.middleman().unpublish(echo, *port);
+}
+
+TEST_CASE("a string tensor whose offsets were corrupted on the wire is refused") {
+  auto buf = encode(tensor::from_strings({"ab", "cde"}));
+  // type, rank, one dim, the byte count, then the offsets block: corrupt the last offset.
+  const size_t offsets_at = buf.size() - 5 - 3 * 8;
+  const uint64_t bad = 77;
+  std::memcpy(buf.data() + offsets_at + 16, &bad, sizeof bad);
+  tensor back;
+  auto err = decode(buf, back);
+  REQUIRE(err);
+  const std::string text = caf::to_string(err);
+  CHECK_MESSAGE(text.find("offset 2 (77) is out of order or past the 5 string bytes") != std::string::npos,
+                text);
+  CHECK_FALSE(back.initialized());
 }
