@@ -36,6 +36,8 @@ int usage(const char* why) {
                "                                  this one connects to; default: all)\n"
                "       [--startup-timeout-ms MS]   (default 60000: a task not serving by then exits 1\n"
                "                                    naming what it waited for)\n"
+               "       [--step-timeout-ms MS]   (default 60000: a step this task's master runs is\n"
+               "                                 failed past it, naming the tasks it waits for)\n"
                "       [--actor-threads N]   (default 0: actors on the network thread)\n"
                "       [--busy-poll-us US]   (default 200: the network thread polls that long after\n"
                "                              its actors last ran, instead of sleeping; 0: off)\n"
@@ -154,6 +156,10 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
     } else if (flag == "--device-filters") {
       CAFLOW_ASSIGN_OR_RETURN(opts.device_filters, device_filters::split_list(value));
       CAFLOW_RETURN_IF_ERROR(device_filters::parse(opts.device_filters).get_status());
+    } else if (flag == "--step-timeout-ms") {
+      CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
+      if (ms <= 0) return errors::invalid_argument(flag, " takes a positive number of milliseconds");
+      opts.step_timeout = std::chrono::milliseconds(ms);
     } else if (flag == "--peer-wait-ms") {
       CAFLOW_ASSIGN_OR_RETURN(int ms, parse_int(flag, value));
       opts.peer_patience = std::chrono::milliseconds(ms);

@@ -69,6 +69,7 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .cpu = o.cpu,
                                   .gpu = gpu,
                                   .device_count = {{device_gpu, gpus ? 1 : 0}},
+                                  .step_timeout = o.step_timeout,
                                   .security = o.security,
                                   .shm_variables = o.shm_variables,
                                   .same_host_rings = o.same_host_rings,
@@ -118,6 +119,7 @@ status embedded_cluster::start_processes(const embedded_options& o) {
     for (const std::string& root : o.file_roots) argv.insert(argv.end(), {"--checkpoint-root", root});
     if (o.shm_variables) argv.insert(argv.end(), {"--shm-variables", "1"});
     if (!o.log_level.empty()) argv.insert(argv.end(), {"--log-level", o.log_level});
+    argv.insert(argv.end(), {"--step-timeout-ms", std::to_string(o.step_timeout.count())});
     const std::string name = "/job:" + t.job + "/replica:0/task:" + std::to_string(t.task);
     CAFLOW_RETURN_IF_ERROR(supervisor_->start(name, std::move(argv)));
     CAFLOW_ASSIGN_OR_RETURN(host_port hp, split_host_port(t.address));

@@ -3,6 +3,7 @@
 // 127.0.0.1 port, so steps cross the middleman exactly as between machines. The tasks are
 // either servers inside this process (each with its own actor system) or caflow-server child
 // processes, which a supervisor restarts when one is lost.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,8 @@ struct embedded_options {
   bool processes = false;
   int max_restarts = 3;
   std::string log_level{};  // processes: the servers' --log-level, empty for their default
+  // How long a step may run before its master fails it (server_options::step_timeout).
+  std::chrono::milliseconds step_timeout{60000};
 };
 
 class embedded_cluster {

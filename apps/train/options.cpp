@@ -119,6 +119,13 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--recovery-timeout", o->recovery_timeout,
                  "seconds a recovering client waits for a lost task to be back")
       ->check(CLI::Range(1, 86400));
+  app.add_option("--step-timeout", o->step_timeout,
+                 "seconds a training step may run before it fails naming the tasks it waits "
+                 "for (a hung peer); with --checkpoint-dir the client then recovers")
+      ->check(CLI::Range(1, 86400));
+  // Test-only fault injection: no group, so --help does not list them.
+  app.add_option("--debug-stall-ps-at-step", o->debug_stall_ps_at_step)->group("");
+  app.add_option("--debug-stall-seconds", o->debug_stall_seconds)->group("")->check(CLI::Range(0.0, 86400.0));
   app.add_option("--checkpoint-format", o->checkpoint_format,
                  "caflow (default), or tf: each checkpoint also as TensorFlow's model.ckpt-N "
                  "bundle and checkpoint file, which tf.train.Saver restores")

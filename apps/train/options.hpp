@@ -62,6 +62,15 @@ struct train_options {
   // `recovery_timeout` seconds for the task to be back.
   int max_recoveries = 3;
   int recovery_timeout = 60;
+  // A training step still running after this many seconds fails, naming the tasks it waits
+  // for (a hung peer); with checkpoints the client then starts over like after a lost task.
+  // Every server the run starts uses it too. A step never waits forever.
+  int step_timeout = 60;
+  // Fault injection for tests: at this client step (once per process), the step also runs a
+  // kernel on the first ps task that stalls `debug_stall_seconds` without honouring
+  // cancellation, as a hung kernel would. -1: never.
+  int64_t debug_stall_ps_at_step = -1;
+  double debug_stall_seconds = 30;
   // The chief's loss and accuracy curves as a PNG (through gnuplot), with their data beside it
   // as CSV; the chief then also evaluates the test set after every epoch.
   std::string plot;

@@ -165,6 +165,17 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
           train_op, g->optimizer->apply_gradients(model_scope, grads, g->global_step));
     }
   }
+  if (distributed && plan.ps_tasks > 0 && o.debug_stall_ps_at_step >= 0) {
+    // A fault for tests: the training step also runs a kernel on the first ps task that, when
+    // fed true, stalls past the step timeout without honouring cancellation.
+    const scope ps = g->root.with_device("/job:ps/task:0");
+    g->debug_stall_when = ops::placeholder_with_default(
+        ps.with_op_name("debug_stall/when"), ops::constant(ps, false), partial_shape(tensor_shape{}));
+    const output stall = ops::debug_stall(ps.with_op_name("debug_stall"), g->debug_stall_when,
+                                          static_cast<float>(o.debug_stall_seconds));
+    train_op = ops::group(g->root.with_op_name("train_with_debug_stall"),
+                          {train_op, operation{stall.node}});
+  }
   g->train_op = train_op;
   g->shared_vars.add(g->optimizer->variables());
   g->shared_init = train::global_variables_initializer(g->root.with_op_name("init"), g->shared_vars);

@@ -35,6 +35,9 @@ struct client_graph {
   std::unique_ptr<train::optimizer> optimizer;  // owns the slots the graph refers to
   std::unique_ptr<train::sync_replicas_optimizer> sync;  // sync mode only
   std::unique_ptr<train::saver> saver;  // the chief's, built on its first run with checkpoints
+  // --debug-stall-ps-at-step: fed true once to stall a kernel on the first ps task.
+  output debug_stall_when;
+  bool debug_stall_fed = false;
 };
 
 // Tasks whose loss a client of `plan` cannot train through although none of its own nodes run

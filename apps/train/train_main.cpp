@@ -199,6 +199,7 @@ int main(int argc, char** argv) {
                                 .cpu = cpu,
                                 .gpu = o.gpu,
                                 .device_count = {{device_gpu, gpus ? 1 : 0}},
+                                .step_timeout = std::chrono::seconds(o.step_timeout),
                                 .security = o.security,
                                 .file_roots = checkpoint_roots(o)});
       if (!srv.ok()) return fail(srv.get_status());
@@ -244,7 +245,8 @@ int main(int argc, char** argv) {
                                             .security = o.security,
                                             .file_roots = checkpoint_roots(o),
                                             .processes = o.task_processes,
-                                            .max_restarts = o.max_task_restarts});
+                                            .max_restarts = o.max_task_restarts,
+                                            .step_timeout = std::chrono::seconds(o.step_timeout)});
     if (!cluster.ok()) return fail(cluster.get_status());
     const client_plan plan{.mode = o.mode, .ps_tasks = o.ps_tasks, .workers = workers};
     if (o.mode == replication::in_graph || o.mode == replication::model_parallel) {

@@ -132,6 +132,8 @@ status make_saver_once(const train_options& o, client_graph& g) {
 session_options session_options_for(const train_options& o, const std::string& target) {
   session_options sopts;
   sopts.target = target;
+  // The client waits a little longer than the master, whose answer names the late tasks.
+  sopts.operation_timeout = std::chrono::seconds(o.step_timeout + 5);
   if (o.threads > 0) sopts.cpu.intra_op_threads = o.threads;
   sopts.security = o.security;
   auto type = tower_device_type(o);
@@ -364,6 +366,10 @@ status_or<std::vector<tensor>> training_loop::run_step() {
     feeds.push_back({g_.towers[t].training, training_});
   }
   const int64_t step = done_steps_ + result_.steps;  // this client's, as the summaries count
+  if (g_.debug_stall_when.valid() && !g_.debug_stall_fed && step == o_.debug_stall_ps_at_step) {
+    feeds.push_back({g_.debug_stall_when, tensor::scalar(true)});
+    g_.debug_stall_fed = true;  // once per process: a recovery replays this step
+  }
   if (summaries_ && summaries_->trace_due(step)) {
     step_metadata md;
     auto out = stepper_.run(step_options{.trace = true}, feeds, fetches_, {g_.train_op}, &md);
@@ -523,10 +529,12 @@ status_or<client_result> train_once(const train_options& o, const client_plan& p
 }
 
 // Losses a training job survives by starting over from its newest checkpoint: a task that
-// died or restarted.
+// died or restarted, or a step that ran past the step timeout (a hung peer: the master failed
+// it and aborted its partitions).
 bool recoverable(const train_options& o, const status& why) {
   return !o.checkpoint_dir.empty() &&
-         (why.code() == error_code::unavailable || why.code() == error_code::aborted);
+         (why.code() == error_code::unavailable || why.code() == error_code::aborted ||
+          why.code() == error_code::deadline_exceeded);
 }
 
 }  // namespace

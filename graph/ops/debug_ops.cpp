@@ -1,5 +1,5 @@
-// Assert, Print, CheckNumerics, EnsureShape, PreventGradient, IdentityN and Snapshot:
-// registrations and shape functions.
+// Assert, Print, CheckNumerics, EnsureShape, PreventGradient, IdentityN, Snapshot and
+// DebugStall: registrations and shape functions.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
 
@@ -42,6 +42,15 @@ CAFLOW_REGISTER_OP("Print")
     .attr("message: string = ''")
     .attr("first_n: int = -1")
     .attr("summarize: int = 3")
+    .stateful()
+    .set_shape_fn(shape_fns::unchanged);
+
+// caflow's own, for fault tests: when `stall` is true the kernel sleeps `seconds` without
+// honouring cancellation, as a kernel stuck in a call would, then passes `stall` through.
+CAFLOW_REGISTER_OP("DebugStall")
+    .input("stall: bool")
+    .output("output: bool")
+    .attr("seconds: float")
     .stateful()
     .set_shape_fn(shape_fns::unchanged);
 

@@ -1,13 +1,16 @@
 // Assert and Print (both show tensors as TensorFlow's SummarizeValue does: the first
 // `summarize` elements, space-separated, then "..." when there are more), CheckNumerics,
-// EnsureShape, and the pass-throughs PreventGradient, IdentityN and Snapshot.
+// EnsureShape, the pass-throughs PreventGradient, IdentityN and Snapshot, and DebugStall.
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <atomic>
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
+#include "graph/core/log.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
@@ -141,9 +144,37 @@ class snapshot_op final : public op_kernel {
   }
 };
 
+// Ignores cancellation on purpose: what a step's deadline must catch is a kernel that does not
+// come back, on a task whose process and links stay healthy.
+class debug_stall_op final : public op_kernel {
+ public:
+  explicit debug_stall_op(kernel_construction& c) : op_kernel(c) {
+    float seconds = 0;
+    CAFLOW_OP_REQUIRES_OK(c, c.get_attr("seconds", &seconds));
+    CAFLOW_OP_REQUIRES(c, seconds >= 0 && seconds <= 86400,
+                       errors::invalid_argument("seconds must lie in [0, 86400], not ", seconds));
+    stall_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::duration<float>(seconds));
+  }
+  void compute(kernel_context& ctx) override {
+    const tensor& stall = ctx.input(0);
+    CAFLOW_OP_REQUIRES(ctx, stall.rank() == 0,
+                       errors::invalid_argument("stall must be a scalar, not ", stall.shape().to_string()));
+    if (stall.scalar_value<bool>()) {
+      write_log(log_level::warn, name(), "stalling for ", stall_.count(), " ms (DebugStall)");
+      std::this_thread::sleep_for(stall_);
+    }
+    ctx.set_output(0, stall);
+  }
+
+ private:
+  std::chrono::milliseconds stall_{0};
+};
+
 }  // namespace
 
 CAFLOW_REGISTER_TYPED_KERNELS("CheckNumerics", device_cpu, "T", check_numerics_op, float, double);
+CAFLOW_REGISTER_KERNEL(kernel_def_builder("DebugStall").device(device_cpu), debug_stall_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("EnsureShape").device(device_cpu), ensure_shape_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("PreventGradient").device(device_cpu), pass_through_op);
 CAFLOW_REGISTER_KERNEL(kernel_def_builder("IdentityN").device(device_cpu), pass_through_op);

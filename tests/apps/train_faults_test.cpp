@@ -1,6 +1,7 @@
 // Faults during distributed training, every task a caflow-train process on 127.0.0.1:
 // a worker SIGKILLed or SIGSTOPped in sync mode with and without a backup worker, and the ps
-// SIGKILLed and restarted, training resuming from the chief's checkpoint.
+// SIGKILLed and restarted, training resuming from the chief's checkpoint; and a ps kernel that
+// hangs, caught by the step timeout.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,4 +196,31 @@ TEST_CASE("while a lost worker stays down, the chief spends one recovery and wai
   CHECK(out.find("(2 of 3)") == std::string::npos);
   CHECK(out.find("not recovered within 6 s") != std::string::npos);
   CHECK(took >= 5.0);
+}
+
+TEST_CASE("a ps kernel that hangs is caught by the step timeout, named, and training recovers") {
+  if (!have_fashion_mnist()) return;
+  temp_dir dir("caflow_faults_stall_");
+  // The ps stays alive and keeps its links (heartbeats flow): only one of its kernels stops
+  // coming back, and ignores the step's cancellation, for 12 s.
+  training_cluster c(1, 3,
+                     {"--checkpoint-dir", dir.path.string(), "--checkpoint-every", "20",
+                      "--step-timeout", "3", "--debug-stall-ps-at-step", "50",
+                      "--debug-stall-seconds", "12"});
+  REQUIRE_MESSAGE(c.ps().wait_for_output("stalling for 12000 ms", 120s), c.outputs());
+  const auto stalled_at = clock_type::now();
+  REQUIRE_MESSAGE(c.worker(0).wait_for_output("recovering from the newest checkpoint (1 of 3)", 30s),
+                  c.outputs());
+  const double took = seconds_since(stalled_at);
+  MESSAGE("the stalled step was failed after ", took, " s");
+  CHECK(took <= 3.0 + 2.0 * time_scale);
+  const std::string named = "ran past the step timeout of 3000 ms waiting for /job:ps/replica:0/task:0";
+  CHECK_MESSAGE(c.worker(0).output().find(named) != std::string::npos, c.outputs());
+  const int chief = exit_code(c.worker(0), 180s);
+  const std::string out = c.worker(0).output();
+  MESSAGE(out);
+  REQUIRE(chief == 0);
+  CHECK(out.find("epoch 3/3") != std::string::npos);
+  CHECK(test_accuracy(out) > 0.6);
+  CHECK(out.find("(2 of 3)") == std::string::npos);  // one recovery was enough
 }

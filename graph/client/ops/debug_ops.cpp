@@ -39,6 +39,10 @@ std::vector<output> identity_n(const scope& s, const std::vector<output>& inputs
   return outs;
 }
 
+output debug_stall(const scope& s, const output& stall, float seconds) {
+  return node_builder(s, "DebugStall").input(stall).attr("seconds", seconds).finalize().out();
+}
+
 output snapshot(const scope& s, const output& input) {
   return node_builder(s, "Snapshot").input(input).finalize().out();
 }

@@ -52,4 +52,8 @@ std::vector<output> identity_n(const scope& s, const std::vector<output>& inputs
 // Snapshot: a copy of `input` with its own buffer.
 output snapshot(const scope& s, const output& input);
 
+// DebugStall, for fault tests: when `stall` (a bool scalar) is true the kernel sleeps `seconds`
+// and ignores cancellation meanwhile, as a hung kernel would; returns `stall`.
+output debug_stall(const scope& s, const output& stall, float seconds);
+
 }  // namespace caflow::ops

@@ -2,6 +2,7 @@
 // showing the data; Print passes its input through and writes the data to stderr.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <sstream>
@@ -95,4 +96,19 @@ TEST_CASE("EnsureShape, IdentityN and Snapshot pass tensors through") {
   REQUIRE(s.ok());
   CHECK_FALSE(s->at(0).shares_buffer_with(x));
   check_tensor(s->at(0), x);
+}
+
+TEST_CASE("DebugStall passes its input, and when it is true sleeps its seconds first") {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto quick = run_kernel("DebugStall", {tensor::scalar<bool>(false)}, {{"seconds", 5.0f}});
+  REQUIRE(quick.ok());
+  CHECK(quick->at(0).scalar_value<bool>() == false);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  const auto t1 = std::chrono::steady_clock::now();
+  auto slow = run_kernel("DebugStall", {tensor::scalar<bool>(true)}, {{"seconds", 0.3f}});
+  REQUIRE(slow.ok());
+  CHECK(slow->at(0).scalar_value<bool>() == true);
+  CHECK(std::chrono::steady_clock::now() - t1 >= std::chrono::milliseconds(300));
+  check_error(run_kernel("DebugStall", {tensor::scalar<bool>(true)}, {{"seconds", -1.0f}}),
+              "seconds must lie in [0, 86400], not -1");
 }
