@@ -195,15 +195,20 @@ status_or<tensor> tensor_from_content(tf_type tt, const tensor_shape& shape,
   return out;
 }
 
-// TensorFlow writes strings to string_val, one per element; as for numbers, fewer values than
-// elements repeat the last one (a Const filled with one string).
-status_or<tensor> strings_from_proto(const tfp::TensorProto& proto, const std::string& where) {
+// A constant's shape: read from the proto and fully known.
+status_or<tensor_shape> constant_shape(const tfp::TensorProto& proto, const std::string& where) {
   CAFLOW_ASSIGN_OR_RETURN(partial_shape ps, shape_from_proto(proto.tensor_shape(),
                                                              where + ": tensor_shape"));
   if (!ps.fully_defined())
     return errors::invalid_argument(where, ": tensor_shape ", ps.to_string(),
                                     " is not fully known (a constant has a shape)");
-  const tensor_shape shape = ps.to_shape();
+  return ps.to_shape();
+}
+
+// TensorFlow writes strings to string_val, one per element; as for numbers, fewer values than
+// elements repeat the last one (a Const filled with one string).
+status_or<tensor> strings_from_proto(const tfp::TensorProto& proto, const std::string& where) {
+  CAFLOW_ASSIGN_OR_RETURN(const tensor_shape shape, constant_shape(proto, where));
   const int64_t n = shape.num_elements();
   const int have = proto.string_val_size();
   if (have > n)
@@ -233,12 +238,7 @@ status_or<tensor> tensor_from_proto(const tfp::TensorProto& proto, const std::st
     return errors::unimplemented(where, ": a tensor of ", tf_type_name(tt),
                                  " holds handles, not values");
 
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape ps, shape_from_proto(proto.tensor_shape(),
-                                                             where + ": tensor_shape"));
-  if (!ps.fully_defined())
-    return errors::invalid_argument(where, ": tensor_shape ", ps.to_string(),
-                                    " is not fully known (a constant has a shape)");
-  const tensor_shape shape = ps.to_shape();
+  CAFLOW_ASSIGN_OR_RETURN(const tensor_shape shape, constant_shape(proto, where));
   const std::string& content = proto.tensor_content();
   if (!content.empty()) return tensor_from_content(tt, shape, content, where + ": tensor_content");
 

@@ -151,3 +151,13 @@ TEST_CASE("caflow-server refuses device filters it cannot read, naming the filte
   CHECK(exit_code(empty, 10s) == 2);
   CHECK(empty.output().find("have an empty entry") != std::string::npos);
 }
+
+TEST_CASE("caflow-server refuses a step timeout that is not a positive number of milliseconds") {
+  for (const char* value : {"0", "-5", "soon"}) {
+    CAPTURE(value);
+    child_process bad({CAFLOW_SERVER_BINARY, "--insecure", "--cluster", "worker=127.0.0.1:1",
+                       "--job", "worker", "--task", "0", "--step-timeout-ms", value});
+    CHECK(exit_code(bad, 10s) == 2);
+    CHECK(bad.output().find("--step-timeout-ms") != std::string::npos);
+  }
+}
