@@ -62,15 +62,24 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
   const bool orderly = dm.reason == caf::exit_reason::user_shutdown ||
                        dm.reason == caf::exit_reason::normal;
   write_log(orderly ? log_level::info : log_level::warn, own_task(self->state), why.message());
+  // A partition of the task that already answered may still have tensors on their way to
+  // the others (a Send's bytes travel apart from the answer): its steps fail too, or a Recv
+  // could wait for them until the step timeout.
+  std::vector<int64_t> touching;
   std::vector<std::pair<int64_t, size_t>> lost;
-  for (auto& [id, s] : self->state.steps)
-    for (size_t i = 0; i < s.run->parts.size(); ++i)
-      if (s.run->parts[i].task == task && !s.replied[i]) lost.emplace_back(id, i);
-  for (auto [id, i] : lost) {
-    if (!self->state.steps.count(id)) continue;
-    step_failed(self, id, why);
-    partition_done(self, id, i);
+  for (auto& [id, s] : self->state.steps) {
+    bool touches = false;
+    for (size_t i = 0; i < s.run->parts.size(); ++i) {
+      if (s.run->parts[i].task != task) continue;
+      touches = true;
+      if (!s.replied[i]) lost.emplace_back(id, i);
+    }
+    if (touches) touching.push_back(id);
   }
+  for (int64_t id : touching)
+    if (self->state.steps.count(id)) step_failed(self, id, why);
+  for (auto [id, i] : lost)
+    if (self->state.steps.count(id)) partition_done(self, id, i);
   // Steps that wait on the task without running there (through a shared queue, say) are
   // cancelled everywhere; their partitions answer the abort.
   std::vector<int64_t> requiring;

@@ -552,7 +552,11 @@ status_or<client_result> run_client(const train_options& o, const client_plan& p
     if (result.ok() || !recoverable(o, result.get_status())) return result;
     const status& why = result.get_status();
     const auto now = clock_type::now();
-    if (trained || !failing_since) {
+    // A step past the step timeout is a new loss (it took the whole timeout to show), not a
+    // task still down being retried.
+    const bool new_loss = trained || !failing_since ||
+                          why.code() == error_code::deadline_exceeded;
+    if (new_loss) {
       if (recoveries == o.max_recoveries)
         return why.with_context("gave up after " + std::to_string(recoveries) + " recoveries");
       ++recoveries;
