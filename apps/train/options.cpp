@@ -125,6 +125,7 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
       ->check(CLI::Range(1, 86400));
   // Test-only fault injection: no group, so --help does not list them.
   app.add_option("--debug-stall-ps-at-step", o->debug_stall_ps_at_step)->group("");
+  app.add_flag("--debug-stall-ps-on-signal", o->debug_stall_ps_on_signal)->group("");
   app.add_option("--debug-stall-seconds", o->debug_stall_seconds)->group("")->check(CLI::Range(0.0, 86400.0));
   app.add_option("--checkpoint-format", o->checkpoint_format,
                  "caflow (default), or tf: each checkpoint also as TensorFlow's model.ckpt-N "
@@ -195,6 +196,9 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_flag("--insecure", o->insecure,
                "serve a --job task in plaintext although anyone who reaches its port could run "
                "graphs (without it: TLS, or a secret --cluster-id with every task on this host)");
+  app.add_option("--same-host-transports", o->same_host_transports,
+                 "a --job task reaches tasks on this host through shared memory (1, the "
+                 "default) or only over TCP, as another host's (0)");
   CLI::Option* cluster_id = app.add_option(
       "--cluster-id", o->security.cluster_id,
       "processes with another id cannot connect (default: caflow; an embedded cluster: a fresh "

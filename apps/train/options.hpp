@@ -70,6 +70,8 @@ struct train_options {
   // kernel on the first ps task that stalls `debug_stall_seconds` without honouring
   // cancellation, as a hung kernel would. -1: never.
   int64_t debug_stall_ps_at_step = -1;
+  // The same stall at the step after each SIGUSR1 (apps/train/stall_signal.hpp).
+  bool debug_stall_ps_on_signal = false;
   double debug_stall_seconds = 30;
   // The chief's loss and accuracy curves as a PNG (through gnuplot), with their data beside it
   // as CSV; the chief then also evaluates the test set after every epoch.
@@ -100,6 +102,10 @@ struct train_options {
   // Serve a hand-started task (--job) in plaintext with the well-known cluster id, or across
   // hosts without TLS (net/security/plaintext_policy.hpp): refused unless given.
   bool insecure = false;
+  // A --job task reaches tasks on this host through shared memory (message rings and tensor
+  // segments); false: every byte over TCP as to another host, e.g. for tasks in network
+  // namespaces of their own whose links are shaped or cut.
+  bool same_host_transports = true;
   // Where the towers run: "gpu" (the workers' GPU:0; nodes without a GPU kernel go to the CPU
   // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables
   // stay on the ps tasks' CPUs, which make no GPU devices.

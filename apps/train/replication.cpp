@@ -165,7 +165,8 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
           train_op, g->optimizer->apply_gradients(model_scope, grads, g->global_step));
     }
   }
-  if (distributed && plan.ps_tasks > 0 && o.debug_stall_ps_at_step >= 0) {
+  if (distributed && plan.ps_tasks > 0 &&
+      (o.debug_stall_ps_at_step >= 0 || o.debug_stall_ps_on_signal)) {
     // A fault for tests: the training step also runs a kernel on the first ps task that, when
     // fed true, stalls past the step timeout without honouring cancellation.
     const scope ps = g->root.with_device("/job:ps/task:0");

@@ -22,6 +22,7 @@
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/model_family.hpp"
 #include "apps/train/plot.hpp"
+#include "apps/train/stall_signal.hpp"
 #include "apps/train/trainer.hpp"
 #include "net/security/plaintext_policy.hpp"
 
@@ -160,6 +161,7 @@ int main(int argc, char** argv) {
   bool help = false;
   std::string help_text;
   if (status st = parse_command_line(argc, argv, &o, &help, &help_text); !st.ok()) return fail(st);
+  if (o.debug_stall_ps_on_signal) install_stall_signal();
   if (help) {
     std::printf("%s", help_text.c_str());
     return 0;
@@ -201,6 +203,10 @@ int main(int argc, char** argv) {
                                 .device_count = {{device_gpu, gpus ? 1 : 0}},
                                 .step_timeout = std::chrono::seconds(o.step_timeout),
                                 .security = o.security,
+                                .shm_segment_bytes = o.same_host_transports
+                                                         ? server_options{}.shm_segment_bytes
+                                                         : 0,
+                                .same_host_rings = o.same_host_transports,
                                 .file_roots = checkpoint_roots(o)});
       if (!srv.ok()) return fail(srv.get_status());
       own = std::move(*srv);

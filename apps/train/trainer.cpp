@@ -10,6 +10,7 @@
 #include "actors/session/session.hpp"
 #include "apps/train/auc.hpp"
 #include "apps/train/progress.hpp"
+#include "apps/train/stall_signal.hpp"
 #include "apps/train/tf_checkpoint.hpp"
 #include "apps/train/training_summaries.hpp"
 #include "graph/client/train/saver.hpp"
@@ -366,9 +367,12 @@ status_or<std::vector<tensor>> training_loop::run_step() {
     feeds.push_back({g_.towers[t].training, training_});
   }
   const int64_t step = done_steps_ + result_.steps;  // this client's, as the summaries count
-  if (g_.debug_stall_when.valid() && !g_.debug_stall_fed && step == o_.debug_stall_ps_at_step) {
-    feeds.push_back({g_.debug_stall_when, tensor::scalar(true)});
-    g_.debug_stall_fed = true;  // once per process: a recovery replays this step
+  if (g_.debug_stall_when.valid()) {
+    // At a step: once per process, since a recovery replays that step.
+    const bool at_step = !g_.debug_stall_fed && step == o_.debug_stall_ps_at_step;
+    if (at_step) g_.debug_stall_fed = true;
+    if (at_step || (o_.debug_stall_ps_on_signal && take_stall_request()))
+      feeds.push_back({g_.debug_stall_when, tensor::scalar(true)});
   }
   if (summaries_ && summaries_->trace_due(step)) {
     step_metadata md;

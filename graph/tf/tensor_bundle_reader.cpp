@@ -206,6 +206,55 @@ status_or<bundle_entry> parse_entry(const std::string& key, const std::string& v
   return e;
 }
 
+// Where an entry's bytes are, once its dtype, shape and size agree and its shard holds them: all
+// that is checked before anything is read or allocated.
+struct entry_location {
+  dtype type;
+  tensor_shape shape;
+  std::string data;        // the shard's path
+  std::string data_where;  // the shard and the entry, for errors
+};
+
+status_or<entry_location> locate_entry(const std::string& prefix, int num_shards,
+                                       const bundle_entry& e) {
+  const std::string index = bundle_index_path(prefix);
+  const std::string name = is_bundle_slice_key(e.key) ? "a slice's entry" : "'" + e.key + "'";
+  const std::string where = index + ": " + name;
+  const size_t element_size = tf_element_size(e.type);
+  auto type = dtype_from_tf(e.type);
+  if (!type.ok()) return type.get_status().with_context(where);
+  const bool strings = *type == dtype::string;
+  if (*type == dtype::resource || (element_size == 0 && !strings))
+    return errors::unimplemented(where, ": a tensor of ", tf_type_name(e.type),
+                                 " holds no values caflow reads");
+  if (!e.shape.fully_defined())
+    return errors::data_loss(where, ": shape ", e.shape.to_string(), " is not fully known");
+  auto shape = tensor_shape::make(e.shape.dim_vector());
+  if (!shape.ok()) return errors::data_loss(where, ": shape ", e.shape.to_string(), ": ",
+                                            shape.get_status().message());
+  // Checked against the entry's size before anything is allocated: a corrupt shape cannot ask
+  // for more memory than the shard holds. A string takes at least its length's byte.
+  const uint64_t n = static_cast<uint64_t>(shape->num_elements());
+  const auto size = static_cast<uint64_t>(e.size);
+  if (strings ? (size < 4 || n > size - 4)
+              : (n > size / element_size || n * element_size != size))
+    return errors::data_loss(where, ": the entry says ", e.size, " bytes but shape ",
+                             shape->to_string(), " of ", tf_type_name(e.type), " needs ",
+                             strings ? "at least " + std::to_string(n + 4)
+                                     : std::to_string(n * element_size));
+
+  const std::string data = bundle_data_path(prefix, e.shard, num_shards);
+  const std::string data_where = data + ": " + name;
+  std::error_code ec;
+  const auto file_size = fs::file_size(data, ec);
+  if (ec) return errors::not_found(data, ": no such file (it holds ", name, ")");
+  if (static_cast<uint64_t>(e.offset) > file_size ||
+      static_cast<uint64_t>(e.size) > file_size - static_cast<uint64_t>(e.offset))
+    return errors::data_loss(data_where, " needs bytes [", e.offset, ", ", e.offset + e.size,
+                             ") but the file holds ", static_cast<uint64_t>(file_size));
+  return entry_location{*type, *shape, data, data_where};
+}
+
 }  // namespace
 
 status_or<bundle_reader> bundle_reader::open(const std::string& prefix) {
@@ -301,71 +350,45 @@ status_or<tensor> bundle_reader::read_partitioned(const bundle_entry& e) const {
   if (covered != full.num_elements())
     return errors::data_loss(where, ": its ", e.slices.size(), " slices cover ", covered, " of its ",
                              full.num_elements(), " elements");
-  CAFLOW_ASSIGN_OR_RETURN(tensor out, tensor::allocate(default_allocator(), *type, full));
+  // Every slice's entry is checked against its box and its shard before the whole tensor is
+  // allocated: the index alone cannot ask for more memory than the shards hold.
+  std::vector<const bundle_entry*> parts;
   for (size_t i = 0; i < e.slices.size(); ++i) {
     const tensor_slice& box = e.slices[i];
     auto part = entries_.find(e.slice_keys[i]);
     if (part == entries_.end())
       return errors::data_loss(where, ": slice '", box.to_string(), "' has no entry");
-    CAFLOW_ASSIGN_OR_RETURN(tensor value, read_entry(part->second));
-    if (value.type() != *type || value.shape() != box.shape())
+    CAFLOW_ASSIGN_OR_RETURN(entry_location at, locate_entry(prefix_, num_shards_, part->second));
+    if (at.type != *type || at.shape != box.shape())
       return errors::data_loss(where, ": slice '", box.to_string(), "' holds ",
-                               dtype_name(value.type()), value.shape().to_string(), ", not ",
+                               dtype_name(at.type), at.shape.to_string(), ", not ",
                                dtype_name(*type), box.shape().to_string());
-    copy_slice(value, box, out, whole_slice(full), box);
+    parts.push_back(&part->second);
+  }
+  CAFLOW_ASSIGN_OR_RETURN(tensor out, tensor::allocate(default_allocator(), *type, full));
+  for (size_t i = 0; i < e.slices.size(); ++i) {
+    CAFLOW_ASSIGN_OR_RETURN(tensor value, read_entry(*parts[i]));
+    copy_slice(value, e.slices[i], out, whole_slice(full), e.slices[i]);
   }
   return out;
 }
 
 status_or<tensor> bundle_reader::read_entry(const bundle_entry& e) const {
-  const std::string index = bundle_index_path(prefix_);
-  const std::string name = is_bundle_slice_key(e.key) ? "a slice's entry" : "'" + e.key + "'";
-  const std::string where = index + ": " + name;
-  const size_t element_size = tf_element_size(e.type);
-  auto type = dtype_from_tf(e.type);
-  if (!type.ok()) return type.get_status().with_context(where);
-  const bool strings = *type == dtype::string;
-  if (*type == dtype::resource || (element_size == 0 && !strings))
-    return errors::unimplemented(where, ": a tensor of ", tf_type_name(e.type),
-                                 " holds no values caflow reads");
-  if (!e.shape.fully_defined())
-    return errors::data_loss(where, ": shape ", e.shape.to_string(), " is not fully known");
-  auto shape = tensor_shape::make(e.shape.dim_vector());
-  if (!shape.ok()) return errors::data_loss(where, ": shape ", e.shape.to_string(), ": ",
-                                            shape.get_status().message());
-  // Checked against the entry's size before anything is allocated: a corrupt shape cannot ask
-  // for more memory than the shard holds. A string takes at least its length's byte.
-  const uint64_t n = static_cast<uint64_t>(shape->num_elements());
-  const auto size = static_cast<uint64_t>(e.size);
-  if (strings ? (size < 4 || n > size - 4)
-              : (n > size / element_size || n * element_size != size))
-    return errors::data_loss(where, ": the entry says ", e.size, " bytes but shape ",
-                             shape->to_string(), " of ", tf_type_name(e.type), " needs ",
-                             strings ? "at least " + std::to_string(n + 4)
-                                     : std::to_string(n * element_size));
-
-  const std::string data = bundle_data_path(prefix_, e.shard, num_shards_);
-  const std::string data_where = data + ": " + name;
-  std::error_code ec;
-  const auto file_size = fs::file_size(data, ec);
-  if (ec) return errors::not_found(data, ": no such file (it holds ", name, ")");
-  if (static_cast<uint64_t>(e.offset) > file_size ||
-      static_cast<uint64_t>(e.size) > file_size - static_cast<uint64_t>(e.offset))
-    return errors::data_loss(data_where, " needs bytes [", e.offset, ", ", e.offset + e.size,
-                             ") but the file holds ", static_cast<uint64_t>(file_size));
+  CAFLOW_ASSIGN_OR_RETURN(entry_location at, locate_entry(prefix_, num_shards_, e));
   std::string bytes(static_cast<size_t>(e.size), '\0');
-  std::ifstream in(data, std::ios::binary);
+  std::ifstream in(at.data, std::ios::binary);
   in.seekg(e.offset);
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!in) return errors::data_loss(data_where, ": cannot read bytes [", e.offset, ", ",
+  if (!in) return errors::data_loss(at.data_where, ": cannot read bytes [", e.offset, ", ",
                                     e.offset + e.size, ")");
-  if (strings) return strings_from_bundle(bytes, *shape, e.masked_crc32c, data_where);
+  if (at.type == dtype::string)
+    return strings_from_bundle(bytes, at.shape, e.masked_crc32c, at.data_where);
   const uint32_t crc = crc32c(bytes);
   if (crc != unmask_crc(e.masked_crc32c))
-    return errors::data_loss(data_where, " (bytes [", e.offset, ", ", e.offset + e.size,
+    return errors::data_loss(at.data_where, " (bytes [", e.offset, ", ", e.offset + e.size,
                              ")): CRC-32C ", hex32(crc), " differs from the index's ",
                              hex32(unmask_crc(e.masked_crc32c)));
-  return tensor_from_content(e.type, *shape, bytes, data_where);
+  return tensor_from_content(e.type, at.shape, bytes, at.data_where);
 }
 
 }  // namespace caflow::tf
