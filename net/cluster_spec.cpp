@@ -140,6 +140,10 @@ std::string lower(std::string_view s) {
 
 }  // namespace
 
+bool is_loopback_host(std::string_view host) {
+  return host.starts_with("127.") || host == "localhost" || host == "::1" || host == "[::1]";
+}
+
 status_or<host_port> split_host_port(std::string_view address) {
   auto bad = [address](auto&&... parts) {
     return errors::invalid_argument("address '", address, "' ", parts...);

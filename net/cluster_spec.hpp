@@ -33,6 +33,8 @@ struct host_port {
 // Splits "host:port" or "[ipv6]:port". Errors quote the address and say what is wrong: no port,
 // a port that is not a number or not in 1..65535, an empty or malformed host.
 status_or<host_port> split_host_port(std::string_view address);
+// Whether `host` names this machine's loopback: 127.0.0.0/8, ::1 (bracketed or not), localhost.
+bool is_loopback_host(std::string_view host);
 
 class cluster_spec {
  public:

@@ -6,6 +6,7 @@
 #include "graph/core/log.hpp"
 #include "net/bulk/bulk_receiver.hpp"
 #include "net/bulk/bulk_sender.hpp"
+#include "net/cluster_spec.hpp"
 #include "net/shm/shm_receiver.hpp"
 #include "net/shm/shm_sender.hpp"
 #include "net/wire/send_batch.hpp"
@@ -14,6 +15,7 @@ namespace caflow {
 
 std::shared_ptr<edge_transport> edge_transport::start(const edge_transport_options& opts) {
   auto t = std::make_shared<edge_transport>();
+  t->host_ = opts.bulk_host;
   if (!opts.bulk_host.empty()) {
     auto bulk = bulk_receiver::start(opts.bulk_host, opts.task);
     if (bulk.ok()) {
@@ -44,7 +46,9 @@ edge_transport::~edge_transport() = default;
 edge_route edge_transport::route_to(rendezvous_actor to, const bulk_endpoint& at) const {
   const bool remote = to && to.node() != to.home_system().node();
   std::shared_ptr<shm_link> link = remote && shm_out_ ? shm_out_->link_to(at) : nullptr;
-  return edge_route{std::move(to), remote, at, std::move(link)};
+  const bool near = at.host == host_ || is_loopback_host(at.host);
+  return edge_route{std::move(to), remote, at, std::move(link),
+                    near ? edge_chunk_bytes : cross_host_bulk_bytes};
 }
 
 void edge_transport::send(const edge_route& to, int64_t step_id, const std::string& key,
@@ -62,10 +66,16 @@ void edge_transport::send(const edge_route& to, int64_t step_id, const std::stri
   // In a process the message shares the buffer, whatever its size. Across processes a big
   // tensor goes in pieces that each share it too, so nothing is copied before serialization;
   // CAF keeps the order of messages from one sender to one receiver.
-  if (to.remote && !strings && value.initialized() && value.byte_size() > edge_chunk_bytes) {
-    if (bulk_out_ && to.at.port != 0) bulk_out_->send(to.at, to.actor, step_id, key, value);
-    else send_in_chunks(to.actor, step_id, key, value);
-    return;
+  if (to.remote && !strings && value.initialized()) {
+    const bool bulk = bulk_out_ && to.at.port != 0;
+    if (bulk && value.byte_size() > to.bulk_from) {
+      bulk_out_->send(to.at, to.actor, step_id, key, value);
+      return;
+    }
+    if (value.byte_size() > edge_chunk_bytes) {
+      send_in_chunks(to.actor, step_id, key, value);
+      return;
+    }
   }
   // Within this process a message is only a mailbox entry: batching would add a forward.
   edge_value v{step_id, key, wire_tensor{value}};

@@ -8,11 +8,19 @@
 //   in this process                            the edge actor's mailbox; the buffer is shared
 //   on this host, shared-memory link up        a block of this task's segment, a descriptor
 //                                              in the message (net/shm/)
-//   elsewhere, > edge_chunk_bytes, bulk port   the receiving task's bulk socket (net/bulk/)
+//   elsewhere, > bulk_from, bulk port          the receiving task's bulk socket (net/bulk/)
 //   elsewhere, > edge_chunk_bytes              chunks through CAF, in order (net/wire/)
 //   elsewhere                                  one CAF message, batched per receiving process
 //                                              while an executor's pass is open
 //                                              (net/wire/send_batch.hpp)
+//
+// bulk_from is edge_chunk_bytes for a task at this task's address or a loopback one, and
+// cross_host_bulk_bytes for a task at another address. Over a real link, CAF's connection is
+// also the one its heartbeats and every request take: a value of a few hundred kB ahead of
+// them in the same TCP stream delays them by its transfer time, which on a slow or distant
+// link exceeds the heartbeat timeout (a 20 ms link took a healthy ps for lost within seconds).
+// On its own connection the value delays nothing but itself. On loopback the bulk writer's
+// thread hand-over costs more than the bytes, so only big values take it.
 //
 // The choice of the receiving task's channels is made once per edge, when a graph is bound
 // (route_to); sending takes no lock of the transport's. Nothing waits for an answer: a
@@ -48,11 +56,15 @@ struct edge_transport_options {
 };
 
 // Where the values of one _Send go, chosen when its graph is bound.
+// Values from this size go to a task at another address by its bulk socket.
+inline constexpr uint64_t cross_host_bulk_bytes = uint64_t{64} << 10;
+
 struct edge_route {
   rendezvous_actor actor;            // the edge's rendezvous actor (a proxy in another process)
   bool remote = false;               // in another process: the tensor is serialized
   bulk_endpoint at;                  // its task's channels; port 0: no bulk socket
   std::shared_ptr<shm_link> shm;     // its task's shared-memory link; null: none
+  uint64_t bulk_from = 0;            // values above this size take the bulk socket
 };
 
 class edge_transport {
@@ -99,6 +111,7 @@ class edge_transport {
   std::shared_ptr<bulk_sender> bulk_out_;
   std::shared_ptr<shm_receiver> shm_in_;
   std::shared_ptr<shm_sender> shm_out_;
+  std::string host_;  // this task's bulk address
 };
 
 }  // namespace caflow

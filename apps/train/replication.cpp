@@ -175,7 +175,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     const output stall = ops::debug_stall(ps.with_op_name("debug_stall"), g->debug_stall_when,
                                           static_cast<float>(o.debug_stall_seconds));
     train_op = ops::group(g->root.with_op_name("train_with_debug_stall"),
-                          {train_op, operation{stall.node}});
+                          {train_op, operation{stall.node, {}}});
   }
   g->train_op = train_op;
   g->shared_vars.add(g->optimizer->variables());

@@ -6,9 +6,7 @@ bool all_on_loopback(const cluster_spec& cluster) {
   for (const auto& t : cluster.tasks()) {
     auto hp = split_host_port(t.address);
     if (!hp.ok()) return false;
-    const std::string& h = hp->host;
-    if (!(h.rfind("127.", 0) == 0 || h == "localhost" || h == "::1" || h == "[::1]"))
-      return false;
+    if (!is_loopback_host(hp->host)) return false;
   }
   return true;
 }
