@@ -145,6 +145,7 @@ class Run:
         self.every = []   # every Proc started, for the final reaping
         self.net = None   # the namespaces of a link fault
         self.t_heal = None
+        self.heal_error = None
 
     def start(self, role, argv):
         p = Proc(role, argv, self.log, self.lines, self.lock)
@@ -312,7 +313,11 @@ class Run:
         def run():
             time.sleep(seconds)
             if self.net and self.net.created:
-                heal()
+                try:
+                    heal()
+                except (OSError, RuntimeError, chaos_net.NetnsUnavailable) as e:
+                    self.heal_error = f"healing the link failed: {e}"
+                    return
                 self.t_heal = time.monotonic()
         threading.Thread(target=run, daemon=True).start()
 
@@ -405,25 +410,34 @@ def run_one(args, fault, workdir):
         bad = {r: c for r, c in codes.items() if c != 0}
         if bad:
             res["why"].append("exit codes " + ", ".join(f"{r}={c}" for r, c in bad.items()))
-    except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as e:
+    except (TimeoutError, RuntimeError, OSError, subprocess.TimeoutExpired,
+            chaos_net.NetnsUnavailable) as e:
         res["why"].append(f"{e}")
     finally:
         res["seconds"] = args.timeout - (deadline - time.monotonic())
         run.reap_all()
+    if run.heal_error:
+        res["why"].append(run.heal_error)
     # Measured on failures too: how far a run that did not finish got says where it stuck.
-    if t_fault is not None:
+    if t_fault is not None and fault_step is not None:
         detect, recover, restored, acc = run.measure(t_fault, fault_step)
         res.update(detect=detect, recover=recover, acc=acc)
         if fault in LINK_FAULTS:
             res.update(rates=run.step_rates(t_fault), seen=run.seen(t_fault),
                        shaper=run.net.reports if run.net else [])
         shaped = fault in LINK_FAULTS and fault != "link_partition"
+        if shaped and (restored is not None or detect is not None):
+            # A slow or lossy link must be ridden out: a healthy task taken for lost is a
+            # failure even when the recovery that followed lost little.
+            res["why"].append("a shaped link was taken for a lost task")
         if restored is None and shaped:
             res["lost"] = 0  # a slow or lossy link is ridden out, no restore needed
         elif restored is None:
             res["why"].append("no restore seen")
         else:
-            res.update(lost=fault_step - restored, restored=restored, fault_step=fault_step)
+            # A checkpoint written as the fault hit can be newer than the step counted for it.
+            res.update(lost=max(0, fault_step - restored), restored=restored,
+                       fault_step=fault_step)
     else:
         res["acc"] = run.measure(0, 0)[3]
     if res["acc"] is None:

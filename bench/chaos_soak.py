@@ -37,7 +37,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import chaos
@@ -64,7 +63,7 @@ class Soak(chaos.Run):
     def __init__(self, args, workdir):
         super().__init__(args, "soak", workdir)
         self.mounted = False
-        self.rss = {}  # pid -> (role, start time, [(t, kB)])
+        self.rss = {}  # pid -> (Proc, start time, [(t, kB)])
         self.faults = []
 
     def in_namespaces(self):
@@ -93,12 +92,14 @@ class Soak(chaos.Run):
 
     def start(self, role, argv):
         p = super().start(role, argv)
-        self.rss[p.p.pid] = (role, time.monotonic(), [])
+        self.rss[p.p.pid] = (p, time.monotonic(), [])
         return p
 
     def sample_rss(self):
         now = time.monotonic()
-        for pid, (role, born, samples) in self.rss.items():
+        for pid, (p, born, samples) in self.rss.items():
+            if p.p.poll() is not None:
+                continue  # ended: its pid may be another process's by now
             kb = rss_kb(pid)
             if kb is not None and now - born >= self.args.rss_warmup:
                 samples.append((now, kb))
@@ -110,11 +111,13 @@ class Soak(chaos.Run):
             self.mounted = False
 
     def chief_step(self):
+        """The chief's step now: its last progress line plus the steps it ran since, at the
+        rate of its lines before (as bench/chaos.py counts a fault's step)."""
         for t, r, l in reversed(self.snapshot()):
             if r == "chief":
                 s = self.progress_step(l)
                 if s is not None:
-                    return s
+                    return s + self.steps_since(t, s, time.monotonic())
         return 0
 
     # --- faults ---------------------------------------------------------------------------
@@ -133,7 +136,6 @@ class Soak(chaos.Run):
     def inject_fault(self, fault):
         """Injects `fault`; returns a function that ends it (or None), to be called after its
         duration."""
-        a = self.args
         if fault in ("kill_ps", "kill_chief", "kill_worker"):
             self.restart_after_kill(ROLE_OF[fault])
             return None
@@ -164,6 +166,11 @@ class Soak(chaos.Run):
     def clients_done(self):
         return all(self.procs[r].p.poll() is not None for r in ("chief", "worker1"))
 
+    def client_ended(self):
+        """Once a client has ended (training over), faults stop: a signal could meet a pid the
+        system has handed to another process, and a restarted worker would wait forever."""
+        return any(self.procs[r].p.poll() is not None for r in ("chief", "worker1"))
+
     def check_clients(self):
         """A client that ended while the other trains on has given up: the soak failed."""
         for r in ("chief", "worker1"):
@@ -180,6 +187,7 @@ def explain(run, f, t_fault, t_next):
                      for m in [chaos.RESTORED.search(l)] if m), None)
     detect = next((t - t_fault for t, r, l in lines if chaos.DETECTED.search(l)), None)
     f.update(restored=restored, detect=detect,
+             # A restore past the fault's step (a checkpoint written as the fault hit) lost none.
              lost=None if restored is None else max(0, f["step"] - restored),
              seen=[f"+{t - t_fault:.1f}s {r}: {l}" for t, r, l in lines
                    if not chaos.ROUTINE.search(l)][:4])
@@ -190,21 +198,25 @@ class CleanRun:
     process, --mode local. It runs beside the soak at a lower priority (nice 10): its result
     does not depend on its speed, and the soak's faults must hold under load anyway."""
 
-    def __init__(self, args):
+    def __init__(self, args, workdir):
         argv = chaos.DIE_WITH_DRIVER + ["nice", "-n", "10", args.train, "--model", "mlp", "--mode", "local",
                 "--epochs", str(args.epochs), "--batch-size", str(2 * args.batch_size),
                 "--threads", "1", "--no-progress"]
         print(f"soak: clean run: {' '.join(argv)}", flush=True)
-        self.p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  stdin=subprocess.DEVNULL, text=True)
+        # Into a file, not a pipe: a pipe nobody reads for an hour fills and stops the run.
+        self.out = os.path.join(workdir, "clean.txt")
+        with open(self.out, "w") as f:
+            self.p = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT,
+                                      stdin=subprocess.DEVNULL)
 
     def accuracy(self, timeout):
         try:
-            out, _ = self.p.communicate(timeout=timeout)
+            self.p.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            self.p.kill()
-            self.p.communicate()
+            self.kill()
             raise RuntimeError("the clean run did not finish")
+        with open(self.out) as f:
+            out = f.read()
         for line in out.splitlines():
             m = chaos.ACCURACY.match(line)
             if m:
@@ -224,7 +236,8 @@ def leftovers(run):
         if p.p.poll() is None:
             left.append(f"{p.role} pid {p.p.pid}")
     names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-    left += [n.split()[0] for n in names.splitlines() if n.startswith("cfchaos-")]
+    if run.net is not None:
+        left += [n.split()[0] for n in names.splitlines() if n.startswith(run.net.prefix)]
     with open("/proc/mounts") as m:
         left += [line.split()[1] for line in m if run.ckpt in line]
     return left
@@ -265,8 +278,16 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rng = random.Random(args.seed)
     workdir = tempfile.mkdtemp(prefix="caflow_soak.")
+    clean_run = CleanRun(args, workdir) if args.clean_accuracy is None else None
+    try:
+        return soak(args, rng, faults, workdir, clean_run)
+    finally:
+        if clean_run:
+            clean_run.kill()  # a no-op once it finished; else a SIGTERM or an error ended us
+
+
+def soak(args, rng, faults, workdir, clean_run):
     why = []
-    clean_run = CleanRun(args) if args.clean_accuracy is None else None
     run = Soak(args, workdir)
     t_start = time.monotonic()
     deadline = t_start + args.minutes * 60
@@ -275,8 +296,7 @@ def main():
             run.start_cluster()
         except chaos_net.NetnsUnavailable as e:
             print(f"SKIP chaos_soak: {e}", flush=True)
-            if clean_run:
-                clean_run.kill()
+            shutil.rmtree(workdir, ignore_errors=True)
             return 0
         print(f"soak: seed {args.seed}, {args.epochs} epochs, logs in {run.log.name}", flush=True)
         next_fault = t_start + args.first_fault
@@ -289,15 +309,20 @@ def main():
             if now - last_sample >= 10:
                 run.sample_rss()
                 last_sample = now
-            if now >= next_fault:
+            if now >= next_fault and not run.client_ended():
                 kind = rng.choice(faults)
                 f = {"kind": kind, "t": now, "step": run.chief_step()}
                 print(f"soak: +{(now - t_start) / 60:5.1f} min  {kind} at chief step {f['step']}",
                       flush=True)
-                end = run.inject_fault(kind)
-                if end:
-                    time.sleep(run.duration(kind))
-                    end()
+                try:
+                    end = run.inject_fault(kind)
+                    if end:
+                        time.sleep(run.duration(kind))
+                        end()
+                except (OSError, RuntimeError, chaos_net.NetnsUnavailable) as e:
+                    # A fault that could not be made or healed ends the soak: its result would
+                    # not be what it says.
+                    raise RuntimeError(f"fault {kind} failed: {e}")
                 run.faults.append(f)
                 next_fault = time.monotonic() + rng.uniform(args.min_gap, args.max_gap)
             time.sleep(0.2)
@@ -305,7 +330,8 @@ def main():
         bad = {r: c for r, c in codes.items() if c != 0}
         if bad:
             why.append("exit codes " + ", ".join(f"{r}={c}" for r, c in bad.items()))
-    except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as e:
+    except (TimeoutError, RuntimeError, OSError, subprocess.TimeoutExpired,
+            chaos_net.NetnsUnavailable) as e:
         why.append(str(e))
     finally:
         minutes = (time.monotonic() - t_start) / 60
@@ -328,7 +354,8 @@ def main():
     lost = sum(f["lost"] or 0 for f in run.faults)
     budget = len(run.faults) * args.checkpoint_every
     growth = []
-    for pid, (role, born, samples) in run.rss.items():
+    for pid, (proc, born, samples) in run.rss.items():
+        role = proc.role
         if len(samples) >= 2 and samples[-1][0] - samples[0][0] >= 600:
             growth.append((samples[-1][1] / samples[0][1] - 1, role, pid,
                            (samples[-1][0] - samples[0][0]) / 60))
