@@ -29,6 +29,7 @@
 // Thread-safety: send, output_allocator and the batching calls from any thread; route_to,
 // accept, forget and endpoint from the owning worker's thread.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -56,7 +57,7 @@ struct edge_transport_options {
 };
 
 // Where the values of one _Send go, chosen when its graph is bound.
-// Values from this size go to a task at another address by its bulk socket.
+// Values above this size go to a task at another address by its bulk socket.
 inline constexpr uint64_t cross_host_bulk_bytes = uint64_t{64} << 10;
 
 struct edge_route {
@@ -64,7 +65,8 @@ struct edge_route {
   bool remote = false;               // in another process: the tensor is serialized
   bulk_endpoint at;                  // its task's channels; port 0: no bulk socket
   std::shared_ptr<shm_link> shm;     // its task's shared-memory link; null: none
-  uint64_t bulk_from = 0;            // values above this size take the bulk socket
+  // Values above this size take the bulk socket; route_to sets it (never, until then).
+  uint64_t bulk_from = std::numeric_limits<uint64_t>::max();
 };
 
 class edge_transport {

@@ -1,6 +1,8 @@
 #include "net/bulk/bulk_sender.hpp"
 
 #include <caf/send.hpp>
+
+#include <algorithm>
 #include <vector>
 
 #include "graph/core/log.hpp"
@@ -17,6 +19,9 @@ constexpr std::chrono::milliseconds write_patience{10000};
 // Bytes one link may hold queued; beyond, tensors go through CAF (a peer that reads slowly
 // must not make this process hold every step's tensors).
 constexpr uint64_t max_queued_bytes = 1ull << 30;
+// How long a link given up stays so before it is tried again; it doubles up to max_pause.
+constexpr std::chrono::milliseconds initial_pause{1000};
+constexpr std::chrono::milliseconds max_pause{60000};
 
 std::string link_name(const bulk_endpoint& at) {
   return at.host + ":" + std::to_string(at.port);
@@ -62,6 +67,8 @@ void bulk_sender::send(const bulk_endpoint& at, const rendezvous_actor& to, int6
   }
   if (l) {
     std::lock_guard<std::mutex> lock(l->mu);
+    // A link given up is tried again once its pause is over: the writer reconnects for this value.
+    if (l->broken && std::chrono::steady_clock::now() >= l->retry_at) l->broken = false;
     if (!l->broken && l->queued_bytes + value.byte_size() <= max_queued_bytes) {
       l->queued_bytes += value.byte_size();
       l->queue.push_back(item{to, step_id, key, value});
@@ -73,7 +80,6 @@ void bulk_sender::send(const bulk_endpoint& at, const rendezvous_actor& to, int6
 }
 
 void bulk_sender::write_loop(link& l) {
-  const bool up = open(l);
   for (;;) {
     item next;
     {
@@ -86,7 +92,9 @@ void bulk_sender::write_loop(link& l) {
     }
     // A step abandoned on this task (aborted, say) needs its tensors no more.
     if (abandoned_ && abandoned_->contains(next.step_id)) continue;
-    if (!up || !write(l, next)) {
+    if (!l.up) l.up = open(l);
+    if (!l.up || !write(l, next)) {
+      l.up = false;
       // Given up: this one and whatever queued meanwhile go through CAF, in order.
       std::deque<item> rest;
       {
@@ -122,6 +130,8 @@ bool bulk_sender::open(link& l) {
     give_up(l, "the peer refused this cluster's token");
     return false;
   }
+  std::lock_guard<std::mutex> lock(l.mu);
+  l.pause = initial_pause;  // up again: the next failure starts the pauses over
   return true;
 }
 
@@ -141,13 +151,17 @@ bool bulk_sender::write(link& l, const item& it) {
 }
 
 void bulk_sender::give_up(link& l, const std::string& why) {
+  std::chrono::milliseconds pause{0};
   {
     std::lock_guard<std::mutex> lock(l.mu);
     if (l.stopping) return;  // the failure is our own shutdown
     l.broken = true;
+    pause = l.pause;
+    l.retry_at = std::chrono::steady_clock::now() + pause;
+    l.pause = std::min(2 * l.pause, max_pause);
   }
-  write_log(log_level::warn, task_, "bulk channel to ", link_name(l.at),
-            " is given up, its tensors go through CAF from now on: ", why);
+  write_log(log_level::warn, task_, "bulk channel to ", link_name(l.at), " is given up for ",
+            pause.count(), " ms, its tensors go through CAF meanwhile: ", why);
 }
 
 }  // namespace caflow

@@ -5,11 +5,15 @@
 // _Send never blocks its executor thread on the network.
 //
 // When a connection cannot be made, the peer refuses the token, or a write fails or makes no
-// progress for 10 s, that endpoint is given up for good (logged once) and its tensors, the one
-// in flight included, go through CAF as chunks (net/wire/wire_chunk.hpp) to the same rendezvous
-// actor; a frame cut off in the middle is dropped by the receiver, so nothing arrives twice.
+// progress for 10 s, that endpoint is given up (logged) and its tensors, the one in flight
+// included, go through CAF as chunks (net/wire/wire_chunk.hpp) to the same rendezvous actor; a
+// frame cut off in the middle is dropped by the receiver, so nothing arrives twice. A link given
+// up is tried again after a pause (1 s, doubling to 1 min while it keeps failing): a link that
+// was cut for a while (a partition) must not leave big values in CAF's connection, ahead of its
+// heartbeats, for the rest of the run.
 // So do tensors beyond 1 GiB queued for one link, and those with an absurdly long key. Queued
 // tensors of steps that are over on this task are dropped.
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -56,7 +60,10 @@ class bulk_sender {
     std::deque<item> queue;
     uint64_t queued_bytes = 0;
     bool stopping = false;
-    bool broken = false;    // given up: everything goes through CAF
+    bool broken = false;    // given up: everything goes through CAF until retry_at
+    std::chrono::steady_clock::time_point retry_at{};
+    std::chrono::milliseconds pause{1000};  // before the next try; doubles while tries fail
+    bool up = false;        // the writer's: its socket is connected and accepted
     socket_fd socket;       // the writer's; shut down to wake it when stopping
     std::thread writer;
   };

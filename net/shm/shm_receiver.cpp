@@ -166,9 +166,12 @@ status_or<tensor> shm_receiver::take(const edge_shm& v) const {
     auto it = segments_.find(v.segment);
     if (it != segments_.end()) segment = it->second;
   }
+  // A segment goes with its link, when the sending task stops or is lost: the value's sender
+  // is gone, which a client recovers from like any lost task (UNAVAILABLE, not NOT_FOUND).
   if (!segment)
-    return errors::not_found("shared memory value of edge '", v.key, "', step ", v.step_id,
-                             ": no segment ", v.segment, " is held from a live link");
+    return errors::unavailable("shared memory value of edge '", v.key, "', step ", v.step_id,
+                               ": no segment ", v.segment,
+                               " is held from a live link (its sending task stopped or was lost)");
   // The lease header must lie in the segment too: the receiver writes it.
   if (v.offset < shm_lease_bytes || v.offset % tensor_alignment != 0 ||
       v.offset > segment->size() || v.bytes > segment->size() - v.offset)

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -204,6 +205,51 @@ TEST_CASE("a wrong token or an unreachable peer: the tensor goes through CAF in 
   CHECK(same_bytes(f.log->assembled[0], a));
   CHECK(same_bytes(f.log->assembled[1], b));
   CHECK(f.receiver->delivered() == 0);
+}
+
+TEST_CASE("a link given up is tried again after its pause: values take it once it answers") {
+  // A hand-made receiver on one port: it refuses the first connection's token, then accepts
+  // the next and reads one whole frame from it.
+  channel_fixture f;
+  auto listener = listen_on("127.0.0.1", 0);
+  REQUIRE(listener.ok());
+  bulk_endpoint at{"127.0.0.1", bound_port(*listener), std::string(bulk_token_bytes, 't'), {}, {}, {}};
+  const tensor a = counting(1), b = counting(2);
+  std::vector<socket_fd> kept;  // open until the sender is gone, so no write of it fails
+  bool frame_read = false;
+  std::thread peer([&] {
+    for (char answer : {'N', bulk_accepted}) {
+      if (!wait_readable(*listener, scaled(std::chrono::milliseconds(10000)))) return;
+      socket_fd c = accept_from(*listener);
+      std::string token(bulk_token_bytes, '\0');
+      iovec part{&answer, 1};
+      if (!c.valid() || !read_exact(c, token.data(), token.size()) ||
+          !write_all(c, std::span<iovec>(&part, 1)).ok())
+        return;
+      if (answer == bulk_accepted) {
+        std::array<char, bulk_prefix_bytes> prefix{};
+        if (!read_exact(c, prefix.data(), prefix.size())) return;
+        auto header_bytes = parse_bulk_prefix(prefix);
+        if (!header_bytes.ok()) return;
+        std::vector<char> rest(*header_bytes + b.byte_size());
+        frame_read = read_exact(c, rest.data(), rest.size());
+      }
+      kept.push_back(std::move(c));
+    }
+  });
+  {
+    bulk_sender sender("test", nullptr);
+    sender.send(at, f.rendezvous, 1, "k", a);  // refused: through CAF
+    REQUIRE(f.log->wait_for(1));
+    // Within the pause (1 s) the link stays given up; after it, the next value tries again.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    sender.send(at, f.rendezvous, 2, "k", b);
+    peer.join();
+  }
+  CHECK(frame_read);  // the second value reached the channel whole
+  std::lock_guard<std::mutex> lock(f.log->mu);
+  REQUIRE(f.log->assembled.size() == 1);  // only the first went through CAF
+  CHECK(same_bytes(f.log->assembled[0], a));
 }
 
 TEST_CASE("a frame for an actor the receiver does not route is dropped, the next one arrives") {

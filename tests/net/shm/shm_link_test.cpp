@@ -202,6 +202,8 @@ TEST_CASE("shm link: the receiver forgets a sender's segment when its link goes"
   auto refused = f.receiver->take(late);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.get_status().message().find("no segment") != std::string::npos);
+  // Its sender is gone: a client recovers as from a lost task.
+  CHECK(refused.get_status().code() == error_code::unavailable);
 }
 
 TEST_CASE("shm link: descriptors that do not fit the segment are refused, naming the edge") {
