@@ -48,6 +48,15 @@ status extend_session(master_session& s, const std::string& bytes) {
   return {};
 }
 
+// Releases a run's partitions on every task that holds one. A worker keeps a graph until its
+// master deregisters it, so a run dropped from the cache (its session closed, a task it used
+// lost, its registration failed) that skipped this left its partitions on the surviving tasks
+// for good: a ps grew by megabytes with each worker its masters lost.
+void release_run(const prepared_run& run) {
+  for (const auto& p : run.parts)
+    if (!p.handle.empty()) caf::anon_send(p.worker, cf_dereg_atom::value, p.handle);
+}
+
 // A lost worker fails, at once, every step still waiting on it.
 void worker_lost(master_pointer self, const caf::down_msg& dm) {
   auto t = self->state.task_of.find(dm.source);
@@ -98,7 +107,12 @@ void worker_lost(master_pointer self, const caf::down_msg& dm) {
     for (auto it = s.cache.begin(); it != s.cache.end();) {
       bool uses = false;
       for (const auto& p : it->second->parts) uses |= p.task == task;
-      it = uses ? s.cache.erase(it) : std::next(it);
+      if (!uses) {
+        ++it;
+        continue;
+      }
+      release_run(*it->second);  // the lost task's own are gone with it or dropped on the way
+      it = s.cache.erase(it);
     }
 }
 
@@ -166,6 +180,7 @@ void handle_step(master_pointer self, run_step_request req,
   auto cached = s.cache.find(key);
   // A plan that failed to register (a task restarted, a worker refused) is planned again.
   if (cached != s.cache.end() && !cached->second->failed.ok()) {
+    release_run(*cached->second);
     s.cache.erase(cached);
     cached = s.cache.end();
   }
@@ -310,9 +325,7 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         auto it = self->state.sessions.find(session);
         if (it == self->state.sessions.end())
           return to_caf_error(errors::not_found("no session '", session, "'"));
-        for (const auto& [key, run] : it->second.cache)
-          for (const auto& p : run->parts)
-            if (!p.handle.empty()) caf::anon_send(p.worker, cf_dereg_atom::value, p.handle);
+        for (const auto& [key, run] : it->second.cache) release_run(*run);
         self->state.sessions.erase(it);
         return true;
       },
