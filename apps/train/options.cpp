@@ -198,7 +198,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
                "graphs (without it: TLS, or a secret --cluster-id with every task on this host)");
   app.add_option("--same-host-transports", o->same_host_transports,
                  "a --job task reaches tasks on this host through shared memory (1, the "
-                 "default) or only over TCP, as another host's (0)");
+                 "default) or only over TCP, as another host's (0)")
+      ->check(CLI::IsMember({"0", "1"}));
   CLI::Option* cluster_id = app.add_option(
       "--cluster-id", o->security.cluster_id,
       "processes with another id cannot connect (default: caflow; an embedded cluster: a fresh "

@@ -124,6 +124,9 @@ TEST_CASE("caflow-train refuses bad TLS files and an unwritable --checkpoint-dir
                                              "--job", "ps", "--task", "0"} +
                     bad.wrong_key_flags()),
                 bad.wrong_key_message());
+  // Transports are 0 or 1: CLI11 would read any other number as true.
+  check_refused(run(train + std::vector<std::string>{"--same-host-transports", "2"}),
+                "--same-host-transports: 2 not in {0,1}");
   // A directory in which no file can be created (even by root): found by writing a probe file,
   // not at the first save.
   check_refused(run(train + std::vector<std::string>{"--checkpoint-dir", "/proc"}),
