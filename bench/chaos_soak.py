@@ -16,9 +16,9 @@ One cluster (each task in a network namespace of its own, bench/chaos_net.py) tr
 and injected while training goes on; each is logged with the chief's step, what the processes
 printed, and the checkpoint the chief restored from. At the end it checks:
 
-  - the test accuracy is the clean run's within --tolerance (the clean run: the same model,
-    global batch and epochs in one process, --mode local, beside the soak unless
-    --clean-accuracy gives its result);
+  - the test accuracy is the clean run's within --tolerance (the clean run: the same cluster
+    and flags without faults on loopback, beside the soak, unless --clean-accuracy gives its
+    result; see CleanRun);
   - the steps lost (chief's step at a fault minus the step it restored) sum to at most
     faults x checkpoint interval;
   - no process of the cluster is left, no namespace and no mount;
@@ -32,6 +32,7 @@ bench/chaos.py. Needs root for namespaces and the tmpfs; says SKIP once without 
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -194,15 +195,30 @@ def explain(run, f, t_fault, t_next):
 
 
 class CleanRun:
-    """The clean run: the same model, global batch (two workers' batches) and epochs in one
-    process, --mode local. It runs beside the soak at a lower priority (nice 10): its result
-    does not depend on its speed, and the soak's faults must hold under load anyway."""
+    """The clean run the soak's accuracy is held to. "sync" (the default): the same cluster,
+    flags and epochs without faults, on loopback (bench/chaos.py --faults none); "local": the
+    same model, global batch (two workers' batches) and epochs in one process, which takes a
+    fraction of the time but follows another trajectory (one data order, no replicas), so after
+    many epochs of overfitting its accuracy may differ by more than the tolerance. It runs
+    beside the soak at a lower priority (nice 10): its result does not depend on its speed, and
+    the soak's faults must hold under load anyway."""
 
     def __init__(self, args, workdir):
-        argv = chaos.DIE_WITH_DRIVER + ["nice", "-n", "10", args.train, "--model", "mlp", "--mode", "local",
-                "--epochs", str(args.epochs), "--batch-size", str(2 * args.batch_size),
-                "--threads", "1", "--no-progress"]
-        print(f"soak: clean run: {' '.join(argv)}", flush=True)
+        here = os.path.dirname(os.path.abspath(__file__))
+        if args.clean_mode == "sync":
+            cmd = [sys.executable, os.path.join(here, "chaos.py"), "--train", args.train,
+                   "--faults", "none", "--epochs", str(args.epochs),
+                   "--checkpoint-every", str(args.checkpoint_every),
+                   "--recovery-timeout", str(args.recovery_timeout),
+                   "--timeout", str(args.minutes * 60), "--min-accuracy", "0"]
+            self.accuracy_re = re.compile(r"^RESULT chaos_none .*accuracy=([0-9.]+)")
+        else:
+            cmd = [args.train, "--model", "mlp", "--mode", "local",
+                   "--epochs", str(args.epochs), "--batch-size", str(2 * args.batch_size),
+                   "--threads", "1", "--no-progress"]
+            self.accuracy_re = chaos.ACCURACY
+        argv = chaos.DIE_WITH_DRIVER + ["nice", "-n", "10"] + cmd
+        print(f"soak: clean run ({args.clean_mode}): {' '.join(argv)}", flush=True)
         # Into a file, not a pipe: a pipe nobody reads for an hour fills and stops the run.
         self.out = os.path.join(workdir, "clean.txt")
         with open(self.out, "w") as f:
@@ -218,7 +234,7 @@ class CleanRun:
         with open(self.out) as f:
             out = f.read()
         for line in out.splitlines():
-            m = chaos.ACCURACY.match(line)
+            m = self.accuracy_re.match(line)
             if m:
                 return float(m.group(1))
         raise RuntimeError(f"the clean run printed no accuracy: {out[-500:]}")
@@ -265,7 +281,9 @@ def main():
     ap.add_argument("--stall-seconds", type=float, default=90)
     ap.add_argument("--step-timeout", type=int, default=60)
     ap.add_argument("--recovery-timeout", type=int, default=60)
-    ap.add_argument("--clean-accuracy", type=float, default=None)
+    ap.add_argument("--clean-accuracy", type=float, default=None,
+                    help="the clean run's accuracy, measured before: no clean run beside")
+    ap.add_argument("--clean-mode", choices=["sync", "local"], default="sync")
     ap.add_argument("--tolerance", type=float, default=0.005)
     ap.add_argument("--rss-warmup", type=float, default=120)
     ap.add_argument("--max-rss-growth", type=float, default=0.05)
@@ -358,7 +376,7 @@ def soak(args, rng, faults, workdir, clean_run):
         role = proc.role
         if len(samples) >= 2 and samples[-1][0] - samples[0][0] >= 600:
             growth.append((samples[-1][1] / samples[0][1] - 1, role, pid,
-                           (samples[-1][0] - samples[0][0]) / 60))
+                           (samples[-1][0] - samples[0][0]) / 60, samples[0][1], samples[-1][1]))
     worst = max(growth, default=None)
     if acc is None:
         why.append("no test accuracy")
@@ -378,7 +396,8 @@ def soak(args, rng, faults, workdir, clean_run):
         print(f"| {i + 1} | {(f['t'] - t_start) / 60:.1f} | {f['kind']} | {f['step']} | "
               f"{chaos.fmt(f['detect'], '.1f')} | {chaos.fmt(f['restored'], 'd')} | "
               f"{chaos.fmt(f['lost'], 'd')} | {seen[:160]} |")
-    rss = ", ".join(f"{r} {g * 100:+.1f}% over {m:.0f} min" for g, r, p, m in sorted(growth))
+    rss = ", ".join(f"{r} {first // 1024}->{last // 1024} MB ({g * 100:+.1f}%) over {m:.0f} min"
+                    for g, r, p, m, first, last in sorted(growth))
     print(f"\nsoak: {len(run.faults)} faults in {minutes:.1f} minutes; accuracy "
           f"{chaos.fmt(acc, '.4f')} (clean {clean:.4f}); steps lost {lost} (budget {budget}); "
           f"RSS growth: {rss or 'no process lived 10 minutes past its warm-up'}; "

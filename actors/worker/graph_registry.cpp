@@ -138,10 +138,12 @@ status_or<graph_ptr> graph_registry::compile(const register_graph_request& req) 
 }
 
 status_or<register_graph_reply> graph_registry::add(caf::actor_system& sys,
-                                                    const register_graph_request& req) {
+                                                    const register_graph_request& req,
+                                                    const caf::actor_addr& owner) {
   auto compiled = compile(req);
   if (!compiled.ok()) return compiled.get_status().with_context("partition for " + req.device);
   graph_ptr g = std::move(compiled).value();
+  g->owner = owner;
   g->handle = ctx_.task_name + "/graph_" + std::to_string(next_graph_++);
   device& cpu = *ctx_.devices->front().dev;
   g->rdv = std::make_shared<remote_rendezvous>(ctx_.local, cpu, remote_rendezvous::bindings{},
@@ -192,6 +194,15 @@ status graph_registry::remove(const std::string& handle) {
   g->retired = true;
   if (g->running == 0) release(*g);
   return {};
+}
+
+size_t graph_registry::remove_owned_by(const caf::actor_addr& owner) {
+  if (!owner) return 0;
+  std::vector<std::string> owned;
+  for (const auto& [handle, g] : graphs_)
+    if (g->owner == owner) owned.push_back(handle);
+  for (const std::string& handle : owned) static_cast<void>(remove(handle));
+  return owned.size();
 }
 
 graph_ptr graph_registry::find(const std::string& handle) const {

@@ -3,7 +3,10 @@
 // validated (every node on one device of this task), compiled into an executor (stateful
 // kernels shared per session), given a handle, and offered one rendezvous actor per edge it
 // receives; `bind` then says where each of its _Sends goes. A deregistered graph is released
-// once no run uses it. Owned by the worker actor; not thread-safe.
+// once no run uses it. Each graph belongs to the master that registered it: a master the worker
+// loses can no longer deregister its graphs, so they go with it (remove_owned_by), as TF's
+// workers drop the sessions of a master incarnation that is gone. Owned by the worker actor;
+// not thread-safe.
 #include <chrono>
 #include <cstdint>
 #include <atomic>
@@ -14,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <caf/actor_addr.hpp>
 #include <caf/fwd.hpp>
 
 #include "actors/device/device_actor.hpp"
@@ -39,6 +43,7 @@ struct task_device {
 struct registered_graph {
   std::string handle;
   std::string session;
+  caf::actor_addr owner;  // the master that registered it; none for an anonymous request
   device_actor dev;  // runs it
   bool start_here = false;  // a CPU partition: the worker starts its runs (worker_steps.cpp)
   std::unique_ptr<executor> exec;
@@ -77,11 +82,15 @@ class graph_registry {
 
   // Validates and compiles `req`'s partition and spawns its edges' actors in `sys`. Errors
   // name the partition's device and the node at fault.
-  status_or<register_graph_reply> add(caf::actor_system& sys, const register_graph_request& req);
+  // `owner` is the registering master.
+  status_or<register_graph_reply> add(caf::actor_system& sys, const register_graph_request& req,
+                                      const caf::actor_addr& owner = {});
   // Errors: an unknown handle, a send key the graph lacks, one bound twice or left unbound.
   status bind(const bind_request& req);
   // Forgets the handle; the graph is released when its last run is over (finish_run).
   status remove(const std::string& handle);
+  // Removes (as `remove` does) every graph `owner` registered; returns how many.
+  size_t remove_owned_by(const caf::actor_addr& owner);
   // Null when no graph has that handle.
   graph_ptr find(const std::string& handle) const;
 

@@ -2,10 +2,12 @@
 
 namespace caflow {
 
+bool step_masters::watch(const caf::actor_addr& master) { return watched_.insert(master).second; }
+
 bool step_masters::add(const caf::actor_addr& master, int64_t step_id) {
   if (!master_of_.emplace(step_id, master).second) return false;  // another run of the step
   steps_[master].insert(step_id);
-  return watched_.insert(master).second;
+  return watch(master);
 }
 
 void step_masters::remove(int64_t step_id) {

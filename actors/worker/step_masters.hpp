@@ -1,9 +1,9 @@
 #pragma once
-// Which master runs each step on a worker, so that a master the worker loses (its process
-// died, or the link to it broke) takes its steps here down with it. Without this, a step whose
-// master can no longer reach the worker waits here forever: the master's abort and cleanup are
-// dropped with the link, and a _Recv or a queue op of the step holds its values and kernels.
-// Owned by the worker actor; not thread-safe.
+// Which master runs each step on a worker, and which masters the worker monitors, so that a
+// master the worker loses (its process died, or the link to it broke) takes its steps here down
+// with it. Without this, a step whose master can no longer reach the worker waits here forever:
+// the master's abort and cleanup are dropped with the link, and a _Recv or a queue op of the
+// step holds its values and kernels. Owned by the worker actor; not thread-safe.
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
@@ -15,8 +15,10 @@ namespace caflow {
 
 class step_masters {
  public:
-  // Records that `master` runs `step_id`. True when the worker has not watched `master`
-  // before: the caller monitors it (once per master, however many steps it runs).
+  // Records that the worker watches `master` (it registered a graph or runs a step here). True
+  // the first time: the caller monitors it (once per master, whatever it does here).
+  bool watch(const caf::actor_addr& master);
+  // Records that `master` runs `step_id`; true when the caller should monitor it (watch).
   bool add(const caf::actor_addr& master, int64_t step_id);
   // The step is over here.
   void remove(int64_t step_id);

@@ -195,8 +195,11 @@ worker_impl::behavior_type worker(worker_pointer self, worker_options opts) {
   return {
       [self](cf_reg_graph_atom,
              const register_graph_request& req) -> caf::result<register_graph_reply> {
-        auto reply = self->state.graphs->add(self->home_system(), req);
+        const caf::strong_actor_ptr& master = self->current_sender();
+        const auto owner = caf::actor_cast<caf::actor_addr>(master);
+        auto reply = self->state.graphs->add(self->home_system(), req, owner);
         if (!reply.ok()) return to_caf_error(reply.get_status());
+        if (owner && self->state.steps->masters().watch(owner)) self->monitor(master);
         return std::move(reply).value();
       },
       [self](cf_bind_atom, const bind_request& req) -> caf::result<bool> {

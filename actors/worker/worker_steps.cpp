@@ -90,17 +90,16 @@ void finish_step(worker_pointer self, int64_t step_id, bool succeeded) {
         caf::anon_send(*e, cf_cleanup_atom::value, step_id);
 }
 
-// A master that ran steps here is gone (its process died, or the link to it broke): its abort
-// and cleanup cannot come any more, so its steps are aborted and cleaned up here.
+// A master that registered graphs or ran steps here is gone (its process died, or the link to
+// it broke): its abort, cleanup and deregistration cannot come any more, so its steps are
+// aborted and cleaned up here and its graphs released once their runs are over. A master that
+// only lost its link sees this task lost too (its monitor fires on the same broken connection),
+// drops the runs that used the task and registers them again on its next step.
 void master_lost(worker_pointer self, const caf::down_msg& dm) {
   auto& st = self->state;
   const auto steps = st.steps->masters().lost(dm.source);
-  if (steps.empty()) return;
-  const status why = errors::aborted("the master that ran the step here was lost (",
-                                     self->home_system().render(dm.reason), ")");
-  write_log(log_level::warn, st.task_name, "a master was lost (",
-            self->home_system().render(dm.reason), "); aborting its ", steps.size(),
-            " steps here");
+  const std::string reason = self->home_system().render(dm.reason);
+  const status why = errors::aborted("the master that ran the step here was lost (", reason, ")");
   for (int64_t step_id : steps) {
     st.steps->abort(step_id, why);
     if (step_record* s = st.steps->find(step_id); s && s->running > 0)
@@ -108,6 +107,10 @@ void master_lost(worker_pointer self, const caf::down_msg& dm) {
     else
       finish_step(self, step_id);
   }
+  const size_t graphs = st.graphs->remove_owned_by(dm.source);
+  if (steps.empty() && graphs == 0) return;
+  write_log(log_level::warn, st.task_name, "a master was lost (", reason, "); aborted its ",
+            steps.size(), " steps and released its ", graphs, " graphs here");
 }
 
 caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_request& req) {

@@ -88,6 +88,20 @@ struct one_system {
   }
 };
 
+// Waits (boundedly) until `handle` is no longer registered on `task`, without touching it: a
+// malformed bind is refused as "no graph" once it is gone, as a size mismatch while it is there.
+status wait_unregistered(hand_master& m, int task, const std::string& handle) {
+  const auto deadline = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(5));
+  for (;;) {
+    status probe = m.bind(task, {handle, {"probe"}, {}});
+    REQUIRE_FALSE(probe.ok());
+    if (probe.message().find("no graph") != std::string::npos ||
+        std::chrono::steady_clock::now() >= deadline)
+      return probe;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("one actor system: steps across two tasks, zero-copy, values checked by hand") {
@@ -144,7 +158,7 @@ TEST_CASE("a partition registered twice gets two handles sharing its edges' acto
   caf::anon_send_exit(sink, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("a step whose master is lost is aborted and cleaned up on the worker") {
+TEST_CASE("a master that is lost takes its steps and its graphs on the worker with it") {
   one_system c;
   xyz_graph g;
   auto first = std::make_unique<hand_master>(c.sys, c.workers);
@@ -155,11 +169,19 @@ TEST_CASE("a step whose master is lost is aborted and cleaned up on the worker")
   static_cast<void>(pending);
   first.reset();  // the master's actor terminates; the worker monitors it
   hand_master second(c.sys, c.workers);
-  // Refused while the aborted run winds down, then refused as over: never run a second time.
+  // Its graphs are released on both tasks: nobody else could deregister them.
+  for (int t : {0, 1})
+    check_error(wait_unregistered(second, t, handles[t]),
+                "no graph '" + handles[t] + "' is registered on task");
+  check_error(await<run_graph_reply>(second.run_request(1, handles[1], 44, {}, 2)),
+              "no graph '" + handles[1] + "'");
+  // The same partitions registered again: the lost master's step is refused (while its run
+  // winds down, then as over), never run a second time.
+  const auto mine = second.install(g.p);
   std::string last, unexpected;
   const auto deadline = std::chrono::steady_clock::now() + scaled(std::chrono::seconds(5));
   while (std::chrono::steady_clock::now() < deadline) {
-    auto again = await<run_graph_reply>(second.run_request(1, handles[1], 42, {}, 2));
+    auto again = await<run_graph_reply>(second.run_request(1, mine[1], 42, {}, 2));
     REQUIRE_FALSE(again.ok());
     last = again.get_status().message();
     if (last.find("step 42 is already over on task") != std::string::npos) break;
@@ -170,8 +192,15 @@ TEST_CASE("a step whose master is lost is aborted and cleaned up on the worker")
   CHECK_MESSAGE(unexpected.empty(), unexpected);
   CHECK(last.find("step 42 is already over on task /job:worker/replica:0/task:1") !=
         std::string::npos);
-  // The worker still serves other masters.
-  auto out = second.step(handles, 43, {xyz_graph::feed(2)}, 2);
+  // The worker still serves other masters, and their graphs stay when another master goes.
+  std::vector<std::string> theirs;
+  {
+    hand_master third(c.sys, c.workers);
+    theirs = third.install(g.p);
+  }
+  check_error(wait_unregistered(second, 1, theirs[1]), "no graph '" + theirs[1] + "'");
+  check_error(second.bind(1, {mine[1], {"probe"}, {}}), "1 send keys but 0 endpoints");
+  auto out = second.step(mine, 43, {xyz_graph::feed(2)}, 2);
   REQUIRE_MESSAGE(out.ok(), out.get_status().to_string());
   xyz_graph::check(2, *out);
 }
