@@ -53,7 +53,7 @@ struct edge_transport_options {
   std::string bulk_host;   // where the bulk listener binds; empty: no bulk channel
   uint64_t shm_segment_bytes = 0;  // each shared segment's size; 0: no shared-memory links
   // The steps that ended without success here: values still queued for them are dropped.
-  std::shared_ptr<const finished_steps> abandoned;
+  std::shared_ptr<const finished_steps> abandoned{};
 };
 
 // Where the values of one _Send go, chosen when its graph is bound.

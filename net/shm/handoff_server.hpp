@@ -22,12 +22,12 @@ struct handoff_handlers {
   // A peer passed the handshake (a channel) or failed it (the error, naming why).
   std::function<void(status_or<shm_channel>)> accepted;
   // Sockets of kept connections to wait on besides the listener; none when unset.
-  std::function<std::vector<int>()> watched;
+  std::function<std::vector<int>()> watched{};
   // The indices, into the last `watched` list, of connections that became readable (their peer
   // closed them, or sent what it should not).
-  std::function<void(const std::vector<size_t>&)> readable;
+  std::function<void(const std::vector<size_t>&)> readable{};
   // Waiting failed (poll's error): the server takes no more peers.
-  std::function<void(const std::string& why)> stopped;
+  std::function<void(const std::string& why)> stopped{};
 };
 
 class handoff_server {

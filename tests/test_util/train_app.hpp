@@ -16,7 +16,7 @@ inline const char* const fashion_mnist_dir = "/usr/share/datasets/fashion-mnist"
 
 // Whether the dataset is installed; says why the test is skipped when it is not.
 inline bool have_fashion_mnist() {
-  if (std::filesystem::exists(std::string(fashion_mnist_dir) + "/train-images-idx3-ubyte.gz"))
+  if (std::filesystem::exists(std::filesystem::path(fashion_mnist_dir) / "train-images-idx3-ubyte.gz"))
     return true;
   MESSAGE("skipped: Fashion-MNIST is not installed (scripts/setup.sh installs "
           "dataset-fashion-mnist)");

@@ -100,7 +100,7 @@ void check_refusals(caf::actor_system& sys, T honest) {
 }
 
 // Counts what an archive's reader asks of it.
-class counting_allocator final : public allocator {
+class allocation_tally final : public allocator {
  public:
   const char* name() const override { return "counting"; }
   void* allocate(size_t bytes) override {
@@ -178,7 +178,7 @@ TEST_CASE("a chunk header announcing an absurd tensor is refused, naming it") {
 }
 
 TEST_CASE("an archive announcing an absurd tensor allocates nothing for it") {
-  auto alloc = std::make_shared<counting_allocator>();
+  auto alloc = std::make_shared<allocation_tally>();
   const std::string one = serialize_tensor(marker());
   const std::string list = serialize_tensors({{"a", marker()}});
   REQUIRE(deserialize_tensor(one, alloc).ok());
