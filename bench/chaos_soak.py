@@ -284,6 +284,9 @@ def main():
     ap.add_argument("--clean-accuracy", type=float, default=None,
                     help="the clean run's accuracy, measured before: no clean run beside")
     ap.add_argument("--clean-mode", choices=["sync", "local"], default="sync")
+    ap.add_argument("--clean-minutes", type=float, default=60,
+                    help="how long the clean run may go on past --minutes (it ran at a lower "
+                         "priority beside the soak)")
     ap.add_argument("--tolerance", type=float, default=0.005)
     ap.add_argument("--rss-warmup", type=float, default=120)
     ap.add_argument("--max-rss-growth", type=float, default=0.05)
@@ -330,8 +333,11 @@ def soak(args, rng, faults, workdir, clean_run):
             if now >= next_fault and not run.client_ended():
                 kind = rng.choice(faults)
                 f = {"kind": kind, "t": now, "step": run.chief_step()}
-                print(f"soak: +{(now - t_start) / 60:5.1f} min  {kind} at chief step {f['step']}",
-                      flush=True)
+                # Each task's memory as the fault hits: which faults leave memory behind.
+                rss = ", ".join(f"{r} {(rss_kb(p.p.pid) or 0) // 1024} MB"
+                                for r, p in run.procs.items() if p.p.poll() is None)
+                print(f"soak: +{(now - t_start) / 60:5.1f} min  {kind} at chief step {f['step']} "
+                      f"(RSS: {rss})", flush=True)
                 try:
                     end = run.inject_fault(kind)
                     if end:
@@ -357,7 +363,8 @@ def soak(args, rng, faults, workdir, clean_run):
     clean = args.clean_accuracy
     if clean_run:
         try:
-            clean = clean_run.accuracy(timeout=max(60, deadline - time.monotonic()))
+            clean = clean_run.accuracy(timeout=max(60, deadline - time.monotonic()) +
+                                       args.clean_minutes * 60)
         except RuntimeError as e:
             why.append(str(e))
             clean = float("nan")
