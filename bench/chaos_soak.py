@@ -210,7 +210,8 @@ class CleanRun:
                    "--faults", "none", "--epochs", str(args.epochs),
                    "--checkpoint-every", str(args.checkpoint_every),
                    "--recovery-timeout", str(args.recovery_timeout),
-                   "--timeout", str(args.minutes * 60), "--min-accuracy", "0"]
+                   "--timeout", str((args.minutes + args.clean_minutes) * 60),
+                   "--min-accuracy", "0"]
             self.accuracy_re = re.compile(r"^RESULT chaos_none .*accuracy=([0-9.]+)")
         else:
             cmd = [args.train, "--model", "mlp", "--mode", "local",
