@@ -6,14 +6,18 @@
 // --cluster takes JSON ({"ps": ["host:port"], ...}), the compact form above, or @FILE; without
 // it, TF_CONFIG ({"cluster": {...}, "task": {"type": "worker", "index": 1}}) is read.
 // Prints "caflow-server: <task> serving at caflow://host:port" once every peer is reachable.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
+#include <string>
 #include <thread>
 
 #include "graph/core/log.hpp"
@@ -201,60 +205,58 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (insecure && !opts->security.tls()) std::fprintf(stderr, "caflow-server: %s\n", insecure_warning);
-  // Block the stop signals in every thread; one thread waits for them and stops the server.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
-  // From here one thread waits for the stop signals, start-up included: a task still looking
-  // for its peers stops at once, naming what it waited for. A watchdog ends a start-up that
-  // runs past its deadline the same way, with exit 1.
+  // The stop signals are blocked in every thread and taken by sigtimedwait on this one, start-up
+  // included: a task still starting stops at once, naming what it waited for. The start runs on
+  // a thread of its own that says it is done by raising SIGUSR1 (blocked too), so this thread
+  // waits for a signal, the end of the start and the start-up deadline at once, and once the
+  // task serves it is the only thread left waiting: an idle task has no watchdog or waiter.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   const std::string task = opts->job + "/task:" + std::to_string(opts->task);
-  const std::shared_ptr<startup_progress> progress = opts->progress;
-  std::mutex mu;
-  std::condition_variable started_cv;
-  bool started = false;
-  server* running = nullptr;
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    std::unique_lock<std::mutex> lock(mu);
-    if (!started) {
-      std::fprintf(stderr, "caflow-server: /job:%s stopped by %s while starting (%s)\n", task.c_str(),
-                   sig == SIGINT ? "SIGINT" : "SIGTERM", progress->pending().c_str());
-      std::fflush(stderr);
-      std::_Exit(0);  // nothing served yet: nothing to hand over or flush
-    }
-    if (running != nullptr) running->stop();
-  });
-  std::thread watchdog([&] {
-    std::unique_lock<std::mutex> lock(mu);
-    if (started_cv.wait_for(lock, startup_timeout, [&] { return started; })) return;
-    std::fprintf(stderr, "caflow-server: /job:%s did not start within %lld ms: %s\n", task.c_str(),
-                 static_cast<long long>(startup_timeout.count()), progress->pending().c_str());
-    std::fflush(stderr);
-    std::_Exit(1);
-  });
-  auto srv = server::start(*opts);
-  {
-    std::lock_guard<std::mutex> lock(mu);
+  status_or<std::unique_ptr<server>> srv = errors::internal("the server did not start");
+  std::atomic<bool> started{false};  // SIGUSR1 from another process is not the end of the start
+  std::thread starter([&] {
+    srv = server::start(*opts);
     started = true;
-    if (srv.ok()) running = srv->get();
+    kill(getpid(), SIGUSR1);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + startup_timeout;
+  for (;;) {
+    const auto left = std::max(std::chrono::nanoseconds(0),
+                               std::chrono::nanoseconds(deadline - std::chrono::steady_clock::now()));
+    const timespec wait{static_cast<time_t>(left.count() / 1000000000),
+                        static_cast<long>(left.count() % 1000000000)};
+    const int sig = sigtimedwait(&signals, nullptr, &wait);
+    if (sig == SIGUSR1 && started) break;
+    if (sig == SIGUSR1 || (sig < 0 && errno != EAGAIN)) continue;  // a stray SIGUSR1, EINTR
+    const bool stopped = sig >= 0;  // else EAGAIN: the deadline passed
+    if (stopped)
+      std::fprintf(stderr, "caflow-server: /job:%s stopped by %s while starting (%s)\n",
+                   task.c_str(), sig == SIGINT ? "SIGINT" : "SIGTERM",
+                   opts->progress->pending().c_str());
+    else
+      std::fprintf(stderr, "caflow-server: /job:%s did not start within %lld ms: %s\n",
+                   task.c_str(), static_cast<long long>(startup_timeout.count()),
+                   opts->progress->pending().c_str());
+    std::fflush(stderr);
+    std::_Exit(stopped ? 0 : 1);  // nothing served yet: nothing to hand over or flush
   }
-  started_cv.notify_all();
-  watchdog.join();
+  starter.join();
   if (!srv.ok()) {
     std::fprintf(stderr, "caflow-server: %s\n", srv.get_status().to_string().c_str());
-    std::fflush(stderr);
-    std::_Exit(1);  // the waiter still blocks in sigwait
+    return 1;
   }
   std::printf("caflow-server: %s serving at %s\n", (*srv)->task_name().c_str(),
               (*srv)->target().c_str());
   std::fflush(stdout);
-  (*srv)->wait();
-  waiter.join();
+  sigdelset(&signals, SIGUSR1);
+  int sig = 0;
+  sigwait(&signals, &sig);
+  (*srv)->stop();
   std::printf("caflow-server: %s stopped\n", (*srv)->task_name().c_str());
   return 0;
 }

@@ -15,29 +15,34 @@ namespace caflow {
 
 std::shared_ptr<edge_transport> edge_transport::start(const edge_transport_options& opts) {
   auto t = std::make_shared<edge_transport>();
+  t->opts_ = opts;
   t->host_ = opts.bulk_host;
-  if (!opts.bulk_host.empty()) {
-    auto bulk = bulk_receiver::start(opts.bulk_host, opts.task);
-    if (bulk.ok()) {
-      t->bulk_in_ = std::move(bulk).value();
-      t->bulk_out_ = std::make_shared<bulk_sender>(opts.task, opts.abandoned);
-    } else {
-      write_log(log_level::warn, opts.task, "no bulk channel, big tensors go through CAF: ",
+  if (!opts.bulk_host.empty()) t->bulk_out_ = std::make_shared<bulk_sender>(opts.task, opts.abandoned);
+  if (opts.shm_segment_bytes > 0)
+    t->shm_out_ = std::make_shared<shm_sender>(opts.task, opts.shm_segment_bytes);
+  return t;
+}
+
+void edge_transport::open_receivers() {
+  if (receivers_opened_) return;
+  receivers_opened_ = true;
+  if (!opts_.bulk_host.empty()) {
+    auto bulk = bulk_receiver::start(opts_.bulk_host, opts_.task);
+    if (bulk.ok())
+      bulk_in_ = std::move(bulk).value();
+    else
+      write_log(log_level::warn, opts_.task, "no bulk channel, big tensors go through CAF: ",
                 bulk.get_status().message());
-    }
   }
-  if (opts.shm_segment_bytes > 0) {
-    auto shm = shm_receiver::start(opts.task);
-    if (shm.ok()) {
-      t->shm_in_ = std::move(shm).value();
-      t->shm_out_ = std::make_shared<shm_sender>(opts.task, opts.shm_segment_bytes);
-    } else {
-      write_log(log_level::warn, opts.task,
+  if (opts_.shm_segment_bytes > 0) {
+    auto shm = shm_receiver::start(opts_.task);
+    if (shm.ok())
+      shm_in_ = std::move(shm).value();
+    else
+      write_log(log_level::warn, opts_.task,
                 "no shared memory links, values to tasks on this host go through TCP: ",
                 shm.get_status().message());
-    }
   }
-  return t;
 }
 
 edge_transport::edge_transport() = default;
@@ -92,7 +97,8 @@ void edge_transport::end_pass() { send_batch::close(); }
 bool edge_transport::holding() { return send_batch::holding(); }
 void edge_transport::flush() { send_batch::flush(); }
 
-bulk_endpoint edge_transport::endpoint() const {
+bulk_endpoint edge_transport::endpoint() {
+  open_receivers();
   bulk_endpoint at = bulk_in_ ? bulk_in_->endpoint() : bulk_endpoint{};
   if (shm_in_) shm_in_->describe(at);
   return at;

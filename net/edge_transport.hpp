@@ -26,8 +26,12 @@
 // (route_to); sending takes no lock of the transport's. Nothing waits for an answer: a
 // receiver that refuses a value aborts the step there, and the master spreads the abort.
 //
+// The receiving channels (the bulk listener, the shared-memory listener, a thread each) open
+// when a peer is first told how to reach them, so a task that never receives a value from
+// another process runs no listener thread.
+//
 // Thread-safety: send, output_allocator and the batching calls from any thread; route_to,
-// accept, forget and endpoint from the owning worker's thread.
+// accept, forget, endpoint and shared_memory from the owning worker's thread.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -71,8 +75,9 @@ struct edge_route {
 
 class edge_transport {
  public:
-  // Starts the channels `opts` asks for. A channel that cannot start is logged (a warning
-  // naming the task and the reason) and left out: its values take the next path down.
+  // Starts the sending channels `opts` asks for; the receiving ones open with the first
+  // endpoint(). A channel that cannot start is logged (a warning naming the task and the
+  // reason) and left out: its values take the next path down.
   static std::shared_ptr<edge_transport> start(const edge_transport_options& opts);
   // A transport with no channels of its own: every value goes through CAF.
   edge_transport();
@@ -97,18 +102,24 @@ class edge_transport {
   static void flush();
 
   // --- receiving ---
-  // What this task's peers need to reach its channels (bulk port, shared-memory listener).
-  bulk_endpoint endpoint() const;
+  // What this task's peers need to reach its channels (bulk port, shared-memory listener),
+  // opening them on the first call.
+  bulk_endpoint endpoint();
   // Frames for `edge` arriving on the bulk socket go to it; forget undoes that.
   void accept(const rendezvous_actor& edge);
   void forget(const rendezvous_actor& edge);
-  // Resolves descriptors of values that arrive in shared memory; null without a listener.
+  // Resolves descriptors of values that arrive in shared memory; null without a listener
+  // (before the first endpoint(), none is open).
   std::shared_ptr<const shm_receiver> shared_memory() const { return shm_in_; }
   // Where variables that the tasks on this host read should live so that they cross without a
   // copy (the shared segment); null without shared-memory links.
   std::shared_ptr<variable_home> variables_home() const;
 
  private:
+  void open_receivers();
+
+  edge_transport_options opts_;
+  bool receivers_opened_ = false;
   std::unique_ptr<bulk_receiver> bulk_in_;
   std::shared_ptr<bulk_sender> bulk_out_;
   std::shared_ptr<shm_receiver> shm_in_;

@@ -148,8 +148,9 @@ status_or<register_graph_reply> graph_registry::add(caf::actor_system& sys,
   device& cpu = *ctx_.devices->front().dev;
   g->rdv = std::make_shared<remote_rendezvous>(ctx_.local, cpu, remote_rendezvous::bindings{},
                                                ctx_.transport);
+  // Only a partition that receives values needs this task's receiving channels open.
   register_graph_reply reply{g->handle, ctx_.incarnation, g->recv_keys, {},
-                             ctx_.transport->endpoint()};
+                             g->recv_keys.empty() ? bulk_endpoint{} : ctx_.transport->endpoint()};
   for (const std::string& key : g->recv_keys) {
     edge_endpoint& e = endpoints_[key];
     if (!e.actor) {

@@ -11,6 +11,7 @@
 #include <caf/send.hpp>
 
 #include "graph/core/log.hpp"
+#include "graph/platform/thread_name.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "graph/platform/time_scale.hpp"
 #include "net/security/basp_guard.hpp"
@@ -84,6 +85,7 @@ rendezvous_actor bulk_receiver::route_of(caf::actor_id id) {
 }
 
 void bulk_receiver::accept_loop() {
+  name_this_thread("cf.bulk_accept");
   for (;;) {
     // Wakes now and then with no one connecting, so the threads of connections that ended are
     // joined (their stacks freed) without waiting for the next peer.
@@ -140,6 +142,7 @@ void bulk_receiver::accept_loop() {
 }
 
 void bulk_receiver::read_loop(connection& c) {
+  name_this_thread("cf.bulk_read");
   std::array<char, bulk_token_bytes> token{};
   if (!read_exact(c.socket, token.data(), token.size()) ||
       !same_token(token, endpoint_.token)) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "graph/core/log.hpp"
+#include "graph/platform/thread_name.hpp"
 #include "graph/platform/time_scale.hpp"
 #include "net/bulk/bulk_frame.hpp"
 #include "net/wire/wire_chunk.hpp"
@@ -80,6 +81,7 @@ void bulk_sender::send(const bulk_endpoint& at, const rendezvous_actor& to, int6
 }
 
 void bulk_sender::write_loop(link& l) {
+  name_this_thread("cf.bulk_write");
   for (;;) {
     item next;
     {

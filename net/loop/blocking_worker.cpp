@@ -1,8 +1,8 @@
 #include "net/loop/blocking_worker.hpp"
 
-#include <pthread.h>
-
 #include <utility>
+
+#include "graph/platform/thread_name.hpp"
 
 namespace caflow {
 
@@ -29,7 +29,7 @@ void blocking_worker::post(std::function<void()> job) {
 }
 
 void blocking_worker::run() {
-  pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+  name_this_thread(name_);
   for (;;) {
     std::function<void()> job;
     {

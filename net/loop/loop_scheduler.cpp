@@ -1,8 +1,10 @@
 #include "net/loop/loop_scheduler.hpp"
 
 #include "graph/platform/busy_wait.hpp"
+#include "graph/platform/thread_name.hpp"
 #include "net/loop/deadline_clock.hpp"
 #include "net/loop/loop_inbox.hpp"
+#include "net/loop/loop_printer.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/io/middleman.hpp>
@@ -131,7 +133,11 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
         });
       return;
     }
-    loop.post([this, job, &loop] { run(job, loop); });
+    // Owned by the posted function until it runs: a job posted after the loop stopped is
+    // released with the function when the multiplexer drains its pipe, not leaked.
+    loop.post([this, owned = caf::intrusive_ptr<caf::resumable>{job, false}, &loop]() mutable {
+      run(owned.detach(), loop);
+    });
   }
 
   caf::actor_clock& clock() noexcept override { return clock_; }
@@ -140,15 +146,20 @@ class loop_coordinator final : public caf::scheduler::abstract_coordinator {
 
   void start() override {
     timer_ = std::thread([this] {
+      name_this_thread("cf.clock");
       system().thread_started();
       clock_.run_dispatch_loop();
       system().thread_terminates();
     });
-    abstract_coordinator::start();
+    // Not abstract_coordinator::start(): its printer is a detached actor, a thread of its own.
+    utility_actors_[printer_id] = spawn_loop_printer(system());
   }
 
   void stop() override {
-    stop_actors();
+    // The loop has stopped by now (the middleman stops before the scheduler), so an exit
+    // message would never reach the printer, and stop_actors() would wait for it forever.
+    // Dropping the last reference ends it instead.
+    utility_actors_[printer_id] = nullptr;
     clock_.cancel_dispatch_loop();
     if (timer_.joinable()) timer_.join();
   }
@@ -203,6 +214,10 @@ void run_actors_on_network_loop(caf::actor_system_config& cfg,
   cfg.module_factories.push_back([busy_poll](caf::actor_system& sys) -> caf::actor_system::module* {
     return new loop_coordinator(sys, busy_poll);
   });
+  // CAF's middleman actor (and caf::openssl's) on the loop too, not on threads of their own:
+  // caflow opens ports and connects through its own connection manager
+  // (net/connection_manager.hpp), so they serve only a test's publish or remote_actor.
+  cfg.set("middleman.attach-utility-actors", true);
 }
 
 }  // namespace caflow

@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "graph/platform/thread_name.hpp"
+
 namespace caflow {
 
 status_or<std::unique_ptr<handoff_server>> handoff_server::open() {
@@ -25,6 +27,7 @@ void handoff_server::serve(std::string secret, handoff_handlers handlers) {
 }
 
 void handoff_server::loop() {
+  name_this_thread("cf.handoff");
   std::vector<pollfd> fds;
   std::vector<size_t> ready;
   for (;;) {
