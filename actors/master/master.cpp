@@ -261,7 +261,7 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         check_deadlines(self);
         self->delayed_send(self, tick, cf_tick_atom::value);
       },
-      [=](cf_create_atom, const std::string& bytes,
+      [=](cf_create_atom, std::string& serialized,
           session_config& config) -> caf::result<std::string> {
         auto own = device_filters::parse(config.device_filters);
         if (!own.ok()) return to_caf_error(own.get_status().with_context("session options"));
@@ -271,6 +271,9 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
         // Placement needs the devices of every task the session may use: the tasks not yet
         // contacted are contacted now, and asked.
         const auto scope = tasks_in_scope(self->state, filters);
+        // The graph waits for the peers' answers in one shared copy, whatever copies the
+        // continuation.
+        auto bytes = std::make_shared<const std::string>(std::move(serialized));
         with_peers(self, scope, [=, config = std::move(config)]() mutable {
           master_session s;
           s.filters = filters;
@@ -282,7 +285,7 @@ master_actor::behavior_type master_behavior(master_pointer self, master_options 
                                             filters.to_string(), ")");
           if (st.ok()) {
             s.config = std::move(config);
-            st = extend_session(s, bytes);
+            st = extend_session(s, *bytes);
           }
           if (!st.ok()) {
             promise.deliver(to_caf_error(st));

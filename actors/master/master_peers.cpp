@@ -79,9 +79,11 @@ void list_devices(master_pointer self, const std::vector<std::string>& tasks,
       ask.emplace_back(task, w->second);
   }
   if (ask.empty()) return then();
+  // One continuation shared by every answer: copying `then` into each handler would copy what
+  // it captured (a session's whole graph) once per task.
   auto pending = std::make_shared<size_t>(ask.size());
-  auto done = [pending, then] {
-    if (--*pending == 0) then();
+  auto done = [pending, then = std::make_shared<const std::function<void()>>(std::move(then))] {
+    if (--*pending == 0) (*then)();
   };
   for (const auto& [task, worker] : ask)
     self->request(worker, self->state.opts.rpc_timeout, cf_devices_atom::value)
@@ -127,12 +129,13 @@ void with_peers(master_pointer self, const std::vector<std::string>& scope,
     // A lost task is looked up again when a step needs it (master.cpp), not here.
     if (!st.opts.workers.count(task) && st.opts.addresses.count(task) && !st.lost.count(task))
       unknown.push_back(task);
-  auto listed = [self, scope, then] { list_devices(self, scope, then); };
-  if (unknown.empty()) return listed();
+  if (unknown.empty()) return list_devices(self, scope, std::move(then));
   auto pending = std::make_shared<size_t>(unknown.size());
+  auto listed = std::make_shared<std::function<void()>>(
+      [self, scope, then = std::move(then)] { list_devices(self, scope, then); });
   for (const auto& task : unknown)
     contact(self, task, [pending, listed] {
-      if (--*pending == 0) listed();
+      if (--*pending == 0) (*listed)();
     });
 }
 
@@ -168,11 +171,12 @@ void meet_pairs(master_pointer self, std::set<std::pair<std::string, std::string
     status first;
   };
   auto p = std::make_shared<progress>(progress{to_connect.size(), {}});
+  auto done = std::make_shared<const std::function<void(status)>>(std::move(then));
   for (const auto& [a, b] : to_connect) {
     auto w = st.opts.workers.find(a);
     if (w == st.opts.workers.end()) {
       p->first = errors::not_found("no worker for task ", a);
-      if (--p->pending == 0) then(p->first);
+      if (--p->pending == 0) (*done)(p->first);
       continue;
     }
     // A worker tries a crossed connect twice (worker.cpp): room for both.
@@ -180,12 +184,12 @@ void meet_pairs(master_pointer self, std::set<std::pair<std::string, std::string
         .then(
             [=, pair = std::make_pair(a, b)](bool) {
               self->state.met.insert(pair);
-              if (--p->pending == 0) then(p->first);
+              if (--p->pending == 0) (*done)(p->first);
             },
             [=, a = a, b = b](caf::error& e) {
               if (p->first.ok())
                 p->first = to_status(e).with_context("connecting task " + a + " to task " + b);
-              if (--p->pending == 0) then(p->first);
+              if (--p->pending == 0) (*done)(p->first);
             });
   }
 }

@@ -1,7 +1,9 @@
 #include <caf/all.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "actors/executor/graph_optimizer.hpp"
@@ -86,6 +88,80 @@ status check_requested_devices(const graph_def& def, const device_filters& filte
   return {};
 }
 
+// One partition's share of planning: its graph passes, its memory types, its serialized graph.
+struct finished_partition {
+  status st;
+  std::vector<pass_stats> passes;
+  partition_ref ref;
+};
+
+finished_partition finish_partition(const std::string& device, graph_def& def,
+                                    partition_optimizer& optimizer,
+                                    const optimizer_options& passes,
+                                    const std::vector<std::string>& targets) {
+  finished_partition out;
+  auto done = optimizer.run(def, passes, targets);
+  if (!done.ok()) {
+    out.st = done.get_status();
+    return out;
+  }
+  out.passes = std::move(done).value();
+  out.st = ensure_memory_types(def, memory_types_on(device));
+  if (!out.st.ok()) return out;
+  partition_ref& p = out.ref;
+  p.device = device;
+  p.task = task_of_device(device);
+  for (const node_def& n : def.nodes) {
+    if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
+    if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
+  }
+  p.graph_bytes = serialize_graph(def);
+  p.num_nodes = static_cast<int64_t>(def.nodes.size());
+  return out;
+}
+
+// Below this many nodes in all partitions, a helper thread costs more than it saves.
+constexpr size_t parallel_finish_nodes = 8192;
+
+// Finishes every partition, on the planning thread and, for a large graph, on up to three
+// helper threads made for the purpose (partitions are independent; each thread has its own
+// optimizer and folding device). Results and the first error come in device order, whatever
+// thread finished which partition.
+status finish_partitions(partitioned& parts, const optimizer_options& passes,
+                         const std::vector<std::string>& targets, prepared_run& run) {
+  std::vector<std::pair<const std::string*, graph_def*>> work;
+  size_t nodes = 0;
+  for (auto& [device, def] : parts.partitions) {
+    work.emplace_back(&device, &def);
+    nodes += def.nodes.size();
+  }
+  std::vector<finished_partition> done(work.size());
+  std::atomic<size_t> next{0};
+  const auto drain = [&] {
+    partition_optimizer optimizer;
+    for (size_t i; (i = next.fetch_add(1)) < work.size();)
+      done[i] = finish_partition(*work[i].first, *work[i].second, optimizer, passes, targets);
+  };
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t helpers = nodes < parallel_finish_nodes
+                             ? 0
+                             : std::min<size_t>({cores - 1, 3, work.size() - 1});
+  std::vector<std::thread> threads;
+  for (size_t h = 0; h < helpers; ++h) threads.emplace_back(drain);
+  drain();
+  for (std::thread& t : threads) t.join();
+  optimization_report optimized;
+  for (finished_partition& f : done) {
+    CAFLOW_RETURN_IF_ERROR(f.st);
+    optimized.add(f.passes);
+    run.parts.push_back(std::move(f.ref));
+  }
+  run.report.nodes_removed = optimized.nodes_removed;
+  run.report.nodes_folded = optimized.nodes_folded;
+  run.report.optimization = std::move(optimized.summary);
+  return {};
+}
+
 // Prunes, places and partitions the job's graph and runs the graph passes on every partition.
 // Runs on the planning thread: it reads only the job.
 status plan_partitions(plan_job& job) {
@@ -115,7 +191,8 @@ status plan_partitions(plan_job& job) {
     }
   }
   if (!passes.disabled.count(const_copies_pass)) {
-    if (const_copied_graph copied = copy_constants_to_readers(g, placement); copied.copies > 0) {
+    if (const_copied_graph copied = copy_constants_to_readers(std::move(g), placement);
+        copied.copies > 0) {
       CAFLOW_ASSIGN_OR_RETURN(g, graph::build(std::move(copied.def), {.infer_shapes = false}));
       placement = std::move(copied.placement);
     }
@@ -131,26 +208,7 @@ status plan_partitions(plan_job& job) {
   for (const auto& d : job.devices) part_opts.incarnations[d] = job.incarnations[task_of_device(d)];
   if (job.config.log_device_placement) run->report.placement = placement_of(g, placement);
   CAFLOW_ASSIGN_OR_RETURN(partitioned parts, partition(g, placement, part_opts));
-  partition_optimizer optimizer;
-  optimization_report optimized;
-  for (auto& [device, def] : parts.partitions) {
-    CAFLOW_ASSIGN_OR_RETURN(std::vector<pass_stats> done, optimizer.run(def, passes, job.targets));
-    optimized.add(done);
-    CAFLOW_RETURN_IF_ERROR(ensure_memory_types(def, memory_types_on(device)));
-    partition_ref p;
-    p.device = device;
-    p.task = task_of_device(device);
-    for (const node_def& n : def.nodes) {
-      if (n.op == "_Send") p.send_keys.push_back(rendezvous_key(n));
-      if (n.op == "_Arg") p.arg_indices.push_back(n.attrs.at("index").get<int64_t>());
-    }
-    p.graph_bytes = serialize_graph(def);
-    p.num_nodes = static_cast<int64_t>(def.nodes.size());
-    run->parts.push_back(std::move(p));
-  }
-  run->report.nodes_removed = optimized.nodes_removed;
-  run->report.nodes_folded = optimized.nodes_folded;
-  run->report.optimization = std::move(optimized.summary);
+  CAFLOW_RETURN_IF_ERROR(finish_partitions(parts, passes, job.targets, *run));
   job.run = std::move(run);
   return {};
 }

@@ -29,13 +29,26 @@ bool copyable(const graph_node& n, int64_t max_bytes) {
 
 }  // namespace
 
-const_copied_graph copy_constants_to_readers(const graph& g,
-                                             const std::vector<std::string>& placement,
-                                             int64_t max_bytes) {
-  const_copied_graph out{g.def(), placement, 0};
-  if (has_control_flow(out.def)) return out;
-  std::unordered_set<std::string> taken;
-  for (const node_def& n : out.def.nodes) taken.insert(n.name);
+namespace {
+
+// What the copies change: nodes appended after g's, and readers' inputs that now name a copy.
+struct copy_edits {
+  std::vector<node_def> added;
+  std::vector<std::string> added_placement;
+  struct rewire {
+    int node;
+    int slot;
+    std::string input;
+  };
+  std::vector<rewire> rewires;
+};
+
+copy_edits find_copies(const graph& g, const std::vector<std::string>& placement,
+                       int64_t max_bytes) {
+  copy_edits out;
+  if (has_control_flow(g.def())) return out;
+  std::unordered_set<std::string> added;
+  const auto in_graph = [&g](const std::string& name) { return g.find(name).has_value(); };
   for (const graph_node& c : g.nodes()) {
     if (!copyable(c, max_bytes)) continue;
     const std::string& home = placement[c.id];
@@ -47,20 +60,48 @@ const_copied_graph copy_constants_to_readers(const graph& g,
       if (device == home || type.empty() || device_type(device) != type) continue;
       auto [copy, is_new] = copy_on.try_emplace(device);
       if (is_new) {
-        copy->second = unused_node_name(c.name() + "/_copy", taken);
+        copy->second = unused_node_name(c.name() + "/_copy", in_graph, added);
         node_def d = *c.def;
         d.name = copy->second;
         d.device = device;
-        out.def.nodes.push_back(std::move(d));
-        out.placement.push_back(device);
-        ++out.copies;
+        out.added.push_back(std::move(d));
+        out.added_placement.push_back(device);
       }
       // The edge's own input slot (a reader may take the constant in several); a built graph
       // lists data inputs first, so the slot is the entry's index.
-      out.def.nodes[e.dst].inputs[e.dst_port] = tensor_name(copy->second, e.src_port);
+      out.rewires.push_back({e.dst, e.dst_port, tensor_name(copy->second, e.src_port)});
     }
   }
   return out;
+}
+
+const_copied_graph apply(copy_edits edits, graph_def def, std::vector<std::string> placement) {
+  const_copied_graph out{std::move(def), std::move(placement),
+                         static_cast<int64_t>(edits.added.size())};
+  for (copy_edits::rewire& r : edits.rewires)
+    out.def.nodes[r.node].inputs[r.slot] = std::move(r.input);
+  for (node_def& d : edits.added) out.def.nodes.push_back(std::move(d));
+  out.placement.insert(out.placement.end(), edits.added_placement.begin(),
+                       edits.added_placement.end());
+  return out;
+}
+
+}  // namespace
+
+const_copied_graph copy_constants_to_readers(const graph& g,
+                                             const std::vector<std::string>& placement,
+                                             int64_t max_bytes) {
+  copy_edits edits = find_copies(g, placement, max_bytes);
+  if (edits.added.empty()) return {};
+  return apply(std::move(edits), g.def(), placement);
+}
+
+const_copied_graph copy_constants_to_readers(graph&& g,
+                                             const std::vector<std::string>& placement,
+                                             int64_t max_bytes) {
+  copy_edits edits = find_copies(g, placement, max_bytes);
+  if (edits.added.empty()) return {};
+  return apply(std::move(edits), std::move(g).release_def(), placement);
 }
 
 }  // namespace caflow

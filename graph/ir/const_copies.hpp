@@ -28,10 +28,15 @@ inline constexpr const char* const_copies_pass = "const_copies";
 struct const_copied_graph {
   graph_def def;                       // g's nodes (same ids), then the copies
   std::vector<std::string> placement;  // by node id, the copies included
-  int64_t copies = 0;                  // 0: def equals g.def() and placement the one given
+  int64_t copies = 0;                  // 0: def and placement are empty (g stands as it is)
 };
 
 const_copied_graph copy_constants_to_readers(const graph& g,
+                                             const std::vector<std::string>& placement,
+                                             int64_t max_bytes = 1024);
+// The same without copying g's definition: when there are copies, it is moved out of `g`,
+// which is then left empty (build the result instead); with none, `g` stands as it was.
+const_copied_graph copy_constants_to_readers(graph&& g,
                                              const std::vector<std::string>& placement,
                                              int64_t max_bytes = 1024);
 

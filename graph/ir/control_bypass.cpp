@@ -18,13 +18,15 @@ bool inputs_all_on(const graph_node& noop, const std::string& device,
 }  // namespace
 
 bypassed_graph bypass_remote_noops(const graph& g, const std::vector<std::string>& placement) {
-  bypassed_graph out{g.def(), 0};
+  bypassed_graph out;
   for (const graph_node& n : g.nodes()) {
     if (n.def->op != "NoOp") continue;
     for (const out_edge& e : n.outputs) {
       if (!e.is_control()) continue;
       const std::string& device = placement[e.dst];
       if (device == placement[n.id] || !inputs_all_on(n, device, placement)) continue;
+      // The graph is copied at its first edit: a graph with nothing to rewire costs a scan.
+      if (out.rewired == 0) out.def = g.def();
       node_def& consumer = out.def.nodes[e.dst];
       std::set<std::string> has;  // what the consumer already waits on, by node name
       for (const std::string& in : consumer.inputs)

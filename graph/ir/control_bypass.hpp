@@ -26,7 +26,7 @@ namespace caflow {
 inline constexpr const char* control_bypass_pass = "control_bypass";
 
 struct bypassed_graph {
-  graph_def def;
+  graph_def def;  // empty when rewired == 0
   int64_t rewired = 0;
 };
 bypassed_graph bypass_remote_noops(const graph& g, const std::vector<std::string>& placement);

@@ -29,8 +29,8 @@ struct coalesced_graph {
 };
 
 // Groups, for every node of `g`, the control inputs it takes from each other device whenever
-// there are at least two; `placement` gives each node's device by id. edges_removed == 0: the
-// result equals g.def() and `placement`.
+// there are at least two; `placement` gives each node's device by id. edges_removed == 0: def
+// and placement are empty (g and `placement` stand as they are).
 coalesced_graph coalesce_remote_control(const graph& g, const std::vector<std::string>& placement);
 
 }  // namespace caflow

@@ -11,6 +11,7 @@ status_or<graph> graph::build(graph_def def, const graph_options& opts) {
   graph g;
   g.def_ = std::move(def);
   g.nodes_.resize(g.def_.nodes.size());
+  g.by_name_.reserve(g.def_.nodes.size());
   for (size_t i = 0; i < g.def_.nodes.size(); ++i) {
     node_def& nd = g.def_.nodes[i];
     if (nd.name.empty()) return errors::invalid_argument("node #", i, " (", nd.op, ") has no name");
@@ -34,6 +35,14 @@ status_or<graph> graph::build(graph_def def, const graph_options& opts) {
   return g;
 }
 
+graph_def graph::release_def() && {
+  // The index and the nodes point into def_: they go first.
+  by_name_.clear();
+  nodes_.clear();
+  topo_.clear();
+  return std::move(def_);
+}
+
 std::optional<int> graph::find(std::string_view name) const {
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return std::nullopt;
@@ -44,6 +53,7 @@ status graph::link() {
   for (graph_node& n : nodes_) {
     const node_def& nd = *n.def;
     bool seen_control = false;
+    n.inputs.reserve(nd.inputs.size());
     for (const std::string& in : nd.inputs) {
       auto ref = parse_input(in);
       if (!ref.ok()) return ref.get_status().with_context(describe_node(nd));

@@ -60,6 +60,9 @@ class graph {
   const std::vector<int>& topo_order() const { return topo_; }
   // The definition with defaults filled in.
   const graph_def& def() const { return def_; }
+  // The definition, moved out: the graph is left empty (no nodes), for a caller that rebuilds
+  // from an edited copy and would otherwise copy it.
+  graph_def release_def() &&;
 
  private:
   graph() = default;

@@ -37,4 +37,13 @@ std::string unused_node_name(const std::string& base, std::unordered_set<std::st
   return name;
 }
 
+std::string unused_node_name(const std::string& base,
+                             const std::function<bool(const std::string&)>& in_graph,
+                             std::unordered_set<std::string>& added) {
+  std::string name = base;
+  for (int k = 1; in_graph(name) || !added.insert(name).second; ++k)
+    name = base + "_" + std::to_string(k);
+  return name;
+}
+
 }  // namespace caflow

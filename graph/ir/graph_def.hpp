@@ -2,6 +2,7 @@
 // The serializable description of a graph, as in TensorFlow's GraphDef/NodeDef. Inputs are
 // "node" (output 0), "node:k", or "^node" for a control dependency; control inputs come last.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -45,5 +46,10 @@ std::string tensor_name(std::string_view node, int port);
 // `base`, or `base` with the first suffix "_1", "_2", ... that makes it a name `taken` does not
 // hold; added to `taken`. For passes that add nodes to a graph.
 std::string unused_node_name(const std::string& base, std::unordered_set<std::string>& taken);
+// The same for names known to a built graph (`in_graph`) plus those `added` since, which takes
+// the name returned: no set of the whole graph's names is made.
+std::string unused_node_name(const std::string& base,
+                             const std::function<bool(const std::string&)>& in_graph,
+                             std::unordered_set<std::string>& added);
 
 }  // namespace caflow

@@ -1,5 +1,7 @@
 #include "graph/ir/node_signature.hpp"
 
+#include <algorithm>
+
 namespace caflow {
 namespace {
 
@@ -65,16 +67,16 @@ status_or<node_signature> resolve_signature(const op_def& op, const node_def& n)
                                       attr_type_name(a->type));
     if (!a->allowed_types.empty()) {
       const dtype t = value.get<dtype>();
-      bool allowed = false;
-      std::string names;
-      for (dtype ok : a->allowed_types) {
-        allowed |= ok == t;
-        names += names.empty() ? "" : ", ";
-        names += dtype_name(ok);
-      }
-      if (!allowed)
+      if (std::find(a->allowed_types.begin(), a->allowed_types.end(), t) ==
+          a->allowed_types.end()) {
+        std::string names;
+        for (dtype ok : a->allowed_types) {
+          names += names.empty() ? "" : ", ";
+          names += dtype_name(ok);
+        }
         return errors::invalid_argument(describe_node(n), ": attr '", name, "' is ",
                                         dtype_name(t), ", not one of {", names, "}");
+      }
     }
     if (a->minimum) {
       // For a list attr the minimum bounds its length, as in TensorFlow's "list(int) >= 1".
@@ -98,6 +100,11 @@ status_or<node_signature> resolve_signature(const op_def& op, const node_def& n)
       return errors::invalid_argument(describe_node(n), ": attr '", a.name, "' is missing");
 
   node_signature sig;
+  // Most args are one tensor each: room for that up front (a graph resolves every node).
+  sig.input_types.reserve(op.inputs.size());
+  sig.input_is_ref.reserve(op.inputs.size());
+  sig.output_types.reserve(op.outputs.size());
+  sig.output_is_ref.reserve(op.outputs.size());
   const auto expand = [&](const std::vector<arg_def>& args, std::vector<dtype>& types,
                           std::vector<bool>& refs) -> status {
     for (const auto& arg : args) {

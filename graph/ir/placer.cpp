@@ -4,6 +4,7 @@
 #include <map>
 #include <numeric>
 #include <tuple>
+#include <unordered_map>
 
 #include "graph/core/device_name.hpp"
 
@@ -153,8 +154,7 @@ class group_placer {
     any_match = false;
     kernel_gaps.clear();
     const std::string* last_type = nullptr;
-    for (size_t i = 0; i < devs_.size(); ++i) {
-      if (!matches(want, devs_[i].spec)) continue;
+    for (const int i : candidates(want)) {
       any_match = true;
       const std::string& type = *devs_[i].spec.type;
       const int missing = missing_kernel(grp, type);
@@ -171,6 +171,28 @@ class group_placer {
   void next_group() { missing_.clear(); }
 
  private:
+  struct spec_hash {
+    size_t operator()(const device_spec& s) const {
+      const auto h = [](const auto& field) {
+        return field ? std::hash<std::decay_t<decltype(*field)>>{}(*field) : size_t{0x9e3779b9};
+      };
+      size_t seed = 0;
+      for (size_t part : {h(s.job), h(s.replica), h(s.task), h(s.type), h(s.id)})
+        seed ^= part + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+      return seed;
+    }
+  };
+
+  // The devices `want` matches, in priority order; worked out once per distinct spec (a large
+  // graph asks for the same few specs over and over).
+  const std::vector<int>& candidates(const device_spec& want) {
+    auto [it, fresh] = candidates_.try_emplace(want);
+    if (fresh)
+      for (size_t i = 0; i < devs_.size(); ++i)
+        if (matches(want, devs_[i].spec)) it->second.push_back(static_cast<int>(i));
+    return it->second;
+  }
+
   // The first member with no kernel for `type`, or -1.
   int missing_kernel(const group& grp, const std::string& type) {
     auto [it, fresh] = missing_.try_emplace(type, -1);
@@ -189,6 +211,7 @@ class group_placer {
   const std::vector<device_entry>& devs_;
   const kernel_check& has_kernel_;
   std::map<std::string, int> missing_;  // per device type, for the current group
+  std::unordered_map<device_spec, std::vector<int>, spec_hash> candidates_;
 };
 
 std::string describe_group(const graph& g, const group& grp) {
@@ -248,10 +271,15 @@ status_or<std::vector<std::string>> place(const graph& g, const std::vector<std:
     dflt = *d;
   }
   std::vector<device_spec> specs(n);
+  std::unordered_map<std::string_view, device_spec> parsed;  // a graph names few devices
   for (const graph_node& node : g.nodes()) {
-    auto s = parse_device_spec(node.def->device);
-    if (!s.ok()) return s.get_status().with_context(describe_node(*node.def));
-    specs[node.id] = *s;
+    auto [known, fresh] = parsed.try_emplace(node.def->device);
+    if (fresh) {
+      auto s = parse_device_spec(node.def->device);
+      if (!s.ok()) return s.get_status().with_context(describe_node(*node.def));
+      known->second = *std::move(s);
+    }
+    specs[node.id] = known->second;
   }
 
   CAFLOW_ASSIGN_OR_RETURN(union_find uf, colocation_groups(g));

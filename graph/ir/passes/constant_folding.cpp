@@ -216,11 +216,9 @@ int64_t replace_with_constants(graph_def& g, const graph& gr, const std::vector<
 
 status constant_folding_pass::run(graph_def& g, pass_context& ctx, pass_stats& stats) {
   if (!ctx.evaluate) return {};
-  // Inferred shapes only let oversized values be skipped before they are computed; should
-  // inference fail on this (already valid) graph, it is folded without them.
-  auto built = graph::build(g);
-  if (!built.ok()) built = graph::build(g, {.infer_shapes = false});
-  if (!built.ok()) return built.get_status();
+  // Inferred shapes only let oversized values be skipped before they are computed
+  // (pass_context::built says what happens when inference fails).
+  CAFLOW_ASSIGN_OR_RETURN(const graph* built, ctx.built(g));
   const graph& gr = *built;
   const int n = gr.num_nodes();
   const int64_t cap = ctx.options.max_constant_bytes;

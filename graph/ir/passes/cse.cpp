@@ -87,7 +87,8 @@ std::vector<std::string> rewired_inputs(const graph& gr, const graph_node& n,
 }  // namespace
 
 status cse_pass::run(graph_def& g, pass_context& ctx, pass_stats& stats) {
-  CAFLOW_ASSIGN_OR_RETURN(graph gr, graph::build(g, {.infer_shapes = false}));
+  CAFLOW_ASSIGN_OR_RETURN(const graph* built, ctx.built(g));
+  const graph& gr = *built;
   const int n = gr.num_nodes();
   const std::vector<int> order = definition_topo_order(gr);
   // rep: the value number, i.e. the first node visited of each class of equal nodes.

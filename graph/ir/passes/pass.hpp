@@ -47,6 +47,7 @@
 // Adding a pass: one class deriving from graph_pass, and one line in pass_pipeline::standard().
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -90,6 +91,18 @@ struct pass_context {
   subgraph_evaluator evaluate;
 
   bool is_protected(std::string_view node) const { return protected_nodes.contains(node); }
+
+  // The built graph of `g`, the definition the pipeline is rewriting, with inferred shapes
+  // where inference succeeds. Built on first use and shared by the passes that follow until
+  // one changes the definition: building a graph costs more than most passes, and each pass
+  // used to build its own copy.
+  status_or<const graph*> built(const graph_def& g);
+  // `g` changed: the next built() builds again. The pipeline calls it after a pass that
+  // removed or folded nodes (the passes change nothing else without saying so).
+  void forget_built() { built_.reset(); }
+
+ private:
+  std::optional<graph> built_;
 };
 
 class graph_pass {

@@ -29,7 +29,20 @@ std::vector<std::string> pass_pipeline::pass_names() const {
   return names;
 }
 
+status_or<const graph*> pass_context::built(const graph_def& g) {
+  if (!built_) {
+    // Inferred shapes let constant folding skip oversized values before computing them;
+    // should inference fail on this (already valid) graph, the passes go on without them.
+    auto b = graph::build(g);
+    if (!b.ok()) b = graph::build(g, {.infer_shapes = false});
+    if (!b.ok()) return b.get_status();
+    built_ = std::move(b).value();
+  }
+  return &*built_;
+}
+
 status_or<std::vector<pass_stats>> pass_pipeline::run(graph_def& g, pass_context& ctx) const {
+  ctx.forget_built();  // whatever it held was of another definition
   std::vector<pass_stats> all;
   graph_def work = g;
   // Protected names that the input has; feeds' nodes, for one, are usually pruned away already.
@@ -48,6 +61,8 @@ status_or<std::vector<pass_stats>> pass_pipeline::run(graph_def& g, pass_context
     CAFLOW_RETURN_IF_ERROR(
         p->run(work, ctx, stats).with_context("graph pass '" + stats.pass + "'"));
     stats.nodes_after = static_cast<int64_t>(work.nodes.size());
+    if (stats.removed != 0 || stats.folded != 0 || stats.nodes_after != stats.nodes_before)
+      ctx.forget_built();
     // A pass that lost a protected node would surface much later as a confusing "no node named"
     // from the executor or the call frame; catch it here, where the culprit is known.
     std::unordered_set<std::string_view> names;

@@ -123,7 +123,8 @@ node_def fused_node(const graph& gr, const chain& ch) {
 }  // namespace
 
 status remapper_pass::run(graph_def& g, pass_context& ctx, pass_stats& stats) {
-  CAFLOW_ASSIGN_OR_RETURN(graph gr, graph::build(g, {.infer_shapes = false}));
+  CAFLOW_ASSIGN_OR_RETURN(const graph* built, ctx.built(g));
+  const graph& gr = *built;
   const int n = gr.num_nodes();
   std::vector<char> removed(n, 0);
   std::vector<std::optional<node_def>> replacement(n);

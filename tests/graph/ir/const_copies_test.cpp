@@ -99,7 +99,7 @@ TEST_CASE("const copies: big constants, ordered constants and other device types
     const graph g = build_graph(def);
     const_copied_graph c = copy_constants_to_readers(g, placement_of(g));
     CHECK(c.copies == 0);
-    CHECK(c.def == g.def());
+    CHECK(c.def.nodes.empty());  // nothing to rebuild
   }
 }
 
