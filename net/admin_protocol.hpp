@@ -65,6 +65,13 @@ struct variable_shard {
   std::vector<std::string> values{};  // `var NAME` only: its first values, formatted
 };
 
+// The "tasks" question's reach column: how a console reaches each task of the cluster through
+// the task it asked. A task's device filters bound the tasks it contacts, so a console asks the
+// ones outside them itself (apps/console/admin_client.hpp).
+inline constexpr const char* reach_here = "this task";
+inline constexpr const char* reach_through = "through this task";
+inline constexpr const char* reach_outside = "outside its device filters";
+
 struct admin_reply {
   admin_table table;
   std::vector<trace_event> events;

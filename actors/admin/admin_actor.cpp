@@ -57,6 +57,17 @@ void answer_here(admin_pointer self, const admin_query& q, answer_fn k) {
       stamped(to_status(e).with_context(std::string("the ") + who + " of " + task));
     };
   };
+  if (q.words[0] == "tasks") {
+    // Answered by the task asked, not gathered: how a console reaches each task from here.
+    admin_reply r;
+    r.table.columns = {"task", "address", "reach"};
+    r.table.rows.push_back({st.opts.task, st.opts.address, reach_here});
+    for (const auto& [task, address] : st.opts.peers)
+      r.table.rows.push_back({task, address, reach_through});
+    for (const auto& [task, address] : st.opts.outside)
+      r.table.rows.push_back({task, address, reach_outside});
+    return stamped(std::move(r));
+  }
   if (role == "admin") {
     admin_reply r;
     r.table.columns = {"task", "address", "state", "uptime"};
@@ -222,6 +233,13 @@ void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std
 void answer_cluster(admin_pointer self, admin_query q,
                     caf::typed_response_promise<admin_reply> promise) {
   auto& st = self->state;
+  if (q.words[0] == "tasks") {
+    answer_here(self, q, [promise](status_or<admin_reply> r) mutable {
+      if (r.ok()) promise.deliver(std::move(*r));
+      else promise.deliver(to_caf_error(r.get_status()));
+    });
+    return;
+  }
   auto g = std::make_shared<gathering>();
   g->promise = promise;
   // "trace on|off TASK" goes to that task only, as "trace on|off".
@@ -241,7 +259,8 @@ void answer_cluster(admin_pointer self, admin_query q,
   std::vector<std::pair<std::string, std::string>> peers;
   for (const auto& [task, address] : st.opts.peers)
     if (only.empty() || only == task) peers.emplace_back(task, address);
-  const bool here = only.empty() || only == st.opts.task;
+  // A console's gatherer (no task of its own) only asks.
+  const bool here = !st.opts.task.empty() && (only.empty() || only == st.opts.task);
   g->pending = peers.size() + (here ? 1 : 0);
   for (const auto& [task, address] : peers) ask_peer(self, g, task, address, q);
   if (here)
@@ -284,6 +303,8 @@ admin_actor::behavior_type admin_behavior(admin_pointer self, admin_options opts
       },
       [self](cf_admin_local_atom, const admin_query& q) -> caf::result<admin_reply> {
         if (status bad = validate_query(q); !bad.ok()) return to_caf_error(bad);
+        if (self->state.opts.task.empty())
+          return to_caf_error(errors::failed_precondition("a console's gatherer is no task"));
         auto promise = self->make_response_promise<admin_reply>();
         answer_here(self, q, [promise](status_or<admin_reply> r) mutable {
           if (r.ok()) promise.deliver(std::move(*r));

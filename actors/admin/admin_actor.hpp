@@ -36,7 +36,12 @@ namespace caflow {
 struct admin_options {
   std::string task;     // "/job:J/replica:0/task:T"
   std::string address;  // where this task listens, "host:port"
-  std::map<std::string, std::string> peers{};  // every other task's "host:port", by task name
+  // Every other task its device filters admit, "host:port" by task name: the ones a cluster-wide
+  // question goes to from here.
+  std::map<std::string, std::string> peers{};
+  // The cluster's tasks its filters leave out: never contacted from here, only named (the
+  // "tasks" question), so that a console asks them itself.
+  std::map<std::string, std::string> outside{};
   master_actor master;
   worker_actor worker;
   std::chrono::milliseconds peer_timeout{2000};

@@ -234,6 +234,7 @@ std::string role_for_command(const std::string& command) {
       {"graphs", "master"},   {"steps", "master"},   {"pending", "worker"},
       {"vars", "worker"},     {"var", "worker"},     {"trace", "worker"},
       {"abort", "master"},    {"summaries", "master"}, {"logdir", "master"},
+      {"tasks", "admin"},
   };
   auto it = roles.find(command);
   return it == roles.end() ? std::string{} : it->second;

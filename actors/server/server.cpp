@@ -89,14 +89,16 @@ struct server::impl {
     // No peer is contacted here: the master connects to a task when a session first needs it
     // (actors/master/master_peers.cpp), so a task serves as soon as its port is open, whatever
     // the size of the cluster and the order its tasks start in.
+    std::map<std::string, std::string> outside;  // named to a console, never contacted
     for (const auto& t : opts.cluster.tasks()) {
       const std::string peer = task_name_of(t.job, t.task);
-      if (peer != name && filters.admits_task(peer)) m.addresses[peer] = t.address;
+      if (peer == name) continue;
+      (filters.admits_task(peer) ? m.addresses : outside)[peer] = t.address;
     }
     opts.progress->begin("serve", "starting its master and admin");
     admin_options a{.task = name, .address = host + ":" + std::to_string(port),
-                    .peers = m.addresses, .master = {}, .worker = worker,
-                    .lookups = lookups};
+                    .peers = m.addresses, .outside = std::move(outside), .master = {},
+                    .worker = worker, .lookups = lookups};
     master = spawn_master(sys, std::move(m));
     announce_role(sys, master_role, caf::actor_cast<caf::strong_actor_ptr>(master));
     register_local_master(target(), opts.security, master);

@@ -1,6 +1,8 @@
 #pragma once
 // The console's link to one task's admin actor: its own actor system with the middleman, the
-// admin found by name on the task's port, and blocking questions with bounded timeouts.
+// admin found by name on the task's port, and blocking questions with bounded timeouts. A
+// cluster-wide question goes to that admin, which gathers the answers of the tasks its device
+// filters admit; when they leave some out, the console gathers every task's answer itself.
 #include <chrono>
 #include <memory>
 #include <string>

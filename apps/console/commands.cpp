@@ -61,6 +61,8 @@ outcome save_trace(admin_client& client, const std::vector<std::string>& words) 
 const std::vector<command_info>& commands() {
   static const std::vector<command_info> all = {
       {"cluster", "", "every task: address, alive or lost, uptime"},
+      {"tasks", "", "every task and how this console reaches it (through the task it asked, or "
+                    "by itself: a task outside that task's device filters)"},
       {"devices", "", "memory in use and peak per device"},
       {"sessions", "", "sessions on every master"},
       {"graphs", "", "cached partitions per session: task, device, nodes"},

@@ -7,6 +7,7 @@
 
 #include "actors/session/session.hpp"
 #include "graph/client/ops/ops.hpp"
+#include "test_util/console_run.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/server_cluster.hpp"
 #include "test_util/tcp_links.hpp"
@@ -15,6 +16,8 @@
 using namespace caflow;
 using namespace std::chrono_literals;
 using caflow::testing::check_error;
+using caflow::testing::has_row;
+using caflow::testing::run_console;
 using caflow::testing::remote;
 using caflow::testing::server_cluster;
 using caflow::testing::tcp_peers;
@@ -110,5 +113,29 @@ TEST_CASE("tasks that exchange values connect to each other, within their filter
   check_error(across.run({{y, tensor::scalar<float>(1)}}, {at2}),
               "task /job:worker/replica:0/task:1 may not connect to /job:worker/replica:0/task:2: "
               "its device filters (/job:ps, /job:worker/task:1) leave that task out");
+  CHECK(tcp_peers(c.worker(1).pid(), c.pids()).count(c.worker(2).pid()) == 0);
+}
+
+TEST_CASE("a console reaches every task through a task with device filters, which still "
+          "connects to none outside them") {
+  auto c = filtered_cluster();
+  REQUIRE(c.ready(30s));
+  const std::string at = c.address(2);  // worker 1: /job:ps and itself
+  auto r = run_console(at, "tasks; cluster; devices");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(has_row(r.output, {"/job:worker/replica:0/task:1", at, "this task"}));
+  CHECK(has_row(r.output, {"/job:ps/replica:0/task:0", c.address(0), "through", "this", "task"}));
+  for (int w : {0, 2}) {
+    const std::string task = "/job:worker/replica:0/task:" + std::to_string(w);
+    CHECK_MESSAGE(has_row(r.output, {task, c.address(1 + w), "outside", "its", "device", "filters"}),
+                  r.output);
+    // "cluster" and "devices" hold every task, the ones outside the filters included.
+    CHECK_MESSAGE(has_row(r.output, {task, c.address(1 + w), "alive"}), r.output);
+    CHECK_MESSAGE(has_row(r.output, {task, task + "/device:CPU:0"}), r.output);
+  }
+  CHECK(has_row(r.output, {"/job:ps/replica:0/task:0", c.address(0), "alive"}));
+  CHECK(has_row(r.output, {"/job:worker/replica:0/task:1", at, "alive"}));
+  // The console asked worker 0 and worker 2 itself: worker 1 holds no connection to them.
+  CHECK(tcp_peers(c.worker(1).pid(), c.pids()).count(c.worker(0).pid()) == 0);
   CHECK(tcp_peers(c.worker(1).pid(), c.pids()).count(c.worker(2).pid()) == 0);
 }
