@@ -81,10 +81,10 @@ class graph_registry {
   graph_registry& operator=(const graph_registry&) = delete;
 
   // Validates and compiles `req`'s partition and spawns its edges' actors in `sys`. Errors
-  // name the partition's device and the node at fault.
-  // `owner` is the registering master.
+  // name the partition's device and the node at fault. `owner` is the registering master: the
+  // graph goes with it (remove_owned_by).
   status_or<register_graph_reply> add(caf::actor_system& sys, const register_graph_request& req,
-                                      const caf::actor_addr& owner = {});
+                                      const caf::actor_addr& owner);
   // Errors: an unknown handle, a send key the graph lacks, one bound twice or left unbound.
   status bind(const bind_request& req);
   // Forgets the handle; the graph is released when its last run is over (finish_run).
