@@ -60,12 +60,14 @@ sink sink_for(printer* self, const std::string& name, int flags) {
 // Writes a finished line (or, forced, whatever there is) where it goes.
 void emit(printer* self, printer_state::line& l, bool forced) {
   if (l.text.empty() || (!forced && l.text.back() != '\n')) return;
-  if (l.to)
+  if (l.to) {
     l.to(std::move(l.text));
-  else if (self->state.everyone)
+  } else if (self->state.everyone) {
     self->state.everyone(std::move(l.text));
-  else
-    std::fwrite(l.text.data(), 1, l.text.size(), stdout), std::fflush(stdout);
+  } else {
+    std::fwrite(l.text.data(), 1, l.text.size(), stdout);
+    std::fflush(stdout);
+  }
   l.text.clear();
 }
 

@@ -98,11 +98,16 @@ struct pass_context {
   // used to build its own copy.
   status_or<const graph*> built(const graph_def& g);
   // `g` changed: the next built() builds again. The pipeline calls it after a pass that
-  // removed or folded nodes (the passes change nothing else without saying so).
-  void forget_built() { built_.reset(); }
+  // removed or folded nodes (the passes change nothing else without saying so). A pass run on
+  // another definition than the last built() was asked for builds again by itself.
+  void forget_built() {
+    built_.reset();
+    built_for_ = nullptr;
+  }
 
  private:
   std::optional<graph> built_;
+  const graph_def* built_for_ = nullptr;
 };
 
 class graph_pass {

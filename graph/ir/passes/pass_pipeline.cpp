@@ -30,13 +30,15 @@ std::vector<std::string> pass_pipeline::pass_names() const {
 }
 
 status_or<const graph*> pass_context::built(const graph_def& g) {
-  if (!built_) {
+  if (!built_ || built_for_ != &g) {
+    forget_built();
     // Inferred shapes let constant folding skip oversized values before computing them;
     // should inference fail on this (already valid) graph, the passes go on without them.
     auto b = graph::build(g);
     if (!b.ok()) b = graph::build(g, {.infer_shapes = false});
     if (!b.ok()) return b.get_status();
     built_ = std::move(b).value();
+    built_for_ = &g;
   }
   return &*built_;
 }
