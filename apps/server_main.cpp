@@ -255,8 +255,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   sigdelset(&signals, SIGUSR1);
   int sig = 0;
-  sigwait(&signals, &sig);
-  (*srv)->stop();
+  sigwait(&signals, &sig);  // then the server goes with `srv`, handing its work over
   std::printf("caflow-server: %s stopped\n", (*srv)->task_name().c_str());
   return 0;
 }

@@ -16,7 +16,6 @@ namespace caflow {
 std::shared_ptr<edge_transport> edge_transport::start(const edge_transport_options& opts) {
   auto t = std::make_shared<edge_transport>();
   t->opts_ = opts;
-  t->host_ = opts.bulk_host;
   if (!opts.bulk_host.empty()) t->bulk_out_ = std::make_shared<bulk_sender>(opts.task, opts.abandoned);
   if (opts.shm_segment_bytes > 0)
     t->shm_out_ = std::make_shared<shm_sender>(opts.task, opts.shm_segment_bytes);
@@ -51,7 +50,7 @@ edge_transport::~edge_transport() = default;
 edge_route edge_transport::route_to(rendezvous_actor to, const bulk_endpoint& at) const {
   const bool remote = to && to.node() != to.home_system().node();
   std::shared_ptr<shm_link> link = remote && shm_out_ ? shm_out_->link_to(at) : nullptr;
-  const bool near = at.host == host_ || is_loopback_host(at.host);
+  const bool near = at.host == opts_.bulk_host || is_loopback_host(at.host);
   return edge_route{std::move(to), remote, at, std::move(link),
                     near ? edge_chunk_bytes : cross_host_bulk_bytes};
 }

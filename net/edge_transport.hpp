@@ -118,13 +118,12 @@ class edge_transport {
  private:
   void open_receivers();
 
-  edge_transport_options opts_;
+  edge_transport_options opts_;  // as start() had them: bulk_host is this task's own address
   bool receivers_opened_ = false;
   std::unique_ptr<bulk_receiver> bulk_in_;
   std::shared_ptr<bulk_sender> bulk_out_;
   std::shared_ptr<shm_receiver> shm_in_;
   std::shared_ptr<shm_sender> shm_out_;
-  std::string host_;  // this task's bulk address
 };
 
 }  // namespace caflow

@@ -230,16 +230,18 @@ void ask_peer(admin_pointer self, const std::shared_ptr<gathering>& g, const std
           [self, g, task](caf::error& e) { answered(self, g, task, to_status(e)); });
 }
 
+// Delivers an answer (or its error) to `promise`.
+answer_fn deliver_to(caf::typed_response_promise<admin_reply> promise) {
+  return [promise](status_or<admin_reply> r) mutable {
+    if (r.ok()) promise.deliver(std::move(*r));
+    else promise.deliver(to_caf_error(r.get_status()));
+  };
+}
+
 void answer_cluster(admin_pointer self, admin_query q,
                     caf::typed_response_promise<admin_reply> promise) {
   auto& st = self->state;
-  if (q.words[0] == "tasks") {
-    answer_here(self, q, [promise](status_or<admin_reply> r) mutable {
-      if (r.ok()) promise.deliver(std::move(*r));
-      else promise.deliver(to_caf_error(r.get_status()));
-    });
-    return;
-  }
+  if (q.words[0] == "tasks") return answer_here(self, q, deliver_to(promise));
   auto g = std::make_shared<gathering>();
   g->promise = promise;
   // "trace on|off TASK" goes to that task only, as "trace on|off".
@@ -306,10 +308,7 @@ admin_actor::behavior_type admin_behavior(admin_pointer self, admin_options opts
         if (self->state.opts.task.empty())
           return to_caf_error(errors::failed_precondition("a console's gatherer is no task"));
         auto promise = self->make_response_promise<admin_reply>();
-        answer_here(self, q, [promise](status_or<admin_reply> r) mutable {
-          if (r.ok()) promise.deliver(std::move(*r));
-          else promise.deliver(to_caf_error(r.get_status()));
-        });
+        answer_here(self, q, deliver_to(promise));
         return promise;
       },
   };

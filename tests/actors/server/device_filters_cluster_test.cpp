@@ -135,6 +135,12 @@ TEST_CASE("a console reaches every task through a task with device filters, whic
   }
   CHECK(has_row(r.output, {"/job:ps/replica:0/task:0", c.address(0), "alive"}));
   CHECK(has_row(r.output, {"/job:worker/replica:0/task:1", at, "alive"}));
+  // "tasks" is about the task asked and takes no argument.
+  auto bad = run_console(at, "tasks /job:ps/task:0");
+  CHECK(bad.exit_code == 1);
+  CHECK_MESSAGE(bad.output.find("tasks /job:ps/task:0: INVALID_ARGUMENT: usage: tasks") !=
+                    std::string::npos,
+                bad.output);
   // The console asked worker 0 and worker 2 itself: worker 1 holds no connection to them.
   CHECK(tcp_peers(c.worker(1).pid(), c.pids()).count(c.worker(0).pid()) == 0);
   CHECK(tcp_peers(c.worker(1).pid(), c.pids()).count(c.worker(2).pid()) == 0);
