@@ -47,14 +47,16 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
                                                      kernel_cache* shared) {
   std::unique_ptr<executor> ex(new executor(g, dev));
   ex->items_.resize(g->num_nodes());
-  const std::string task = task_of_device(dev.name());
   int slot = 0;
   for (const graph_node& n : g->nodes()) {
     node_item& item = ex->items_[n.id];
     if (shared && n.op->is_stateful) {
       CAFLOW_ASSIGN_OR_RETURN(item.kernel, shared->get_or_create(n, dev));
     } else {
-      CAFLOW_ASSIGN_OR_RETURN(item.kernel, kernel_registry::global().create(*n.def, n.sig, dev));
+      // The kernel shares the graph's definition of its node. Not a cached kernel above: it may
+      // outlive this graph, and would keep all of it alive.
+      CAFLOW_ASSIGN_OR_RETURN(item.kernel,
+                              kernel_registry::global().create(*n.def, n.sig, dev, g));
     }
     item.is_async = item.kernel->is_async();
     item.expensive = item.kernel->is_expensive();
@@ -78,23 +80,11 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
       if (item.kernel->input_on_host(i)) flags |= input_flags::host_memory;
       item.input[i] = flags;
     }
-    item.error_prefix = describe_node(*n.def) + " on " + dev.name();
-    item.source = std::make_shared<const error_source>(error_source{n.def->name, dev.name(), task});
     // Stateful kernels may wait on a resource's lock; those declared cheap (_Arg, _Retval,
     // accumulator counters) do not.
     item.may_inline = !item.is_async && (!n.op->is_stateful || n.op->is_cheap);
-    auto info = std::make_shared<node_trace_info>();
-    info->name = n.def->name;
-    info->op = n.def->op;
-    info->device = dev.name();
-    if (item.is_send || item.is_recv) {
-      const char* peer_attr = item.is_send ? "recv_device" : "send_device";
-      if (auto it = n.def->attrs.find(peer_attr);
-          it != n.def->attrs.end() && it->second.holds<std::string>())
-        info->peer = it->second.get<std::string>();
-      info->key = rendezvous_key(*n.def);
-    }
-    item.info = std::move(info);
+    // `pending` lists waiting _Recvs at every step, untraced ones too.
+    if (item.is_send || item.is_recv) item.info = ex->make_trace_info(n.id);
     if (item.initial_pending == 0) ex->roots_.push_back(n.id);
   }
   ex->num_input_slots_ = slot;
@@ -109,6 +99,46 @@ status_or<std::unique_ptr<executor>> executor::create(std::shared_ptr<const grap
   for (size_t i = 0; i < ex->items_.size(); ++i)
     ex->costs_[i].store(~uint64_t{0}, std::memory_order_relaxed);
   return ex;
+}
+
+std::string executor::error_prefix(int id) const {
+  return describe_node(*graph_->node(id).def) + " on " + dev_.name();
+}
+
+std::shared_ptr<const error_source> executor::error_source_of(int id) const {
+  return std::make_shared<const error_source>(
+      error_source{graph_->node(id).def->name, dev_.name(), task_of_device(dev_.name())});
+}
+
+status executor::node_error(int id, status st) const {
+  return std::move(st).with_context(error_prefix(id)).with_source(error_source_of(id));
+}
+
+std::shared_ptr<const node_trace_info> executor::make_trace_info(int id) const {
+  const node_def& def = *graph_->node(id).def;
+  auto info = std::make_shared<node_trace_info>();
+  info->name = def.name;
+  info->op = def.op;
+  info->device = dev_.name();
+  if (def.op == "_Send" || def.op == "_Recv") {
+    const char* peer_attr = def.op == "_Send" ? "recv_device" : "send_device";
+    if (auto it = def.attrs.find(peer_attr); it != def.attrs.end() && it->second.holds<std::string>())
+      info->peer = it->second.get<std::string>();
+    info->key = rendezvous_key(def);
+  }
+  return info;
+}
+
+trace_recorder* executor::tracer_for(const step_context& step) {
+  trace_recorder* trace = step.trace ? step.trace
+                          : trace_ && trace_->enabled() ? trace_.get()
+                                                        : nullptr;
+  if (trace)
+    std::call_once(trace_infos_made_, [this] {
+      for (size_t id = 0; id < items_.size(); ++id)
+        if (!items_[id].info) items_[id].info = make_trace_info(static_cast<int>(id));
+    });
+  return trace;
 }
 
 // An output read by exactly one node, a _Send, outside any loop frame (whose keys change per
@@ -150,8 +180,7 @@ void executor::run_async(const step_context& step, done_fn done) {
     s->pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
   s->inputs.resize(num_input_slots_);
   s->remaining.store(static_cast<int>(items_.size()), std::memory_order_relaxed);
-  if (step.trace) s->trace = step.trace;
-  else if (trace_ && trace_->enabled()) s->trace = trace_.get();
+  s->trace = tracer_for(step);
   // An outside cancellation (timeout, peer failure, console abort) aborts the step too.
   s->registered = step.cancellation->register_callback(&s->cancel_token, [s] {
     s->abort(errors::cancelled("step ", s->step.step_id, " was cancelled"));
@@ -233,21 +262,21 @@ status executor::read_inputs(const node_item& item, kernel_value* inputs) const 
     if ((flags & input_flags::deref) && in.ref) {  // no reference: a dead input
       in.value = in.ref->snapshot();
       if (!in.value.initialized())
-        return errors::failed_precondition(item.error_prefix, ": input ", i,
+        return errors::failed_precondition(error_prefix(id_of(item)), ": input ", i,
                                            " reads uninitialized variable '", in.ref->name(), "'")
-            .with_source(item.source);
+            .with_source(error_source_of(id_of(item)));
       in.ref.reset();
     }
     if ((flags & input_flags::any_memory) || !in.value.buf()) continue;
     memory_space* want = (flags & input_flags::host_memory) ? nullptr : memory_;
     if (memory_space* at = in.value.space(); at != want) {
-      return errors::internal(item.error_prefix, ": input ", i, " is in ",
+      return errors::internal(error_prefix(id_of(item)), ": input ", i, " is in ",
                               at ? "the memory of " + at->space_name() : std::string("host memory"),
                               " but the kernel reads it in ",
                               want ? "the memory of " + want->space_name()
                                    : std::string("host memory"),
                               " (a copy between memories is missing)")
-          .with_source(item.source);
+          .with_source(error_source_of(id_of(item)));
     }
   }
   return {};
@@ -364,7 +393,7 @@ void executor::finish_node(step_state* s, int id, kernel_value* outputs, const s
   const node_item& item = items_[id];
   if (!st.ok()) {
     // A _Recv woken by an abort keeps the root cause's source: where the step failed first.
-    s->abort(st.with_context(item.error_prefix).with_source(item.source));
+    s->abort(node_error(id, st));
     s->step.cancellation->cancel();
     outputs = nullptr;
   }

@@ -49,6 +49,8 @@ class kernel_cache {
 class trace_recorder;
 class recv_waits;
 struct waiting_recv;
+struct node_trace_info;
+struct error_source;
 
 class executor {
  public:
@@ -107,6 +109,16 @@ class executor {
   bool prepare_inputs(step_state* s, const node_item& item, kernel_value* inputs);
   // Reads variables behind references and checks each input's memory; errors name the node.
   status read_inputs(const node_item& item, kernel_value* inputs) const;
+  int id_of(const node_item& item) const;
+  // "node 'x' (Op) on <device>", and the node, device and task, for an error of node `id`.
+  std::string error_prefix(int id) const;
+  std::shared_ptr<const error_source> error_source_of(int id) const;
+  // `st` (an error of node `id`) with the node's prefix and source.
+  status node_error(int id, status st) const;
+  std::shared_ptr<const node_trace_info> make_trace_info(int id) const;
+  // Where a step that starts now records its nodes (null: nowhere); every node then has its
+  // trace info.
+  trace_recorder* tracer_for(const step_context& step);
   // Fills node_item::sole_send_keys.
   static void plan_sole_sends(const graph& g, std::vector<node_item>& items);
   // The control-flow path (actors/executor/executor_frames.cpp).
@@ -136,6 +148,7 @@ class executor {
   int num_input_slots_ = 0;
   std::unique_ptr<std::atomic<uint64_t>[]> costs_;  // per node: see cost_of
   std::shared_ptr<trace_recorder> trace_;
+  std::once_flag trace_infos_made_;
   std::unique_ptr<recv_waits> waits_;
   std::unique_ptr<frame_plan> frames_;  // only for graphs with control flow
   std::unique_ptr<capture_plan> capture_;  // only on devices that record their work

@@ -282,7 +282,7 @@ status executor::run_segment_nodes(step_state* s, int k, device_capture* capture
       return {};
     };
     status st = capture ? capture->record(run) : run();
-    if (!st.ok()) return st.with_context(item.error_prefix).with_source(item.source);
+    if (!st.ok()) return node_error(id, st);
     if (readers_left.count(id)) made[id] = c->outputs;
     std::vector<kernel_value>& out = p.kept[id];
     out.clear();
@@ -302,7 +302,7 @@ status executor::record_segment(step_state* s, int k) {
     const node_item& item = items_[in.node];
     const kernel_value& v = s->inputs[item.input_start + in.port];
     in = {.node = in.node, .port = in.port};
-    if (v.handle) return errors::unimplemented("input ", in.port, " of ", item.error_prefix,
+    if (v.handle) return errors::unimplemented("input ", in.port, " of ", error_prefix(in.node),
                                                " is a resource handle");
     if (v.ref) {
       in.var = v.ref;

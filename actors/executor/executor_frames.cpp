@@ -174,8 +174,7 @@ struct executor::frame_step {
   void start() {
     root.iterations.push_back(new_iteration_state(0, 0));
     root.pending_inputs = 0;
-    if (step.trace) trace = step.trace;
-    else if (ex.trace_ && ex.trace_->enabled()) trace = ex.trace_.get();
+    trace = ex.tracer_for(step);
     registered = step.cancellation->register_callback(&cancel_token, [this] {
       abort(errors::cancelled("step ", step.step_id, " was cancelled", where_loops_are()));
     });
@@ -236,10 +235,9 @@ struct executor::frame_step {
     }
     if (t.dead && !info.is_transfer) {
       if (info.is_retval) {
-        fail(errors::invalid_argument(item.error_prefix,
-                                      ": the fetched value is dead: it comes from a branch of a "
-                                      "cond that was not taken")
-                 .with_source(item.source));
+        fail(ex.node_error(t.id, errors::invalid_argument(
+                                     "the fetched value is dead: it comes from a branch of a "
+                                     "cond that was not taken")));
         finish(t, nullptr, {}, ready);
         return;
       }
@@ -311,9 +309,8 @@ struct executor::frame_step {
   // `outputs` may be null for a node without outputs (a _Send): its control edges still carry
   // its completion on.
   void finish(const tagged& t, kernel_value* outputs, const status& st, ready_list& ready) {
-    const node_item& item = ex.items_[t.id];
     bool ran = st.ok();
-    if (!ran) fail(st.with_context(item.error_prefix).with_source(item.source));
+    if (!ran) fail(ex.node_error(t.id, st));
     if (ran && !errors.aborted()) {
       if (status missing = check_outputs(t, outputs); !missing.ok()) {
         fail(missing);
@@ -356,7 +353,7 @@ struct executor::frame_step {
         if (n.frame != f.index || it.pending[n.local_id] <= 0 ||
             it.pending[n.local_id] == n.initial_pending)
           continue;
-        waiting += (shown++ ? ", '" : "'") + ex.items_[id].info->name + "'";
+        waiting += (shown++ ? ", '" : "'") + ex.graph_->node(static_cast<int>(id)).name() + "'";
       }
     }
     return errors::internal("while loop '", plan.frames[f.index].name, "' stopped at iteration ",
@@ -379,8 +376,7 @@ struct executor::frame_step {
     const node_item& item = ex.items_[t.id];
     for (const out_edge& e : item.outputs)
       if (!e.is_control() && !is_live(outputs[e.src_port]))
-        return errors::internal(item.error_prefix, ": produced no value for output ", e.src_port)
-            .with_source(item.source);
+        return ex.node_error(t.id, errors::internal("produced no value for output ", e.src_port));
     return {};
   }
 

@@ -34,9 +34,11 @@ struct executor::node_item {
   // keeps the node small: the executor touches it at every node of every step.
   std::vector<uint8_t> input;
   std::vector<out_edge> outputs;
-  std::string error_prefix;    // "node 'x' (Op) on <device>"
-  std::shared_ptr<const error_source> source;   // the node, its device and task, for its errors
-  std::shared_ptr<const node_trace_info> info;  // what traces and `pending` say of the node
+  // What traces and `pending` say of the node: made with the executor for _Sends and _Recvs,
+  // and for the others by the first step that traces (executor::tracer_for). Error messages
+  // are made from the graph when an error arises: a graph of 100k nodes would otherwise keep
+  // half a kilobyte of names per node that no step ever reads.
+  std::shared_ptr<const node_trace_info> info;
   bool is_send = false;
   bool is_recv = false;
   bool may_inline = false;  // on an actor's thread, if measured light
@@ -45,6 +47,10 @@ struct executor::node_item {
   // Empty when no output is one.
   std::vector<std::string> sole_send_keys;
 };
+
+inline int executor::id_of(const node_item& item) const {
+  return static_cast<int>(&item - items_.data());
+}
 
 // The nodes of a partition that are recorded and replayed (devices/device_graph.hpp), in
 // segments, and their recordings. Built when the device can record and the graph has no

@@ -135,7 +135,8 @@ std::string kernel_registry::registered_types(std::string_view op,
 
 status_or<std::unique_ptr<op_kernel>> kernel_registry::create(const node_def& node,
                                                               const node_signature& sig,
-                                                              device& dev) const {
+                                                              device& dev,
+                                                              std::shared_ptr<const void> keep) const {
   const kernel_def* d = find(node, dev.type());
   if (!d) {
     std::string types;
@@ -145,7 +146,7 @@ status_or<std::unique_ptr<op_kernel>> kernel_registry::create(const node_def& no
                              node.op, "' with", types.empty() ? " no type attrs" : types,
                              " (registered: ", registered_types(node.op, dev.type()), ")");
   }
-  kernel_construction c(node, sig, dev);
+  kernel_construction c(node, sig, dev, std::move(keep));
   std::unique_ptr<op_kernel> k = d->factory(c);
   if (!c.ok()) return c.get_status().with_context(describe_node(node));
   if (dev.memory() != nullptr) {

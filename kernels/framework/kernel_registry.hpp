@@ -101,8 +101,11 @@ class kernel_registry {
     return find(node, device_type) != nullptr;
   }
   // Builds the kernel for a node; errors name the node, the device and any constructor error.
+  // With `keep` (the owner of `node` and `sig`, e.g. the built graph) the kernel shares them;
+  // without, it keeps a copy.
   status_or<std::unique_ptr<op_kernel>> create(const node_def& node, const node_signature& sig,
-                                               device& dev) const;
+                                               device& dev,
+                                               std::shared_ptr<const void> keep = {}) const;
   // Every registered kernel def, ordered by (op, device type): for listings such as caflow-ops.
   std::vector<const kernel_def*> all_kernels() const;
   // "float32, int32" etc: the dtypes registered for (op, device_type, attr), for messages.

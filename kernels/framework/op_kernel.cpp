@@ -4,9 +4,24 @@
 
 namespace caflow {
 
+namespace {
+
+struct owned_definition {
+  node_def def;
+  node_signature sig;
+};
+
+}  // namespace
+
 op_kernel::op_kernel(kernel_construction& c)
-    : def_(c.def()), sig_(c.sig()), expensive_(true) {
-  if (const op_def* op = op_registry::global().lookup(def_.op)) expensive_ = !op->is_cheap;
+    : def_(&c.def()), sig_(&c.sig()), keep_(c.keep()), expensive_(true) {
+  if (!keep_) {
+    auto own = std::make_shared<const owned_definition>(owned_definition{c.def(), c.sig()});
+    def_ = &own->def;
+    sig_ = &own->sig;
+    keep_ = std::move(own);
+  }
+  if (const op_def* op = op_registry::global().lookup(def_->op)) expensive_ = !op->is_cheap;
 }
 
 void async_op_kernel::compute(kernel_context& ctx) {

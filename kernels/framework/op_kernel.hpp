@@ -28,9 +28,14 @@ struct kernel_value {
 
 class kernel_construction {
  public:
-  kernel_construction(const node_def& def, const node_signature& sig, device& dev)
-      : def_(def), sig_(sig), dev_(dev) {}
+  // `keep`, when given, owns `def` and `sig` for as long as it lives (a built graph): the kernel
+  // then shares them instead of copying them. A graph of 100k nodes would otherwise hold each
+  // node's definition twice.
+  kernel_construction(const node_def& def, const node_signature& sig, device& dev,
+                      std::shared_ptr<const void> keep = {})
+      : def_(def), sig_(sig), dev_(dev), keep_(std::move(keep)) {}
   const node_def& def() const { return def_; }
+  const std::shared_ptr<const void>& keep() const { return keep_; }
   const node_signature& sig() const { return sig_; }
   device& dev() const { return dev_; }
   dtype input_type(int i) const { return sig_.input_types[i]; }
@@ -51,6 +56,7 @@ class kernel_construction {
   const node_def& def_;
   const node_signature& sig_;
   device& dev_;
+  std::shared_ptr<const void> keep_;
   status status_;
 };
 
@@ -80,10 +86,10 @@ class op_kernel {
   // like any device value from outside.
   virtual bool records_outside_inputs() const { return true; }
 
-  const std::string& name() const { return def_.name; }
-  const std::string& type_string() const { return def_.op; }
-  const node_def& def() const { return def_; }
-  const node_signature& sig() const { return sig_; }
+  const std::string& name() const { return def_->name; }
+  const std::string& type_string() const { return def_->op; }
+  const node_def& def() const { return *def_; }
+  const node_signature& sig() const { return *sig_; }
   // Which args the kernel keeps in host memory on a device with memory of its own (set by the
   // registry from kernel_def::host_memory; empty on host-memory devices and by default).
   bool input_on_host(int i) const {
@@ -98,8 +104,10 @@ class op_kernel {
   }
 
  private:
-  node_def def_;
-  node_signature sig_;
+  // Point into `keep_`: the construction's owner of them, or the kernel's own copy.
+  const node_def* def_;
+  const node_signature* sig_;
+  std::shared_ptr<const void> keep_;
   bool expensive_;
   std::vector<bool> input_on_host_, output_on_host_;
 };
