@@ -42,8 +42,8 @@ struct admin_options {
   // The cluster's tasks its filters leave out: never contacted from here, only named (the
   // "tasks" question), so that a console asks them itself.
   std::map<std::string, std::string> outside{};
-  master_actor master;
-  worker_actor worker;
+  master_actor master{};
+  worker_actor worker{};
   std::chrono::milliseconds peer_timeout{2000};
   // Where its resolver looks peers up (spawn_resolver); null: a thread of its own.
   std::shared_ptr<blocking_worker> lookups{};

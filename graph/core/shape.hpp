@@ -66,6 +66,9 @@ class partial_shape {
   bool rank_known() const { return rank_ >= 0; }
   int rank() const { return rank_; }  // -1 when unknown
   int64_t dim(int i) const { return dims_[i]; }  // -1 when unknown
+  // Dim i, or -1 when the rank is unknown too: for shape functions that read an input's dims
+  // before they know its rank.
+  int64_t dim_or_unknown(int i) const { return rank_known() ? dims_[i] : -1; }
   bool fully_defined() const;
   std::vector<int64_t> dim_vector() const;
   // REQUIRES: fully_defined().

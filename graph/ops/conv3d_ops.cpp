@@ -18,7 +18,7 @@ status_or<partial_shape> output_of(const shape_context& c, const partial_shape& 
 }
 
 // A 5-D shape given as a vector input: its value when constant, else rank 5.
-status_or<partial_shape> sizes_input(const shape_context& c, int i, const char* what) {
+status_or<partial_shape> volume_sizes_input(const shape_context& c, int i, const char* what) {
   const partial_shape& s = c.input(i);
   if (s.rank_known() && (s.rank() != 1 || (s.dim(0) >= 0 && s.dim(0) != 5)))
     return c.error(what, " must be a vector of 5 sizes, got shape ", s.to_string());
@@ -46,7 +46,7 @@ status conv3d_shape(shape_context& c) {
 }
 
 status backprop_input_shape(shape_context& c) {
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape input, sizes_input(c, 0, "input_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape input, volume_sizes_input(c, 0, "input_sizes"));
   CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_of(c, input, c.input(1)));
   CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
   c.set_output(0, input);
@@ -54,7 +54,7 @@ status backprop_input_shape(shape_context& c) {
 }
 
 status backprop_filter_shape(shape_context& c) {
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape filter, sizes_input(c, 1, "filter_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape filter, volume_sizes_input(c, 1, "filter_sizes"));
   CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_of(c, c.input(0), filter));
   CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
   c.set_output(0, filter);

@@ -2,13 +2,14 @@
 // MaxPoolGrad, MaxPoolGradGrad, AvgPool, AvgPoolGrad): registrations and shape functions.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ops/conv_sizes_input.hpp"
 #include "graph/ops/fused_op_shapes.hpp"
 #include "graph/util/conv_geometry.hpp"
 
 namespace caflow {
 namespace {
 
-int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
+using ops_detail::image_sizes_input;
 
 // Errors from the shared helpers, prefixed with the node as shape functions report them.
 status in_node(const shape_context& c, const status& st) {
@@ -35,57 +36,45 @@ status_or<partial_shape> conv_output_shape(const shape_context& c, const conv2d_
                                            const partial_shape& input,
                                            const partial_shape& filter) {
   const image_layout l = image_layout_of(p.nchw);
-  const int64_t depth = dim_of(input, l.c), filter_depth = dim_of(filter, 2);
+  const int64_t depth = input.dim_or_unknown(l.c), filter_depth = filter.dim_or_unknown(2);
   if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
     return c.error("input and filter must have the same depth: ", depth, " vs ", filter_depth,
                    " (input ", input.to_string(), ", filter ", filter.to_string(), ")");
-  auto rows = output_dim(dim_of(input, l.h), dim_of(filter, 0), p.dilation_rows, p.stride_rows,
-                         p.padding, p.explicit_pads[0], p.explicit_pads[1]);
+  auto rows = output_dim(input.dim_or_unknown(l.h), filter.dim_or_unknown(0), p.dilation_rows,
+                         p.stride_rows, p.padding, p.explicit_pads[0], p.explicit_pads[1]);
   if (!rows.ok())
     return c.error(rows.get_status().message(), " (rows of input ", input.to_string(), ", filter ",
                    filter.to_string(), ")");
-  auto cols = output_dim(dim_of(input, l.w), dim_of(filter, 1), p.dilation_cols, p.stride_cols,
-                         p.padding, p.explicit_pads[2], p.explicit_pads[3]);
+  auto cols = output_dim(input.dim_or_unknown(l.w), filter.dim_or_unknown(1), p.dilation_cols,
+                         p.stride_cols, p.padding, p.explicit_pads[2], p.explicit_pads[3]);
   if (!cols.ok())
     return c.error(cols.get_status().message(), " (columns of input ", input.to_string(),
                    ", filter ", filter.to_string(), ")");
   std::vector<int64_t> out(4);
-  out[l.n] = dim_of(input, l.n);
+  out[l.n] = input.dim_or_unknown(l.n);
   out[l.h] = *rows;
   out[l.w] = *cols;
-  out[l.c] = dim_of(filter, 3);
+  out[l.c] = filter.dim_or_unknown(3);
   return partial_shape(out);
 }
 
 status_or<partial_shape> pool_output_shape(const shape_context& c, const pool_params& p,
                                            const partial_shape& input) {
   const image_layout l = image_layout_of(p.nchw);
-  auto rows = output_dim(dim_of(input, l.h), p.window_rows, 1, p.stride_rows, p.padding, 0, 0);
+  auto rows =
+      output_dim(input.dim_or_unknown(l.h), p.window_rows, 1, p.stride_rows, p.padding, 0, 0);
   if (!rows.ok())
     return c.error(rows.get_status().message(), " (rows of input ", input.to_string(), ")");
-  auto cols = output_dim(dim_of(input, l.w), p.window_cols, 1, p.stride_cols, p.padding, 0, 0);
+  auto cols =
+      output_dim(input.dim_or_unknown(l.w), p.window_cols, 1, p.stride_cols, p.padding, 0, 0);
   if (!cols.ok())
     return c.error(cols.get_status().message(), " (columns of input ", input.to_string(), ")");
   std::vector<int64_t> out(4);
-  out[l.n] = dim_of(input, l.n);
+  out[l.n] = input.dim_or_unknown(l.n);
   out[l.h] = *rows;
   out[l.w] = *cols;
-  out[l.c] = dim_of(input, l.c);
+  out[l.c] = input.dim_or_unknown(l.c);
   return partial_shape(out);
-}
-
-// A 4-D shape given as an int32 vector input (input_sizes, filter_sizes, orig_input_shape):
-// its value when constant, else a rank-4 shape of unknown dims.
-status_or<partial_shape> sizes_input(const shape_context& c, int i, const char* what) {
-  const partial_shape& s = c.input(i);
-  if (s.rank_known() && (s.rank() != 1 || (s.dim(0) >= 0 && s.dim(0) != 4)))
-    return c.error(what, " must be a vector of 4 sizes, got shape ", s.to_string());
-  if (const tensor* v = c.input_value(i)) {
-    auto shape = image_shape_from_sizes(*v, what);
-    if (!shape.ok()) return c.error(shape.get_status().message());
-    return partial_shape(*shape);
-  }
-  return partial_shape::unknown_of_rank(4);
 }
 
 // `actual` must agree with `expected` wherever both are known.
@@ -123,7 +112,7 @@ status conv2d_shape(shape_context& c) {
 status fused_conv2d_shape(shape_context& c) {
   CAFLOW_RETURN_IF_ERROR(conv2d_shape(c));
   auto p = parse_conv2d_params(c.node());
-  const int64_t channels = dim_of(c.outputs()[0], image_layout_of(p->nchw).c);
+  const int64_t channels = c.outputs()[0].dim_or_unknown(image_layout_of(p->nchw).c);
   return ops_detail::check_fused_args(c, /*batch_norm_allowed=*/true, 2, channels);
 }
 
@@ -132,10 +121,11 @@ status conv2d_backprop_input_shape(shape_context& c) {
   if (!p.ok()) return in_node(c, p.get_status());
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 1, "filter"));
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 2, "out_backprop"));
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape input, sizes_input(c, 0, "input_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape input, image_sizes_input(c, 0, "input_sizes"));
   const image_layout l = image_layout_of(p->nchw);
   // What the other inputs say of the input: its batch and its depth.
-  input = merged(input, with_dims({{l.n, dim_of(c.input(2), l.n)}, {l.c, dim_of(c.input(1), 2)}}));
+  input = merged(input, with_dims({{l.n, c.input(2).dim_or_unknown(l.n)},
+                                   {l.c, c.input(1).dim_or_unknown(2)}}));
   CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, conv_output_shape(c, *p, input, c.input(1)));
   CAFLOW_RETURN_IF_ERROR(
       require_compatible(c, c.input(2), expected, "out_backprop", "input_sizes and filter"));
@@ -148,9 +138,11 @@ status conv2d_backprop_filter_shape(shape_context& c) {
   if (!p.ok()) return in_node(c, p.get_status());
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 0, "input"));
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 2, "out_backprop"));
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape filter, sizes_input(c, 1, "filter_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape filter, image_sizes_input(c, 1, "filter_sizes"));
   const image_layout l = image_layout_of(p->nchw);
-  filter = merged(filter, with_dims({{2, dim_of(c.input(0), l.c)}, {3, dim_of(c.input(2), l.c)}}));
+  filter =
+      merged(filter,
+             with_dims({{2, c.input(0).dim_or_unknown(l.c)}, {3, c.input(2).dim_or_unknown(l.c)}}));
   CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, conv_output_shape(c, *p, c.input(0), filter));
   CAFLOW_RETURN_IF_ERROR(
       require_compatible(c, c.input(2), expected, "out_backprop", "input and filter_sizes"));
@@ -205,10 +197,10 @@ status avg_pool_grad_shape(shape_context& c) {
   auto p = parse_pool_params(c.node());
   if (!p.ok()) return in_node(c, p.get_status());
   CAFLOW_RETURN_IF_ERROR(require_rank4(c, 1, "grad"));
-  CAFLOW_ASSIGN_OR_RETURN(partial_shape input, sizes_input(c, 0, "orig_input_shape"));
+  CAFLOW_ASSIGN_OR_RETURN(partial_shape input, image_sizes_input(c, 0, "orig_input_shape"));
   const image_layout l = image_layout_of(p->nchw);
-  input =
-      merged(input, with_dims({{l.n, dim_of(c.input(1), l.n)}, {l.c, dim_of(c.input(1), l.c)}}));
+  input = merged(input, with_dims({{l.n, c.input(1).dim_or_unknown(l.n)},
+                                   {l.c, c.input(1).dim_or_unknown(l.c)}}));
   CAFLOW_ASSIGN_OR_RETURN(partial_shape expected, pool_output_shape(c, *p, input));
   CAFLOW_RETURN_IF_ERROR(
       require_compatible(c, c.input(1), expected, "grad", "orig_input_shape and the window"));

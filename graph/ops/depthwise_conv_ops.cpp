@@ -4,29 +4,19 @@
 // kernels.
 #include "graph/ir/op_def.hpp"
 #include "graph/ir/shape_inference.hpp"
+#include "graph/ops/conv_sizes_input.hpp"
 #include "graph/ops/fused_op_shapes.hpp"
 #include "graph/util/depthwise_geometry.hpp"
 
 namespace caflow {
 namespace {
 
+using ops_detail::image_sizes_input;
+
 status_or<conv2d_params> params_of(const shape_context& c) {
   auto p = parse_conv2d_params(c.node());
   if (!p.ok()) return c.error(p.get_status().message());
   return p;
-}
-
-// A 4-D shape given as an int32 vector input: its value when constant, else rank 4.
-status_or<partial_shape> sizes_input(const shape_context& c, int i, const char* what) {
-  const partial_shape& s = c.input(i);
-  if (s.rank_known() && (s.rank() != 1 || (s.dim(0) >= 0 && s.dim(0) != 4)))
-    return c.error(what, " must be a vector of 4 sizes, got shape ", s.to_string());
-  if (const tensor* v = c.input_value(i)) {
-    auto shape = image_shape_from_sizes(*v, what);
-    if (!shape.ok()) return c.error(shape.get_status().message());
-    return partial_shape(*shape);
-  }
-  return partial_shape::unknown_of_rank(4);
 }
 
 status_or<partial_shape> output_shape(const shape_context& c, const conv2d_params& p,
@@ -60,7 +50,7 @@ status fused_depthwise_shape(shape_context& c) {
 
 status depthwise_backprop_input_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape input, sizes_input(c, 0, "input_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape input, image_sizes_input(c, 0, "input_sizes"));
   CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_shape(c, p, input, c.input(1)));
   CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
   c.set_output(0, input);
@@ -69,7 +59,7 @@ status depthwise_backprop_input_shape(shape_context& c) {
 
 status depthwise_backprop_filter_shape(shape_context& c) {
   CAFLOW_ASSIGN_OR_RETURN(const conv2d_params p, params_of(c));
-  CAFLOW_ASSIGN_OR_RETURN(const partial_shape filter, sizes_input(c, 1, "filter_sizes"));
+  CAFLOW_ASSIGN_OR_RETURN(const partial_shape filter, image_sizes_input(c, 1, "filter_sizes"));
   CAFLOW_ASSIGN_OR_RETURN(const partial_shape expected, output_shape(c, p, c.input(0), filter));
   CAFLOW_RETURN_IF_ERROR(check_out_backprop(c, expected));
   c.set_output(0, filter);

@@ -50,7 +50,7 @@ status gather_shape(shape_context& c) {
   return {};
 }
 
-status scatter_shape(shape_context& c) {
+status tensor_array_scatter_shape(shape_context& c) {
   CAFLOW_RETURN_IF_ERROR(require_scalars(c, {0, 3}));
   CAFLOW_RETURN_IF_ERROR(c.require_rank(1, 1));
   CAFLOW_RETURN_IF_ERROR(c.require_rank_at_least(2, 1));
@@ -149,7 +149,7 @@ CAFLOW_REGISTER_OP("TensorArrayScatterV3")
     .output("flow_out: float32")
     .attr("T: type")
     .stateful()
-    .set_shape_fn(scatter_shape);
+    .set_shape_fn(tensor_array_scatter_shape);
 CAFLOW_REGISTER_OP("TensorArrayConcatV3")
     .input("handle: resource")
     .input("flow_in: float32")

@@ -3,11 +3,6 @@
 #include "graph/util/volume_attrs.hpp"
 
 namespace caflow {
-namespace {
-
-int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
-
-}  // namespace
 
 status_or<conv3d_params> parse_conv3d_params(const node_def& n) {
   conv3d_params p;
@@ -26,16 +21,16 @@ status_or<partial_shape> conv3d_output_shape(const conv3d_params& p, const parti
       return errors::invalid_argument(s == &input ? "input" : "filter",
                                       " must be 5-dimensional, got shape ", s->to_string());
   const int first = p.channels_first ? 2 : 1, c = p.channels_first ? 1 : 4;
-  const int64_t depth = dim_of(input, c), filter_depth = dim_of(filter, 3);
+  const int64_t depth = input.dim_or_unknown(c), filter_depth = filter.dim_or_unknown(3);
   if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
     return errors::invalid_argument("input depth ", depth, " does not match filter depth ",
                                     filter_depth, " (input ", input.to_string(), ", filter ",
                                     filter.to_string(), ")");
   std::vector<int64_t> out(5, -1);
-  out[0] = dim_of(input, 0);
-  out[c] = dim_of(filter, 4);
+  out[0] = input.dim_or_unknown(0);
+  out[c] = filter.dim_or_unknown(4);
   for (int i = 0; i < 3; ++i) {
-    const int64_t in = dim_of(input, first + i), k = dim_of(filter, i);
+    const int64_t in = input.dim_or_unknown(first + i), k = filter.dim_or_unknown(i);
     if (in < 0 || k < 0) continue;
     auto d = windowed_output_size(in, k, p.dilation[i], p.stride[i], p.padding);
     if (!d.ok())

@@ -3,8 +3,6 @@
 namespace caflow {
 namespace {
 
-int64_t dim_of(const partial_shape& s, int i) { return s.rank_known() ? s.dim(i) : -1; }
-
 status_or<int64_t> out_size(int64_t in, int64_t k, int64_t dilation, int64_t stride,
                             const conv2d_params& p, int64_t before, int64_t after,
                             const char* what, const partial_shape& input,
@@ -27,22 +25,22 @@ status_or<partial_shape> depthwise_output_shape(const conv2d_params& p,
       return errors::invalid_argument(s == &input ? "input" : "filter",
                                       " must be 4-dimensional, got shape ", s->to_string());
   const image_layout l = image_layout_of(p.nchw);
-  const int64_t depth = dim_of(input, l.c), filter_depth = dim_of(filter, 2);
+  const int64_t depth = input.dim_or_unknown(l.c), filter_depth = filter.dim_or_unknown(2);
   if (depth >= 0 && filter_depth >= 0 && depth != filter_depth)
     return errors::invalid_argument("input depth ", depth, " does not match filter depth ",
                                     filter_depth, " (input ", input.to_string(), ", filter ",
                                     filter.to_string(), ")");
   CAFLOW_ASSIGN_OR_RETURN(const int64_t rows,
-                          out_size(dim_of(input, l.h), dim_of(filter, 0), p.dilation_rows,
+                          out_size(input.dim_or_unknown(l.h), filter.dim_or_unknown(0), p.dilation_rows,
                                    p.stride_rows, p, p.explicit_pads[0], p.explicit_pads[1],
                                    "rows", input, filter));
   CAFLOW_ASSIGN_OR_RETURN(const int64_t cols,
-                          out_size(dim_of(input, l.w), dim_of(filter, 1), p.dilation_cols,
+                          out_size(input.dim_or_unknown(l.w), filter.dim_or_unknown(1), p.dilation_cols,
                                    p.stride_cols, p, p.explicit_pads[2], p.explicit_pads[3],
                                    "columns", input, filter));
-  const int64_t d = depth >= 0 ? depth : filter_depth, m = dim_of(filter, 3);
+  const int64_t d = depth >= 0 ? depth : filter_depth, m = filter.dim_or_unknown(3);
   std::vector<int64_t> out(4);
-  out[l.n] = dim_of(input, l.n);
+  out[l.n] = input.dim_or_unknown(l.n);
   out[l.h] = rows;
   out[l.w] = cols;
   out[l.c] = d >= 0 && m >= 0 ? d * m : -1;

@@ -3,6 +3,7 @@
 // StridedSlice, GatherV2, Tile, Pad). They move raw bytes: only the element size matters,
 // so each algorithm is compiled once per size (1, 4 or 8 bytes), not once per dtype, while
 // the kernels are still registered per dtype.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -31,6 +32,20 @@ void with_word(size_t elem_size, F&& f) {
 // device's intra-op pool when units * bytes_per_unit is large. Returns when all are done.
 void parallel_for(const kernel_context& ctx, int64_t units, int64_t bytes_per_unit,
                   const std::function<void(int64_t, int64_t)>& fn);
+
+// Runs fn(j0, j1) over the columns [0, inner) of `rows` rows of `elem_bytes`-byte elements, in
+// blocks of 512 columns: for kernels where every row folds into the same output columns, so
+// that blocks never write the same element.
+inline void parallel_for_column_blocks(const kernel_context& ctx, int64_t rows, int64_t inner,
+                                       int64_t elem_bytes,
+                                       const std::function<void(int64_t, int64_t)>& fn) {
+  constexpr int64_t column_block = 512;
+  const int64_t blocks = (inner + column_block - 1) / column_block;
+  const int64_t bytes = rows * std::min(inner, column_block) * elem_bytes;
+  parallel_for(ctx, blocks, bytes, [&](int64_t begin, int64_t end) {
+    fn(begin * column_block, std::min(inner, end * column_block));
+  });
+}
 
 // memcpy, split over the intra-op pool when large.
 void parallel_copy(const kernel_context& ctx, void* dst, const void* src, size_t bytes);

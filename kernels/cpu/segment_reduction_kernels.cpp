@@ -10,11 +10,7 @@
 namespace caflow {
 namespace {
 
-using array_kernels::parallel_for;
-
-// Columns per unit of work: each unit reduces every row into its own columns, so units never
-// write the same element.
-constexpr int64_t column_block = 512;
+using array_kernels::parallel_for_column_blocks;
 
 template <class T>
 struct sum_reducer {
@@ -67,10 +63,7 @@ class segment_reduction_op final : public op_kernel {
     const T* in = data.data<T>();
     T* o = out->data<T>();
     std::fill(o, o + out_shape.num_elements(), T(0));
-    const int64_t blocks = (inner + column_block - 1) / column_block;
-    const int64_t bytes = rows * std::min(inner, column_block) * int64_t(sizeof(T));
-    parallel_for(ctx, blocks, bytes, [&](int64_t begin, int64_t end) {
-      const int64_t j0 = begin * column_block, j1 = std::min(inner, end * column_block);
+    parallel_for_column_blocks(ctx, rows, inner, sizeof(T), [&](int64_t j0, int64_t j1) {
       // Runs of equal ids are one segment each: the first row starts it, the rest fold in.
       for (int64_t k = 0; k < rows;) {
         int64_t stop = k + 1;

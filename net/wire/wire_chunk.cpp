@@ -15,7 +15,7 @@
 namespace caflow {
 namespace {
 
-caf::error refuse(const std::string& why) {
+caf::error chunk_refusal(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "edge_chunk: " + why);
 }
 
@@ -144,10 +144,10 @@ caf::error inspect(caf::deserializer& f, edge_chunk& x) {
   if (auto err = f(x.step_id, x.key, x.type, x.dims, x.total_bytes, x.offset, n)) return err;
   // The chunk's own size is bounded here; the header it announces is checked by the receiver.
   if (n > max_wire_tensor_bytes)
-    return refuse(std::to_string(n) + " bytes exceed the per-message limit of " +
+    return chunk_refusal(std::to_string(n) + " bytes exceed the per-message limit of " +
                   std::to_string(max_wire_tensor_bytes));
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < n)
-    return refuse("message holds " + std::to_string(bin->remaining()) + " of " + std::to_string(n) +
+    return chunk_refusal("message holds " + std::to_string(bin->remaining()) + " of " + std::to_string(n) +
                   " announced bytes");
   x.size = n;
   x.source = chunk_sinks::global().claim(x, n);

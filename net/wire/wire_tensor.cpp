@@ -12,7 +12,7 @@
 namespace caflow {
 namespace {
 
-caf::error refuse(const std::string& why) {
+caf::error tensor_refusal(const std::string& why) {
   return caf::make_error(caf::sec::invalid_argument, "wire_tensor: " + why);
 }
 
@@ -20,17 +20,17 @@ caf::error refuse(const std::string& why) {
 caf::error read_strings(caf::deserializer& f, const tensor_shape& shape, uint64_t bytes,
                         wire_tensor& x) {
   if (bytes > max_wire_tensor_bytes)
-    return refuse("header announces string" + shape.to_string() + " of " + std::to_string(bytes) +
+    return tensor_refusal("header announces string" + shape.to_string() + " of " + std::to_string(bytes) +
                   " bytes: these exceed the per-message limit of " +
                   std::to_string(max_wire_tensor_bytes) + " bytes");
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
-    return refuse("message holds " + std::to_string(bin->remaining()) + " of " +
+    return tensor_refusal("message holds " + std::to_string(bin->remaining()) + " of " +
                   std::to_string(bytes) + " announced bytes");
   std::string raw(bytes, '\0');
   if (bytes > 0)
     if (auto err = f.apply_raw(bytes, raw.data())) return err;
   auto t = tensor::strings_from_bytes(shape, raw.data(), raw.size());
-  if (!t.ok()) return refuse(t.get_status().message());
+  if (!t.ok()) return tensor_refusal(t.get_status().message());
   x.value = std::move(t).value();
   return caf::none;
 }
@@ -57,15 +57,15 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
     uint64_t none = 0;
     return f(none);
   }
-  if (!is_tensor_dtype(type)) return refuse("invalid dtype " + std::to_string(type));
-  if (rank > max_rank) return refuse("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
+  if (!is_tensor_dtype(type)) return tensor_refusal("invalid dtype " + std::to_string(type));
+  if (rank > max_rank) return tensor_refusal("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
   int64_t dims[max_rank];
   for (int i = 0; i < rank; ++i)
     if (auto err = f(dims[i])) return err;
   const std::span<const int64_t> announced(dims, rank);
   auto shape = tensor_shape::make(announced);
   if (!shape.ok())
-    return refuse("header announces " + std::string(dtype_name(static_cast<dtype>(type))) +
+    return tensor_refusal("header announces " + std::string(dtype_name(static_cast<dtype>(type))) +
                   format_dims(announced) + ": " + shape.get_status().message());
   uint64_t bytes = 0;
   if (auto err = f(bytes)) return err;
@@ -76,19 +76,19 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   // Checked in this order so that elements x element_size cannot overflow.
   if (elements > max_wire_tensor_bytes / element_size) {
     const bool overflows = elements > std::numeric_limits<uint64_t>::max() / element_size;
-    return refuse("header announces " + std::string(dtype_name(dt)) + shape->to_string() + ", " +
+    return tensor_refusal("header announces " + std::string(dtype_name(dt)) + shape->to_string() + ", " +
                   (overflows ? std::string("more than 2^64") : std::to_string(elements * element_size)) +
                   " bytes: these exceed the per-message limit of " +
                   std::to_string(max_wire_tensor_bytes) + " bytes");
   }
   if (bytes != elements * element_size)
-    return refuse("header of " + std::string(dtype_name(dt)) + shape->to_string() + " announces " +
+    return tensor_refusal("header of " + std::string(dtype_name(dt)) + shape->to_string() + " announces " +
                   std::to_string(bytes) + " bytes, not " + std::to_string(elements * element_size));
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
-    return refuse("message holds " + std::to_string(bin->remaining()) + " of " +
+    return tensor_refusal("message holds " + std::to_string(bin->remaining()) + " of " +
                   std::to_string(bytes) + " announced bytes");
   auto t = tensor::allocate(default_allocator(), dt, *shape);
-  if (!t.ok()) return refuse(t.get_status().message());
+  if (!t.ok()) return tensor_refusal(t.get_status().message());
   x.value = std::move(t).value();
   if (bytes == 0) return caf::none;
   if (auto err = f.apply_raw(bytes, x.value.raw_data())) return err;

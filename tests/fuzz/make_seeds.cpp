@@ -1,6 +1,7 @@
 // Writes the seed corpora of the fuzz targets: small valid archives and wire values, so the
 // fuzzer starts from inputs that reach deep into each parser. Usage:
 //   fuzz_make_seeds <corpus root>    (writes <root>/<target>/seed-*; run once, commit them)
+// Not in the default build: `cmake --build build/release --target fuzz_make_seeds`.
 #include <leveldb/env.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>

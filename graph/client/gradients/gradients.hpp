@@ -90,13 +90,13 @@ struct sparse_gradient_registrar {
 #define CAFLOW_GRAD_CONCAT_INNER(a, b) a##b
 #define CAFLOW_GRAD_CONCAT(a, b) CAFLOW_GRAD_CONCAT_INNER(a, b)
 #define CAFLOW_REGISTER_GRADIENT(op, fn)                                               \
-  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_grad_, __LINE__)( \
+  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_grad_, __COUNTER__)( \
       op, fn)
 #define CAFLOW_REGISTER_SPARSE_GRADIENT(op, fn)                                       \
   static ::caflow::detail::sparse_gradient_registrar CAFLOW_GRAD_CONCAT(caflow_sgrad_,      \
-                                                                        __LINE__)(op, fn)
+                                                                        __COUNTER__)(op, fn)
 #define CAFLOW_REGISTER_NO_GRADIENT(op)                                                \
-  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_nograd_, __LINE__)( \
+  static ::caflow::detail::gradient_registrar CAFLOW_GRAD_CONCAT(caflow_nograd_, __COUNTER__)( \
       op)
 
 // Adds to `s` the nodes computing the gradients of sum(outputs[i] * grad_outputs[i]) with
