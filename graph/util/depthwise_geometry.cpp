@@ -30,14 +30,14 @@ status_or<partial_shape> depthwise_output_shape(const conv2d_params& p,
     return errors::invalid_argument("input depth ", depth, " does not match filter depth ",
                                     filter_depth, " (input ", input.to_string(), ", filter ",
                                     filter.to_string(), ")");
-  CAFLOW_ASSIGN_OR_RETURN(const int64_t rows,
-                          out_size(input.dim_or_unknown(l.h), filter.dim_or_unknown(0), p.dilation_rows,
-                                   p.stride_rows, p, p.explicit_pads[0], p.explicit_pads[1],
-                                   "rows", input, filter));
-  CAFLOW_ASSIGN_OR_RETURN(const int64_t cols,
-                          out_size(input.dim_or_unknown(l.w), filter.dim_or_unknown(1), p.dilation_cols,
-                                   p.stride_cols, p, p.explicit_pads[2], p.explicit_pads[3],
-                                   "columns", input, filter));
+  CAFLOW_ASSIGN_OR_RETURN(
+      const int64_t rows,
+      out_size(input.dim_or_unknown(l.h), filter.dim_or_unknown(0), p.dilation_rows, p.stride_rows,
+               p, p.explicit_pads[0], p.explicit_pads[1], "rows", input, filter));
+  CAFLOW_ASSIGN_OR_RETURN(
+      const int64_t cols,
+      out_size(input.dim_or_unknown(l.w), filter.dim_or_unknown(1), p.dilation_cols, p.stride_cols,
+               p, p.explicit_pads[2], p.explicit_pads[3], "columns", input, filter));
   const int64_t d = depth >= 0 ? depth : filter_depth, m = filter.dim_or_unknown(3);
   std::vector<int64_t> out(4);
   out[l.n] = input.dim_or_unknown(l.n);

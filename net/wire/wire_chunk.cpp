@@ -100,8 +100,8 @@ status check_announced_tensor(std::string_view what, const std::string& key, int
   auto shape = tensor_shape::make(dims);
   if (!shape.ok())
     return errors::invalid_argument("edge '", key, "': ", what, " of step ", step_id,
-                                    " announces a bad shape ", format_dims(dims, max_rank + 1), ": ",
-                                    shape.get_status().message());
+                                    " announces a bad shape ", format_dims(dims, max_rank + 1),
+                                    ": ", shape.get_status().message());
   const auto dt = static_cast<dtype>(type);
   const auto elements = static_cast<uint64_t>(shape->num_elements());
   const uint64_t element_size = dtype_size(dt);
@@ -145,10 +145,10 @@ caf::error inspect(caf::deserializer& f, edge_chunk& x) {
   // The chunk's own size is bounded here; the header it announces is checked by the receiver.
   if (n > max_wire_tensor_bytes)
     return chunk_refusal(std::to_string(n) + " bytes exceed the per-message limit of " +
-                  std::to_string(max_wire_tensor_bytes));
+                         std::to_string(max_wire_tensor_bytes));
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < n)
-    return chunk_refusal("message holds " + std::to_string(bin->remaining()) + " of " + std::to_string(n) +
-                  " announced bytes");
+    return chunk_refusal("message holds " + std::to_string(bin->remaining()) + " of " +
+                         std::to_string(n) + " announced bytes");
   x.size = n;
   x.source = chunk_sinks::global().claim(x, n);
   x.in_place = x.source.initialized();

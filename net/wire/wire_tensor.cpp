@@ -20,12 +20,12 @@ caf::error tensor_refusal(const std::string& why) {
 caf::error read_strings(caf::deserializer& f, const tensor_shape& shape, uint64_t bytes,
                         wire_tensor& x) {
   if (bytes > max_wire_tensor_bytes)
-    return tensor_refusal("header announces string" + shape.to_string() + " of " + std::to_string(bytes) +
-                  " bytes: these exceed the per-message limit of " +
-                  std::to_string(max_wire_tensor_bytes) + " bytes");
+    return tensor_refusal("header announces string" + shape.to_string() + " of " +
+                          std::to_string(bytes) + " bytes: these exceed the per-message limit of " +
+                          std::to_string(max_wire_tensor_bytes) + " bytes");
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
     return tensor_refusal("message holds " + std::to_string(bin->remaining()) + " of " +
-                  std::to_string(bytes) + " announced bytes");
+                          std::to_string(bytes) + " announced bytes");
   std::string raw(bytes, '\0');
   if (bytes > 0)
     if (auto err = f.apply_raw(bytes, raw.data())) return err;
@@ -58,7 +58,8 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
     return f(none);
   }
   if (!is_tensor_dtype(type)) return tensor_refusal("invalid dtype " + std::to_string(type));
-  if (rank > max_rank) return tensor_refusal("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
+  if (rank > max_rank)
+    return tensor_refusal("rank " + std::to_string(rank) + " exceeds " + std::to_string(max_rank));
   int64_t dims[max_rank];
   for (int i = 0; i < rank; ++i)
     if (auto err = f(dims[i])) return err;
@@ -66,7 +67,7 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   auto shape = tensor_shape::make(announced);
   if (!shape.ok())
     return tensor_refusal("header announces " + std::string(dtype_name(static_cast<dtype>(type))) +
-                  format_dims(announced) + ": " + shape.get_status().message());
+                          format_dims(announced) + ": " + shape.get_status().message());
   uint64_t bytes = 0;
   if (auto err = f(bytes)) return err;
   const auto dt = static_cast<dtype>(type);
@@ -76,17 +77,19 @@ caf::error inspect(caf::deserializer& f, wire_tensor& x) {
   // Checked in this order so that elements x element_size cannot overflow.
   if (elements > max_wire_tensor_bytes / element_size) {
     const bool overflows = elements > std::numeric_limits<uint64_t>::max() / element_size;
-    return tensor_refusal("header announces " + std::string(dtype_name(dt)) + shape->to_string() + ", " +
-                  (overflows ? std::string("more than 2^64") : std::to_string(elements * element_size)) +
-                  " bytes: these exceed the per-message limit of " +
-                  std::to_string(max_wire_tensor_bytes) + " bytes");
+    return tensor_refusal(
+        "header announces " + std::string(dtype_name(dt)) + shape->to_string() + ", " +
+        (overflows ? std::string("more than 2^64") : std::to_string(elements * element_size)) +
+        " bytes: these exceed the per-message limit of " + std::to_string(max_wire_tensor_bytes) +
+        " bytes");
   }
   if (bytes != elements * element_size)
-    return tensor_refusal("header of " + std::string(dtype_name(dt)) + shape->to_string() + " announces " +
-                  std::to_string(bytes) + " bytes, not " + std::to_string(elements * element_size));
+    return tensor_refusal("header of " + std::string(dtype_name(dt)) + shape->to_string() +
+                          " announces " + std::to_string(bytes) + " bytes, not " +
+                          std::to_string(elements * element_size));
   if (auto* bin = dynamic_cast<caf::binary_deserializer*>(&f); bin && bin->remaining() < bytes)
     return tensor_refusal("message holds " + std::to_string(bin->remaining()) + " of " +
-                  std::to_string(bytes) + " announced bytes");
+                          std::to_string(bytes) + " announced bytes");
   auto t = tensor::allocate(default_allocator(), dt, *shape);
   if (!t.ok()) return tensor_refusal(t.get_status().message());
   x.value = std::move(t).value();
