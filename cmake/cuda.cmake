@@ -107,6 +107,13 @@ if(CAFLOW_HAVE_CUDA)
     # For the usage requirements (include directories) of what the .cpp files include.
     target_link_libraries(${target} PRIVATE Eigen3::Eigen Threads::Threads caf::core caf::io
                                             CUDA::cudart CUDA::cublas)
+    # The .cpp files in batches, as every layer's (cmake/layers.cmake); nvcc's .cu files stay
+    # one unit each.
+    if(CAFLOW_UNITY_BUILD)
+      set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+      target_compile_options(${target} PRIVATE
+        $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-Wno-subobject-linkage>)
+    endif()
   endforeach()
   # The GPU code is a plugin beside libcaflow (devices/gpu_plugin.hpp), opened only where a GPU
   # may be: the CUDA libraries cost ~150 MB per process, which a CPU-only task never pays. Its
