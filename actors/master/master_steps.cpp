@@ -4,6 +4,7 @@
 #include "actors/master/master_state.hpp"
 #include "net/wire/send_batch.hpp"
 #include "net/errors.hpp"
+#include "net/loop/loop_scheduler.hpp"
 
 namespace caflow::master_internal {
 namespace {
@@ -44,6 +45,7 @@ void finish_step(master_pointer self, int64_t step_id) {
     write_log(log_level::info, own_task(self->state), "step ", step_id, " of ", s.session,
               " failed: ", s.root_cause.to_string());
   self->state.steps.erase(it);
+  note_step_running(self->home_system(), false);
 }
 
 }  // namespace
@@ -83,6 +85,7 @@ void start_step(master_pointer self, std::shared_ptr<prepared_run> run, run_step
                    std::vector<wire_tensor>(run->contract.num_fetches), status{}, false, req.session,
                    std::chrono::steady_clock::now()};
   self->state.steps.emplace(step_id, std::move(s));
+  note_step_running(self->home_system(), true);
   for (size_t i = 0; i < run->parts.size(); ++i) {
     const auto& p = run->parts[i];
     run_graph_request r{p.handle, step_id, std::vector<wire_tensor>(req.feeds.size()),

@@ -11,6 +11,7 @@
 #include "actors/worker/worker_state.hpp"
 #include "graph/platform/thread_sanitizer.hpp"
 #include "net/errors.hpp"
+#include "net/loop/loop_scheduler.hpp"
 
 namespace caflow::worker_internal {
 namespace {
@@ -156,6 +157,7 @@ caf::result<run_graph_reply> start_run(worker_pointer self, const run_graph_requ
   st.runs.emplace(run_id, pending_run{req.step_id, g, run, promise, std::move(reply_to)});
   ++s.running;
   graph_registry::start_run(*g);
+  note_step_running(self->home_system(), true);
   st.counter->start();
   // The device's actor starts the run with its light nodes; the executor hands every other
   // node to the device's threads. A partition on the CPU starts here instead, on the worker's
@@ -229,6 +231,7 @@ void run_done(worker_pointer self, uint64_t run_id) {
   }
   if (result.ok()) ++s.succeeded;
   st.graphs->finish_run(*r.graph);
+  note_step_running(self->home_system(), false);
   if (--s.running > 0) return;
   if (s.cleanup_requested)
     finish_step(self, r.step_id);

@@ -27,14 +27,26 @@ constexpr size_t loop_throughput = 64;
 using steady = std::chrono::steady_clock;
 
 // Keeps the loop turning, polling its sockets and what else it polls (loop_polled), until
-// `window` after the last touch() and while anything polled needs it. It stays queued on the
-// loop (resume_later) rather than being posted anew for every turn.
+// `window` after the last touch() and while anything polled needs it; while steps run on the
+// task, and for a while after the last one, the window is step_window_factor times as long.
+// It stays queued on the loop (resume_later) rather than being posted anew for every turn.
 class busy_poller final : public caf::io::network::multiplexer::runnable {
  public:
   // `waiting`: how many actors are queued on the loop and have not run yet.
   busy_poller(std::chrono::microseconds window, const std::atomic<size_t>& waiting,
               std::shared_ptr<loop_polled> inbox)
-      : window_(window), waiting_(waiting), polled_{std::move(inbox)} {}
+      : window_(window), step_window_(window * step_window_factor), waiting_(waiting),
+        polled_{std::move(inbox)} {}
+
+  void step_running(bool running, caf::io::network::multiplexer& loop) {
+    if (running) {
+      ++steps_;
+    } else if (steps_ > 0) {
+      --steps_;
+      last_step_end_ = steady::now();
+    }
+    touch(loop);
+  }
 
   // Called on the loop's thread whenever an actor runs there.
   void touch(caf::io::network::multiplexer& loop) {
@@ -55,7 +67,9 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
 
   resume_result resume(caf::execution_unit*, size_t) override {
     if (poll_all()) last_touch_ = steady::now();  // what it delivered runs actors soon
-    if (steady::now() - last_touch_ > window_ && !needed()) {
+    const auto now = steady::now();
+    const bool in_steps = steps_ > 0 || now - last_step_end_ < step_window_;
+    if (now - last_touch_ > (in_steps ? step_window_ : window_) && !needed()) {
       // Readers say they stop polling, then look once more: a writer that pushed before it saw
       // that has left its bytes where this last look finds them (net/ring/shm_ring.hpp).
       tell_polled(false);
@@ -93,9 +107,11 @@ class busy_poller final : public caf::io::network::multiplexer::runnable {
     for (auto& p : polled_) p->loop_polls(polling);
   }
 
-  std::chrono::microseconds window_;
+  std::chrono::microseconds window_, step_window_;
   const std::atomic<size_t>& waiting_;
   steady::time_point last_touch_;
+  int steps_ = 0;  // steps (or a worker's partition runs) in flight on this task
+  steady::time_point last_step_end_;
   bool queued_ = false;
   unsigned polls_ = 0;
   std::vector<std::shared_ptr<loop_polled>> polled_;
@@ -207,6 +223,10 @@ bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p) {
 
 void keep_loop_polling(caf::actor_system& sys) {
   if (auto* poller = poller_of(sys)) poller->touch(sys.middleman().backend());
+}
+
+void note_step_running(caf::actor_system& sys, bool running) {
+  if (auto* poller = poller_of(sys)) poller->step_running(running, sys.middleman().backend());
 }
 
 void run_actors_on_network_loop(caf::actor_system_config& cfg,

@@ -67,6 +67,16 @@ bool poll_on_loop(caf::actor_system& sys, std::shared_ptr<loop_polled> p);
 // Something polled needs the loop to poll now (bytes wait to be pushed) though no actor ran:
 // the poller starts if it had stopped. Call it on the loop's thread.
 void keep_loop_polling(caf::actor_system& sys);
+// A step (a master's) or a partition run (a worker's) starts (true) or ends (false) on this
+// task. While one runs, and for step_window_factor x busy_poll after the last ends, the loop
+// polls that much longer after each message: between a step's messages a task waits longer
+// than busy_poll (a worker for its gradients' update while the ps applies them, the ps for the
+// gradients while the workers compute, the next step's request), and a loop that slept by
+// then is woken through a doorbell and the kernel, on a loaded 2-core host after 100-300 us.
+// Measured on 2 cores: train_sync_overhead 0.52-0.55 -> 0.6-0.69, a 64-worker fan-out step
+// 1.67 -> 1.33 ms. An idle task, or one that only exchanges heartbeats, still polls busy_poll
+// after each message and then sleeps. Call it on the loop's thread; a no-op without polling.
+void note_step_running(caf::actor_system& sys, bool running);
 
 // REQUIRES: the middleman is loaded into `cfg` (configure_network does that).
 // busy_poll == 0 turns polling off: the loop sleeps whenever it has nothing to do.
