@@ -20,7 +20,7 @@ using caflow::testing::temp_dir;
 
 namespace {
 
-const std::string regression = std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/regression.pb";
+const std::string regression = std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/regression.pb");
 
 bool contains(const std::string& text, const std::string& what) {
   return text.find(what) != std::string::npos;
@@ -151,7 +151,7 @@ TEST_CASE("caflow-run runs a TensorFlow frozen graph on a .npy input and writes 
 }
 
 TEST_CASE("caflow-run runs a TF1 SavedModel folder through its serving signature") {
-  const std::string model = std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/saved_model_half_plus_two";
+  const std::string model = std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/saved_model_half_plus_two");
   temp_dir dir("caflow_run_sm_");
   REQUIRE(tf::write_npy(dir.file("x.npy"), tensor::from_vector<float>({1.0f, 2.0f, 5.0f}, {3, 1})).ok());
   auto r = caflow_run({model, "--input", "x=" + dir.file("x.npy"), "--output-dir", dir.file("out")});

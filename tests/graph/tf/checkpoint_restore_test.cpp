@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string half_plus_two =
-    std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/saved_model_half_plus_two/variables/variables";
+    std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/saved_model_half_plus_two/variables/variables");
 
 // Scalar float variables of the given names, initialized to 7.
 struct model {

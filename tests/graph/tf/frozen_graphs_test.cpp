@@ -18,7 +18,7 @@ using namespace caflow;
 namespace {
 
 std::string data_file(const std::string& name) {
-  return std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/" + name;
+  return std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/") + name;
 }
 
 graph_def import(const std::string& name) {

@@ -16,7 +16,7 @@ using caflow::testing::check_error;
 
 namespace {
 
-const std::string regression = std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/regression.pb";
+const std::string regression = std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/regression.pb");
 
 tf::imported_model import(const std::string& path) {
   auto m = tf::import_graph_def(path);

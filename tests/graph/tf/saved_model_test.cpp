@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string half_plus_two = std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/saved_model_half_plus_two";
+const std::string half_plus_two = std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/saved_model_half_plus_two");
 
 tf::saved_model load(const std::string& dir, const tf::saved_model_options& options = {}) {
   auto m = tf::load_saved_model(dir, options);

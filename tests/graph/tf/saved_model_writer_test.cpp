@@ -35,7 +35,7 @@ tensor run(const tf::imported_model& m, const tensor& x) {
 
 TEST_CASE("a frozen GraphDef saved as a SavedModel loads back with its signature") {
   caflow::testing::temp_dir dir("caflow_saved_model_w_");
-  auto model = tf::import_graph_def(std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/regression.pb");
+  auto model = tf::import_graph_def(std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/regression.pb"));
   REQUIRE(model.ok());
   const std::string version = dir.file("regression/1");
   REQUIRE_MESSAGE(tf::save_saved_model(version, *model).ok(), "save failed");

@@ -36,7 +36,7 @@ namespace tfp = ::caflow::tfproto;
 
 // TensorFlow 1.14's checkpoint of tensorflow/serving's half_plus_two (tests/data/tf/NOTICE).
 const std::string half_plus_two =
-    std::string(CAFLOW_SOURCE_DIR) + "/tests/data/tf/saved_model_half_plus_two/variables/variables";
+    std::string(CAFLOW_SOURCE_DIR "/tests/data/tf/saved_model_half_plus_two/variables/variables");
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
