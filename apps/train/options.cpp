@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -28,6 +29,10 @@ const char* to_string(replication r) {
     case replication::model_parallel: return "model-parallel";
   }
   return "?";
+}
+
+double async_learning_rate(double rate, int workers) {
+  return workers > 1 ? rate / std::sqrt(static_cast<double>(workers)) : rate;
 }
 
 namespace {
@@ -220,7 +225,8 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   const model_defaults defaults = family.defaults();
   if (app.count("--epochs") == 0) o->epochs = defaults.epochs;
   if (app.count("--batch-size") == 0) o->batch_size = defaults.batch_size;
-  if (app.count("--learning-rate") == 0) o->learning_rate = defaults.learning_rate;
+  o->learning_rate_given = app.count("--learning-rate") > 0;
+  if (!o->learning_rate_given) o->learning_rate = defaults.learning_rate;
   if (app.count("--optimizer") == 0) o->optimizer = defaults.optimizer;
   if (app.count("--ps-tasks") == 0) o->ps_tasks = defaults.ps_tasks;
   if (app.count("--adagrad-initial-accumulator") == 0)

@@ -231,12 +231,22 @@ int main(int argc, char** argv) {
   }
   status_or<client_result> result = errors::internal("no mode ran");
   int workers = 1;
+  // Async replicas' default rate shrinks with their number (async_learning_rate).
+  const auto scale_async_rate = [&o](int replicas) {
+    if (o.mode != replication::async || o.learning_rate_given || replicas < 2) return;
+    const double given = o.learning_rate;
+    o.learning_rate = async_learning_rate(given, replicas);
+    std::printf("caflow-train: async over %d workers: learning rate %g (%g / sqrt(%d); "
+                "--learning-rate sets it as given)\n",
+                replicas, o.learning_rate, given, replicas);
+  };
   if (o.mode == replication::local) {
     auto graph = build_client_graph(o, {});
     if (!graph.ok()) return fail(graph.get_status());
     result = run_client(o, {}, **graph, "local", {data->train}, data->test, true);
   } else if (o.cluster.empty()) {
     workers = o.workers;
+    scale_async_rate(workers);
     // A per-run secret: no other process on the host can join or drive the embedded cluster
     // (loopback cannot be read without root, so the id need not be encrypted there).
     if (!o.cluster_id_given) o.security.cluster_id = random_cluster_id();
@@ -264,6 +274,7 @@ int main(int argc, char** argv) {
     }
   } else {
     workers = spec.num_tasks("worker");
+    scale_async_rate(workers);
     const client_plan plan{.mode = o.mode,
                            .ps_tasks = spec.num_tasks("ps"),
                            .workers = workers,

@@ -11,10 +11,12 @@
 #include <memory>
 #include <regex>
 
+#include "apps/train/options.hpp"
 #include "test_util/process.hpp"
 #include "test_util/train_app.hpp"
 
 using namespace std::chrono_literals;
+using namespace caflow;
 using caflow::testing::child_process;
 using caflow::testing::exit_code;
 using caflow::testing::have_fashion_mnist;
@@ -22,10 +24,11 @@ using caflow::testing::have_fashion_mnist;
 namespace {
 
 // Small and quick: the first 3000 training and 1000 test images, one epoch.
-std::vector<std::string> train_args(std::vector<std::string> extra) {
+std::vector<std::string> train_args(std::vector<std::string> extra, bool explicit_rate = true) {
   std::vector<std::string> args{CAFLOW_TRAIN_BINARY, "--epochs", "1", "--train-limit", "3000",
                                 "--test-limit", "1000", "--batch-size", "50", "--threads", "1",
-                                "--no-progress", "--learning-rate", "0.002"};
+                                "--no-progress"};
+  if (explicit_rate) args.insert(args.end(), {"--learning-rate", "0.002"});
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -135,6 +138,26 @@ TEST_CASE("between-graph asynchronous updates") {
   auto& w0 = c.trainer("worker", 0, {"--mode", "async"});
   auto& w1 = c.trainer("worker", 1, {"--mode", "async"});
   check_workers({&w0, &w1});
+  // A rate given on the command line is used as given.
+  CHECK(w0.output().find("learning rate") == std::string::npos);
+}
+
+TEST_CASE("async replicas without --learning-rate scale the model's default rate") {
+  if (!have_fashion_mnist()) return;
+  child_process p(train_args({"--mode", "async", "--workers", "4"}, false));
+  const int rc = exit_code(p, 180s);
+  MESSAGE(p.output());
+  REQUIRE(rc == 0);
+  // The MLP's default, 0.001, over the square root of the 4 workers.
+  CHECK(p.output().find("async over 4 workers: learning rate 0.0005 (0.001 / sqrt(4)") !=
+        std::string::npos);
+  CHECK(accuracy_in(p.output()) > 0.5);
+}
+
+TEST_CASE("async replicas' default learning rate shrinks with their number") {
+  CHECK(train_app::async_learning_rate(0.001, 1) == 0.001);
+  CHECK(train_app::async_learning_rate(0.001, 4) == doctest::Approx(0.0005));
+  CHECK(train_app::async_learning_rate(0.1, 16) == doctest::Approx(0.025));
 }
 
 TEST_CASE("in-graph replication: one client, a tower per caflow-server worker") {
