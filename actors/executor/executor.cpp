@@ -122,7 +122,8 @@ std::shared_ptr<const node_trace_info> executor::make_trace_info(int id) const {
   info->device = dev_.name();
   if (def.op == "_Send" || def.op == "_Recv") {
     const char* peer_attr = def.op == "_Send" ? "recv_device" : "send_device";
-    if (auto it = def.attrs.find(peer_attr); it != def.attrs.end() && it->second.holds<std::string>())
+    if (auto it = def.attrs.find(peer_attr);
+        it != def.attrs.end() && it->second.holds<std::string>())
       info->peer = it->second.get<std::string>();
     info->key = rendezvous_key(def);
   }
