@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "graph/core/device_name.hpp"
+#include "graph/platform/hash_mix.hpp"
 
 namespace caflow {
 namespace {
@@ -178,7 +179,7 @@ class group_placer {
       };
       size_t seed = 0;
       for (size_t part : {h(s.job), h(s.replica), h(s.task), h(s.type), h(s.id)})
-        seed ^= part + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
+        seed = hash_mix(seed, part);
       return seed;
     }
   };

@@ -4,17 +4,17 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "graph/platform/hash_mix.hpp"
+
 namespace caflow {
 namespace {
 
-size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
-
 size_t hash_tensor(const tensor& t) {
   size_t h = static_cast<size_t>(t.type());
-  for (int i = 0; i < t.rank(); ++i) h = mix(h, static_cast<size_t>(t.dim(i)));
+  for (int i = 0; i < t.rank(); ++i) h = hash_mix(h, static_cast<size_t>(t.dim(i)));
   if (t.initialized() && t.byte_size() > 0)
-    h = mix(h, std::hash<std::string_view>{}(
-                   std::string_view(static_cast<const char*>(t.raw_data()), t.byte_size())));
+    h = hash_mix(h, std::hash<std::string_view>{}(
+                        std::string_view(static_cast<const char*>(t.raw_data()), t.byte_size())));
   return h;
 }
 
@@ -24,7 +24,7 @@ size_t hash_attr(const attr_value& v) {
   if (v.holds<tensor>()) return hash_tensor(v.get<tensor>());
   if (v.holds<std::vector<tensor>>()) {
     size_t h = 0x7e;
-    for (const tensor& t : v.get<std::vector<tensor>>()) h = mix(h, hash_tensor(t));
+    for (const tensor& t : v.get<std::vector<tensor>>()) h = hash_mix(h, hash_tensor(t));
     return h;
   }
   return std::hash<std::string>{}(v.to_string());
@@ -52,13 +52,13 @@ value_inputs canonical_inputs(const graph_node& n, const std::vector<int>& rep) 
 
 size_t value_hash(const node_def& d, const value_inputs& in) {
   size_t h = std::hash<std::string>{}(d.op);
-  h = mix(h, std::hash<std::string>{}(d.device));
+  h = hash_mix(h, std::hash<std::string>{}(d.device));
   for (const auto& [name, v] : d.attrs)
-    h = mix(mix(h, std::hash<std::string>{}(name)), hash_attr(v));
+    h = hash_mix(hash_mix(h, std::hash<std::string>{}(name)), hash_attr(v));
   for (const auto& [src, port] : in.data)
-    h = mix(mix(h, static_cast<size_t>(src)), static_cast<size_t>(port));
-  h = mix(h, in.data.size());  // keeps data and control inputs apart
-  for (int c : in.control) h = mix(h, static_cast<size_t>(c));
+    h = hash_mix(hash_mix(h, static_cast<size_t>(src)), static_cast<size_t>(port));
+  h = hash_mix(h, in.data.size());  // keeps data and control inputs apart
+  for (int c : in.control) h = hash_mix(h, static_cast<size_t>(c));
   return h;
 }
 
