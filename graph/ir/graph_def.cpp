@@ -32,9 +32,7 @@ std::string tensor_name(std::string_view node, int port) {
 }
 
 std::string unused_node_name(const std::string& base, std::unordered_set<std::string>& taken) {
-  std::string name = base;
-  for (int k = 1; !taken.insert(name).second; ++k) name = base + "_" + std::to_string(k);
-  return name;
+  return unused_node_name(base, [](const std::string&) { return false; }, taken);
 }
 
 std::string unused_node_name(const std::string& base,
