@@ -197,6 +197,7 @@ void conditional_accumulator::flush_locked(completions& out) {
   if (takers_.empty() || count_ < takers_.front()->required) return;
   taken t{std::move(sum_), std::move(rows_), std::move(dense_shape_), count_};
   clear_locked();
+  ++global_step_;
   finish_locked(*takers_.front(), {}, std::move(t), out);
   takers_.pop_front();
 }

@@ -6,9 +6,11 @@
 // Workers apply gradients tagged with the global step they were computed at; a gradient older
 // than the accumulator's global step is dropped (and counted), so a slow worker's stale
 // gradient never enters the average of a later step. A take waits, holding no thread, until
-// num_required gradients have been summed, then returns their mean (or sum) and empties the
-// accumulator; it does not move the global step (the chief sets it with set_global_step).
-// Takes are served in arrival order.
+// num_required gradients have been summed, then returns their mean (or sum), empties the
+// accumulator and moves its global step one ahead, as TF's does: a gradient of the step just
+// taken that arrives while the chief applies the update (a backup worker's) is dropped, not
+// averaged into the next step, one update stale. The chief then sets the step it reached with
+// set_global_step. Takes are served in arrival order.
 //
 // A sparse accumulator (SparseConditionalAccumulator) sums IndexedSlices instead: the rows of
 // each gradient are added per index (kernels/resources/sparse_gradient_sum.hpp), and a take returns the

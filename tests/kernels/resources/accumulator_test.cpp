@@ -79,8 +79,9 @@ TEST_CASE("ConditionalAccumulator: the mean of three gradients, then empty again
   // (1 + 3 + 5) / 3 = 3, (2 + 4 + 9) / 3 = 5
   check_tensor(run_ok(sess, acc.take_feed(3), {acc.take}).at(0), {2}, std::vector<float>{3, 5});
   CHECK(acc.num_accumulated(sess) == 0);
-  // The next round starts from zero: a single gradient is its own mean.
-  REQUIRE(acc.apply_grad(sess, 0, vec<float>({-1, 0.5f})).ok());
+  // The next round (step 1: the take moved the step) starts from zero: a single gradient is
+  // its own mean.
+  REQUIRE(acc.apply_grad(sess, 1, vec<float>({-1, 0.5f})).ok());
   check_tensor(run_ok(sess, acc.take_feed(1), {acc.take}).at(0), {2}, std::vector<float>{-1, 0.5f});
 }
 
@@ -109,10 +110,18 @@ TEST_CASE("gradients older than the global step are dropped and counted") {
   CHECK(resource->num_dropped() == 1);
   CHECK(resource->global_step() == 5);
   check_tensor(run_ok(sess, acc.take_feed(2), {acc.take}).at(0), {1}, std::vector<float>{3});
-  // A take moves no global step: a gradient of step 5 still counts.
-  REQUIRE(acc.apply_grad(sess, 5, vec<float>({1})).ok());
+  // The take moved the global step to 6, as TF's does: a gradient of step 5 arriving now (a
+  // late backup's, while the chief applies the update) is dropped, not averaged into step 6.
+  CHECK(resource->global_step() == 6);
+  REQUIRE(acc.apply_grad(sess, 5, vec<float>({100})).ok());
+  CHECK(acc.num_accumulated(sess) == 0);
+  CHECK(resource->num_dropped() == 2);
+  REQUIRE(acc.apply_grad(sess, 6, vec<float>({1})).ok());
   CHECK(acc.num_accumulated(sess) == 1);
-  CHECK(resource->global_step() == 5);
+  // The chief then sets the step its update reached: the same, so nothing is dropped.
+  REQUIRE(sess.run_targets({acc.set_step}, {{acc.new_step, tensor::scalar<int64_t>(6)}}).ok());
+  CHECK(acc.num_accumulated(sess) == 1);
+  CHECK(resource->global_step() == 6);
 }
 
 TEST_CASE("a global step set back (a restore) drops what was summed and later gradients beyond it") {
