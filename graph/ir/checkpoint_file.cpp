@@ -171,9 +171,10 @@ status write_tensors(const std::string& path, const std::vector<named_tensor>& t
   return write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
 }
 
-status_or<std::vector<named_tensor>> read_tensors(const std::string& path) {
+status_or<std::vector<named_tensor>> read_tensors(const std::string& path,
+                                                  const std::shared_ptr<allocator>& alloc) {
   CAFLOW_ASSIGN_OR_RETURN(const std::string bytes, read_file(path));
-  auto tensors = deserialize_tensors(std::string_view(bytes));
+  auto tensors = deserialize_tensors(std::string_view(bytes), alloc);
   if (!tensors.ok())
     return tensors.get_status().with_context(errors::concat("checkpoint file '", path, "'"));
   return tensors;

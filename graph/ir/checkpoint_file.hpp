@@ -50,7 +50,9 @@ status_or<std::string> read_file(const std::string& path);
 status write_tensors(const std::string& path, const std::vector<named_tensor>& tensors);
 // Errors: data_loss for a truncated or corrupted file (detected by its checksum, or a
 // structurally invalid payload), naming `path`; not_found when it does not exist.
-status_or<std::vector<named_tensor>> read_tensors(const std::string& path);
+// The tensors' bytes come from `alloc`.
+status_or<std::vector<named_tensor>> read_tensors(
+    const std::string& path, const std::shared_ptr<allocator>& alloc = default_allocator());
 
 struct index {
   int64_t step = 0;

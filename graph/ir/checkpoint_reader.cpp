@@ -20,12 +20,13 @@ std::string slices_of(const std::vector<std::string>& specs) {
 
 }  // namespace
 
-status_or<checkpoint_reader> checkpoint_reader::open(const std::vector<std::string>& paths) {
+status_or<checkpoint_reader> checkpoint_reader::open(const std::vector<std::string>& paths,
+                                                     const std::shared_ptr<allocator>& alloc) {
   checkpoint_reader r;
   r.where_ = describe(paths);
   r.plural_ = paths.size() > 1;
   for (const std::string& path : paths) {
-    CAFLOW_ASSIGN_OR_RETURN(auto tensors, checkpoint::read_tensors(path));
+    CAFLOW_ASSIGN_OR_RETURN(auto tensors, checkpoint::read_tensors(path, alloc));
     for (auto& [key, value] : tensors) CAFLOW_RETURN_IF_ERROR(r.add(path, key, std::move(value)));
   }
   return r;

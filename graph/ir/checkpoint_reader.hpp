@@ -23,8 +23,12 @@ class checkpoint_reader {
   // Reads every file whole (checkpoint::read_tensors). Errors name the file: those of
   // read_tensors; data_loss for an entry key whose slice spec does not parse, a slice whose
   // tensor is not shaped as its box, and entries of one tensor that overlap or disagree on
-  // dtype or full shape.
-  static status_or<checkpoint_reader> open(const std::vector<std::string>& paths);
+  // dtype or full shape. The tensors' bytes come from `alloc`: a kernel passes its device's,
+  // so that a restore reuses the blocks the values it replaces go back to (from the heap, a
+  // ps kept each restore's few MB as high-water after the old values were freed).
+  static status_or<checkpoint_reader> open(
+      const std::vector<std::string>& paths,
+      const std::shared_ptr<allocator>& alloc = default_allocator());
 
   // Tensor `name` whole (`shape_and_slice` empty) or its box `shape_and_slice`, of dtype
   // `type`. Errors name the tensor and the files: not_found when no file holds it;

@@ -116,7 +116,7 @@ class restore_v2_op final : public op_kernel {
     }
     auto files = matching_files(*path);
     CAFLOW_OP_REQUIRES_OK(ctx, files.get_status());
-    auto reader = checkpoint_reader::open(*files);
+    auto reader = checkpoint_reader::open(*files, ctx.dev().get_allocator());
     CAFLOW_OP_REQUIRES_OK(ctx, reader.get_status());
     // Every tensor first, outputs after: a failure sets none of them.
     std::vector<tensor> out;

@@ -17,7 +17,9 @@
 #include "graph/client/ops/state_ops.hpp"
 #include "graph/client/train/saver.hpp"
 #include "graph/core/device_name.hpp"
+#include "devices/counting_allocator.hpp"
 #include "graph/ir/checkpoint_file.hpp"
+#include "graph/ir/checkpoint_reader.hpp"
 #include "test_util/in_process_cluster.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/process.hpp"
@@ -91,6 +93,25 @@ TEST_CASE("SaveV2 then RestoreV2 round-trips every dtype, a scalar and a zero-si
   REQUIRE(some.ok());
   check_tensor(some->at(0), {2, 1, 2}, std::vector<uint8_t>{0, 255, 7, 8});
   check_tensor(some->at(1), {}, std::vector<double>{-7.125});
+}
+
+TEST_CASE("a checkpoint reader takes the restored tensors' bytes from the allocator it is given") {
+  temp_dir dir("caflow_saver_test_");
+  const sample s;
+  const std::string path = dir.file("all_types");
+  REQUIRE(save_with_kernel(path, s).ok());
+  auto counted = std::make_shared<counting_allocator>("restore", default_allocator());
+  {
+    auto reader = checkpoint_reader::open({path}, counted);
+    REQUIRE_MESSAGE(reader.ok(), reader.get_status().to_string());
+    auto f32 = reader->lookup("f32", "", dtype::float32);
+    REQUIRE(f32.ok());
+    check_tensor(*f32, {2, 3}, std::vector<float>{1.5f, -2, 3, 0.25f, 5, 6});
+    // Every tensor of the file, at least the float32 one's 24 bytes, is held there.
+    CHECK(counted->stats().bytes_in_use >= 24);
+    CHECK(counted->stats().num_allocs >= 1);
+  }
+  CHECK(counted->stats().bytes_in_use == 0);  // all of it given back with the reader
 }
 
 TEST_CASE("RestoreV2 errors name the file and the tensor") {
