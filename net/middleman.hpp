@@ -31,6 +31,15 @@ struct failure_detection {
   // Every process of a cluster sends heartbeats this often; a peer silent for `timeout` is lost.
   std::chrono::milliseconds heartbeat_interval{100};
   std::chrono::milliseconds timeout{scaled_failure(std::chrono::milliseconds{1000})};
+
+  // 5 s of silence instead of 1 s, for peers whose loss is not worth finding quickly at the
+  // price of a false alarm on a loaded host: a client and its master (a client fails its
+  // running step when it loses the master; a build beside it must not), and the tasks of one
+  // process (an embedded cluster: none can die or freeze alone, so only load silences one).
+  static failure_detection patient() {
+    return {.heartbeat_interval = std::chrono::milliseconds{500},
+            .timeout = scaled_failure(std::chrono::milliseconds{5000})};
+  }
 };
 
 // Loads the middleman (and caf::openssl's manager when `sec.tls()`), announces every wire type,

@@ -20,17 +20,11 @@
 namespace caflow {
 namespace {
 
-// A client declares its master lost after 5 s of silence, not the 1 s tasks use among
-// themselves: it fails the running step then (ask_watching_master below), and a client on a
-// loaded machine (a build next to it) should not lose a healthy master.
-failure_detection client_failure_detection() {
-  return {.heartbeat_interval = std::chrono::milliseconds{500},
-          .timeout = scaled_failure(std::chrono::milliseconds{5000})};
-}
-
 struct client_config : caf::actor_system_config {
   explicit client_config(const transport_security& security) {
-    configure_network(*this, client_failure_detection(), security);
+    // Patient: a client fails its running step when it loses the master
+    // (ask_watching_master below).
+    configure_network(*this, failure_detection::patient(), security);
     run_actors_on_network_loop(*this);
   }
 };

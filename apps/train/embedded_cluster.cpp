@@ -38,15 +38,6 @@ status_or<std::string> server_binary() {
   return server.string();
 }
 
-// Tasks that share this process cannot die or freeze apart from each other, so a peer gone
-// silent can only mean a loaded host (twenty tasks beside other work on two cores missed 1 s
-// of heartbeats, and healthy runs failed). They allow each other a client's patience, not the
-// 1 s that task processes keep to find a frozen one quickly.
-failure_detection in_process_failure_detection() {
-  return {.heartbeat_interval = std::chrono::milliseconds{500},
-          .timeout = scaled_failure(std::chrono::milliseconds{5000})};
-}
-
 }  // namespace
 
 status_or<std::unique_ptr<embedded_cluster>> embedded_cluster::start(const embedded_options& o) {
@@ -78,7 +69,9 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .cpu = o.cpu,
                                   .gpu = gpu,
                                   .device_count = {{device_gpu, gpus ? 1 : 0}},
-                                  .failures = in_process_failure_detection(),
+                                  // One process: only load can silence a task (twenty tasks
+                                  // beside other work on two cores missed 1 s of heartbeats).
+                                  .failures = failure_detection::patient(),
                                   .step_timeout = o.step_timeout,
                                   .security = o.security,
                                   .shm_variables = o.shm_variables,

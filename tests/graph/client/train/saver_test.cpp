@@ -12,12 +12,12 @@
 
 #include "actors/server/server.hpp"
 #include "actors/session/session.hpp"
+#include "devices/counting_allocator.hpp"
 #include "graph/client/ops/base_ops.hpp"
 #include "graph/client/ops/io_ops.hpp"
 #include "graph/client/ops/state_ops.hpp"
 #include "graph/client/train/saver.hpp"
 #include "graph/core/device_name.hpp"
-#include "devices/counting_allocator.hpp"
 #include "graph/ir/checkpoint_file.hpp"
 #include "graph/ir/checkpoint_reader.hpp"
 #include "test_util/in_process_cluster.hpp"
