@@ -118,16 +118,20 @@ void shm_receiver::accept_one(status_or<shm_channel> channel) {
     return;
   }
   const uint64_t id = next_id_++;
+  // The segment is known before the sender hears its number: the sender's link is up from
+  // then on, and its first descriptor may reach `take` before this thread runs again.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments_.emplace(id, std::make_shared<const shm_segment>(std::move(segment).value()));
+  }
   const status told = write_all_until(channel->socket(), &id, sizeof id,
                                       std::chrono::steady_clock::now() + shm_patience,
                                       "the segment's number");
   if (!told.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    segments_.erase(id);
     write_log(log_level::warn, task_, "shared memory link dropped: ", told.message());
     return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    segments_.emplace(id, std::make_shared<const shm_segment>(std::move(segment).value()));
   }
   links_.push_back({id, std::move(channel).value()});
   write_log(log_level::debug, task_, "shared memory link ", id, " taken");

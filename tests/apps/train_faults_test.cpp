@@ -145,16 +145,18 @@ TEST_CASE("a SIGKILLed ps is reported within 2 s, and restarted, training resume
   temp_dir dir("caflow_faults_");
   training_cluster c(2, 12, {"--checkpoint-dir", dir.path.string(), "--checkpoint-every", "20"});
   REQUIRE_MESSAGE(c.worker(0).wait_for_output("/ckpt-100.index", 120s), c.outputs());
-  const auto killed = clock_type::now();
   c.ps().signal(SIGKILL);
+  // The clock starts when the ps is gone, not when the signal is sent: a ps inside a
+  // checkpoint's fsync dies only once the disk lets it, which on a busy host takes seconds.
+  REQUIRE(c.ps().wait_exit(10s) >= 0);
+  const auto died = clock_type::now();
   const bool reported =
       c.worker(0).wait_for_output("recovering from the newest checkpoint (1 of 3)", 10s);
-  const double took = seconds_since(killed);
+  const double took = seconds_since(died);
   MESSAGE("chief before the restart: ", c.worker(0).output());
   REQUIRE(reported);
   CHECK(took <= 2.0 * time_scale);
   CHECK(c.worker(0).output().find("task /job:ps/replica:0/task:0 was lost") != std::string::npos);
-  CHECK(c.ps().wait_exit(5s) >= 0);
 
   c.restart_ps();
   const int chief = exit_code(c.worker(0), 240s);
