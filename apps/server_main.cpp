@@ -59,6 +59,8 @@ int usage(const char* why) {
                "       [--gpu-visible-devices LIST]   (e.g. 1,0: which of them, in order; after\n"
                "                                       CUDA_VISIBLE_DEVICES)\n"
                "       [--gpu-memory-fraction F]   (0 < F <= 1 of each GPU; default: all free less 5%%)\n"
+               "       [--gpu-virtual-devices NxMB[,MB...]]   (e.g. 2x4096: each GPU as two\n"
+               "                                logical GPUs of 4096 MB, streams of their own)\n"
                "       [--gpu-allow-growth 0|1]   (default 0: the whole share at the first allocation)\n"
                "       [--gpu-graphs 0|1]   (default 1: steps whose shapes repeat replay as CUDA graphs)\n"
                "       [--log-level error|warn|info|debug]   (default: CAFLOW_LOG_LEVEL, else warn)\n"
@@ -135,6 +137,10 @@ status_or<server_options> parse(int argc, char** argv, std::string* log_level, b
       if (value.empty() || *end != '\0' || !(f > 0 && f <= 1))
         return errors::invalid_argument(flag, " takes a number in (0, 1], got '", value, "'");
       opts.gpu.per_process_gpu_memory_fraction = f;
+    } else if (flag == "--gpu-virtual-devices") {
+      auto memory_mb = parse_virtual_devices(value);
+      if (!memory_mb.ok()) return memory_mb.get_status().with_context(flag);
+      opts.gpu.virtual_device_memory_mb = std::move(memory_mb).value();
     } else if (flag == "--gpu-allow-growth") {
       if (value != "0" && value != "1")
         return errors::invalid_argument(flag, " takes 0 or 1, got '", value, "'");

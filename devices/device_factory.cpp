@@ -56,6 +56,7 @@ status device_registry::validate(const device_options& opts) const {
   if (!(fraction >= 0 && fraction <= 1))
     return errors::invalid_argument("per_process_gpu_memory_fraction must be in [0, 1], got ",
                                     fraction);
+  CAFLOW_RETURN_IF_ERROR(check_virtual_devices(opts.gpu.virtual_device_memory_mb));
   return parse_visible_device_list(opts.gpu.visible_device_list,
                                    static_cast<int>(local_gpus().gpus.size()))
       .get_status();

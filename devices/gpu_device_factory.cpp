@@ -13,7 +13,7 @@ class gpu_device_factory final : public device_factory {
   int count(const device_options& opts) const override {
     const int seen = static_cast<int>(local_gpus().gpus.size());
     auto chosen = parse_visible_device_list(opts.gpu.visible_device_list, seen);
-    return chosen.ok() ? static_cast<int>(chosen->size()) : 0;
+    return chosen.ok() ? static_cast<int>(chosen->size()) * logical_devices_per_gpu(opts.gpu) : 0;
   }
   status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
                                                                std::string_view job,

@@ -30,7 +30,27 @@ struct gpu_options {
   // Partitions whose shapes repeat from step to step are recorded once as a CUDA graph and
   // replayed as one launch per step (devices/device_graph.hpp); off: plain launches.
   bool capture_graphs = true;
+  // TF's GPUOptions.experimental.virtual_devices: each GPU the task uses appears as one logical
+  // GPU per entry, with that many MB of memory and streams of its own, numbered on from the
+  // previous GPU's. One physical card then stands for several (towers, tests of multi-GPU
+  // code). Empty: one device per GPU, sized by the fraction above.
+  std::vector<int64_t> virtual_device_memory_mb{};
 };
+
+// TF's virtual device list from a flag: "2x4096" (two of 4096 MB), "4096,2048", or a mix
+// ("2x4096,1024"). Errors quote the spec and the part that is wrong.
+status_or<std::vector<int64_t>> parse_virtual_devices(std::string_view spec);
+// What the API and the flag both refuse: more than 64 devices per GPU, a size <= 0 or over
+// 1 TiB.
+status check_virtual_devices(const std::vector<int64_t>& memory_mb);
+// The flag's form of a list: the inverse of parse_virtual_devices ("" for none).
+std::string virtual_devices_flag(const std::vector<int64_t>& memory_mb);
+// How many logical devices each physical one gives.
+inline int logical_devices_per_gpu(const gpu_options& opts) {
+  return opts.virtual_device_memory_mb.empty()
+             ? 1
+             : static_cast<int>(opts.virtual_device_memory_mb.size());
+}
 
 // The indices `list` names among `count` visible GPUs, in its order. Errors quote the list and
 // say what is wrong: not a number, out of range, or named twice.

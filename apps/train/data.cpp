@@ -29,4 +29,10 @@ data::dataset train_data::train_shard(int index, int count) const {
   return *train.take(even)->shard(index, count);
 }
 
+std::vector<data::dataset> train_data::worker_shards(int worker, int workers, int towers) const {
+  std::vector<data::dataset> out;
+  for (int t = 0; t < towers; ++t) out.push_back(train_shard(worker * towers + t, workers * towers));
+  return out;
+}
+
 }  // namespace caflow::train_app

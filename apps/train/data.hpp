@@ -2,6 +2,7 @@
 // A model's training and test sets as the trainer uses them: inputs along dimension 0 of a
 // dataset's images() (images, or a click-through model's feature ids) and int32 labels.
 #include <string>
+#include <vector>
 
 #include "graph/client/data/dataset.hpp"
 
@@ -18,6 +19,9 @@ struct train_data {
   // shard has the same size (the remainder of the division is left out) so that synchronous
   // replicas take the same number of steps.
   data::dataset train_shard(int index, int count) const;
+  // Worker `worker` of `workers`, with `towers` towers: one shard per tower, each its own
+  // slice of the worker's share (every tower of every worker sees different examples).
+  std::vector<data::dataset> worker_shards(int worker, int workers, int towers) const;
 };
 
 // Fashion-MNIST from the gzip IDX files of `dir`; a limit > 0 keeps the first that many

@@ -68,7 +68,7 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .task = tasks[i].task,
                                   .cpu = o.cpu,
                                   .gpu = gpu,
-                                  .device_count = {{device_gpu, gpus ? 1 : 0}},
+                                  .device_count = {{device_gpu, gpus ? o.gpus_per_worker : 0}},
                                   // One process: only load can silence a task (twenty tasks
                                   // beside other work on two cores missed 1 s of heartbeats).
                                   .failures = failure_detection::patient(),
@@ -103,6 +103,10 @@ status embedded_cluster::start_processes(const embedded_options& o) {
     if (!(o.use_gpus && t.job == "worker")) {
       argv.insert(argv.end(), {"--num-gpus", "0"});
     } else {
+      argv.insert(argv.end(), {"--num-gpus", std::to_string(o.gpus_per_worker)});
+      if (!o.gpu.virtual_device_memory_mb.empty())
+        argv.insert(argv.end(), {"--gpu-virtual-devices",
+                                 virtual_devices_flag(o.gpu.virtual_device_memory_mb)});
       if (o.gpu.per_process_gpu_memory_fraction > 0)
         argv.insert(argv.end(), {"--gpu-memory-fraction",
                                  std::to_string(o.gpu.per_process_gpu_memory_fraction)});

@@ -20,6 +20,7 @@ struct embedded_options {
   // The workers' GPUs: `use_gpus` false makes none (ps tasks never make any: variables live on
   // their CPUs). Tasks in this process share each GPU, so they take memory as they need it.
   bool use_gpus = false;
+  int gpus_per_worker = 1;  // each worker's GPU devices (virtual ones count)
   // `= gpu_options()`, not `{}`: GCC 12 warns falsely that its string may be uninitialized.
   gpu_options gpu = gpu_options();
   transport_security security{};

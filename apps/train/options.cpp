@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
 #include "apps/train/model_family.hpp"
+#include "devices/device_factory.hpp"
 
 namespace caflow::train_app {
 
@@ -186,8 +188,19 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   app.add_option("--tls-key", o->security.key, "PEM private key of --tls-cert");
   app.add_option("--tls-ca", o->security.ca, "PEM CA that signed every task's certificate");
   app.add_option("--device", o->device,
-                 "where the towers run: auto (a GPU when one is visible), gpu or cpu")
-      ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
+                 "where the towers run: auto (a GPU when one is visible), gpu or cpu");
+  app.add_option("--gpus-per-worker", o->gpus_per_worker,
+                 "towers per worker, one per GPU; their gradients are averaged on the worker's "
+                 "GPU:0 before its one update of the ps")
+      ->check(CLI::Range(1, 64));
+  app.add_option_function<std::string>(
+      "--gpu-virtual-devices",
+      [o](const std::string& spec) {
+        auto mb = parse_virtual_devices(spec);
+        if (!mb.ok()) throw CLI::ValidationError("--gpu-virtual-devices", mb.get_status().message());
+        o->gpu.virtual_device_memory_mb = std::move(mb).value();
+      },
+      "each GPU as logical GPUs of their own memory and streams, e.g. 2x4096 (MB) or 4096,2048");
   app.add_option("--gpu-memory-fraction", o->gpu.per_process_gpu_memory_fraction,
                  "share of each GPU a task may hold (0: all free less 5%)")
       ->check(CLI::Range(0.0, 1.0));
@@ -240,6 +253,11 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
     return errors::invalid_argument("--job needs --cluster");
   if (!o->job.empty() && o->job != "ps" && o->job != "worker")
     return errors::invalid_argument("--job must be ps or worker, got '", o->job, "'");
+  if (o->gpus_per_worker > 1 &&
+      (o->mode == replication::local || o->mode == replication::model_parallel))
+    return errors::invalid_argument("--gpus-per-worker ", o->gpus_per_worker, " is for the ",
+                                    "replicated modes (in-graph, sync, async), not ",
+                                    to_string(o->mode));
   CAFLOW_RETURN_IF_ERROR(
       parse_visible_device_list(o->gpu.visible_device_list, static_cast<int>(local_gpus().gpus.size()))
           .get_status()
@@ -248,12 +266,50 @@ status parse_command_line(int argc, char** argv, train_options* o, bool* help,
   return {};
 }
 
-status_or<std::string> tower_device_type(const train_options& o) {
+namespace {
+
+status_or<std::string> named_device_type(const train_options& o) {
   if (o.device == "cpu") return std::string(device_cpu);
   const gpu_enumeration& gpus = local_gpus();
-  if (!gpus.gpus.empty()) return std::string(device_gpu);
-  if (o.device == "gpu") return errors::failed_precondition("--device gpu, but ", gpus.why_none);
-  return std::string(device_cpu);
+  if (o.device == "auto") return std::string(gpus.gpus.empty() ? device_cpu : device_gpu);
+  if (o.device == "gpu") {
+    if (gpus.gpus.empty()) return errors::failed_precondition("--device gpu, but ", gpus.why_none);
+    return std::string(device_gpu);
+  }
+  // Any other type the build registers, by its name in either case.
+  std::string type = o.device;
+  for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (!device_registry::global().find(type)) {
+    std::string known;
+    for (const auto& t : device_registry::global().types()) {
+      std::string lower = t;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      known += (known.empty() ? "" : ", ") + lower;
+    }
+    return errors::invalid_argument("--device '", o.device, "': no such device type (auto, ",
+                                    known, ")");
+  }
+  return type;
+}
+
+}  // namespace
+
+status_or<std::string> tower_device_type(const train_options& o) {
+  CAFLOW_ASSIGN_OR_RETURN(std::string type, named_device_type(o));
+  if (o.gpus_per_worker > 1) {
+    if (type == device_cpu)
+      return errors::invalid_argument("--gpus-per-worker ", o.gpus_per_worker,
+                                      ": the towers run on the CPU, which is one device");
+    device_options opts;
+    opts.gpu = o.gpu;
+    const device_factory* f = device_registry::global().find(type);
+    const int have = f ? f->count(opts) : 0;
+    if (have < o.gpus_per_worker)
+      return errors::invalid_argument("--gpus-per-worker ", o.gpus_per_worker, ", but a worker has ",
+                                      have, " ", type, " device", have == 1 ? "" : "s",
+                                      " (--gpu-virtual-devices splits one)");
+  }
+  return type;
 }
 
 }  // namespace caflow::train_app

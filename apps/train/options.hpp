@@ -113,6 +113,10 @@ struct train_options {
   // of the same task), "cpu", or "auto" (the GPU whenever one is visible, as in TF). Variables
   // stay on the ps tasks' CPUs, which make no GPU devices.
   std::string device = "auto";
+  // Towers per worker, one on each of its devices of the tower type (TF's multi-tower pattern):
+  // their gradients are averaged on the worker's first device, and one update per step goes
+  // to the ps. Each tower takes --batch-size examples.
+  int gpus_per_worker = 1;
   gpu_options gpu;
   wide_deep_flags wide_deep;
 };
@@ -124,7 +128,9 @@ struct train_options {
 // 16 workers 0.874 / 0.885; 1 worker 0.890.
 double async_learning_rate(double rate, int workers);
 
-// The device type the towers use: "GPU" or "CPU". Errors: --device gpu with no GPU visible.
+// The device type the towers use: "GPU", "CPU", or another registered type named by --device
+// (a test device). Errors: --device gpu with no GPU visible, a type this build lacks, or
+// --gpus-per-worker on the CPU.
 status_or<std::string> tower_device_type(const train_options& o);
 
 const char* to_string(model_kind m);

@@ -26,11 +26,11 @@ std::unique_ptr<train::optimizer> make_optimizer(const train_options& o) {
   return std::make_unique<train::adam_optimizer>(train::adam_options{.learning_rate = lr});
 }
 
-// Where worker `task`'s tower runs: its GPU:0 or its CPU:0 (tower_device_type). Nodes with no
-// GPU kernel go to the task's CPU: the sessions allow soft placement.
-std::string worker_device(const train_options& o, int task) {
+// Where worker `task`'s tower `index` runs: its GPU:<index> or its CPU:0 (tower_device_type).
+// Nodes with no GPU kernel go to the task's CPU: the sessions allow soft placement.
+std::string worker_device(const train_options& o, int task, int index = 0) {
   auto type = tower_device_type(o);
-  return full_device_name("worker", task, type.ok() ? *type : std::string(device_cpu), 0);
+  return full_device_name("worker", task, type.ok() ? *type : std::string(device_cpu), index);
 }
 
 // One bool: all of `vars` are initialized.
@@ -42,11 +42,12 @@ output all_initialized(const scope& s, const train::variable_set& vars) {
   return ops::equal(s, count, ops::constant(s, static_cast<int32_t>(flags.size())));
 }
 
-// The average of each variable's tower gradients, computed on the variable's device. A
-// variable no tower's loss depends on (no gradient anywhere, TF's None) keeps no gradient, and
-// apply_gradients leaves it alone.
+// The average of each variable's tower gradients, computed on `device`, or on the variable's
+// device when it is empty. A variable no tower's loss depends on (no gradient anywhere, TF's
+// None) keeps no gradient, and apply_gradients leaves it alone.
 std::vector<train::gradient_and_variable> average_towers(
-    const scope& s, const std::vector<std::vector<train::gradient_and_variable>>& per_tower) {
+    const scope& s, const std::vector<std::vector<train::gradient_and_variable>>& per_tower,
+    const std::string& device = {}) {
   std::vector<train::gradient_and_variable> out;
   const float inv = 1.0f / static_cast<float>(per_tower.size());
   for (size_t v = 0; v < per_tower[0].size(); ++v) {
@@ -58,9 +59,9 @@ std::vector<train::gradient_and_variable> average_towers(
       out.push_back({gradient_value{}, var});
       continue;
     }
-    const scope on_var = s.new_sub_scope("average").colocate_with(var.ref);
-    out.push_back({grad::scale(on_var, grad::aggregate(on_var, grads), ops::constant(on_var, inv)),
-                   var});
+    const scope avg = device.empty() ? s.new_sub_scope("average").colocate_with(var.ref)
+                                     : s.new_sub_scope("average").with_device(device);
+    out.push_back({grad::scale(avg, grad::aggregate(avg, grads), ops::constant(avg, inv)), var});
   }
   return out;
 }
@@ -77,6 +78,30 @@ status_or<std::vector<train::gradient_and_variable>> loss_gradients(
   for (auto& gv : grads)
     if (gv.gradient.is_sparse()) gv.gradient = grad::to_dense(ds, gv.gradient);
   return grads;
+}
+
+// Worker `worker`'s towers (--gpus-per-worker, one per device) built under `s`, and their
+// gradients: one tower's own, or with several, their average on the worker's first device, so
+// that the worker sends one gradient per variable however many towers it has.
+status_or<std::vector<train::gradient_and_variable>> worker_towers(
+    const train_options& o, const model_family& family, const model_params& params,
+    const train::optimizer& opt, const scope& s, const std::string& name, int worker,
+    uint64_t seed, std::vector<tower>* towers) {
+  const std::vector<train::variable> trained = params.trainable();
+  if (o.gpus_per_worker == 1) {
+    const scope ts = s.new_sub_scope(name);
+    towers->push_back(family.build_tower(ts, params, seed, {}));
+    return loss_gradients(o, opt, ts, towers->back().loss, trained);
+  }
+  std::vector<std::vector<train::gradient_and_variable>> per_tower;
+  for (int t = 0; t < o.gpus_per_worker; ++t) {
+    const scope ts = s.new_sub_scope(name + "_gpu" + std::to_string(t))
+                         .with_device(worker_device(o, worker, t));
+    towers->push_back(family.build_tower(ts, params, seed + 1000 * t, {}));
+    CAFLOW_ASSIGN_OR_RETURN(auto grads, loss_gradients(o, opt, ts, towers->back().loss, trained));
+    per_tower.push_back(std::move(grads));
+  }
+  return average_towers(s.new_sub_scope(name + "_towers"), per_tower, worker_device(o, worker, 0));
 }
 
 }  // namespace
@@ -121,13 +146,15 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
 
   operation train_op;
   if (plan.mode == replication::in_graph) {
+    // Each worker's gradients (its towers' average), then their average on each variable's
+    // device: the towers of all workers weigh the same, since every tower takes one batch.
     std::vector<std::vector<train::gradient_and_variable>> per_tower;
     for (int w = 0; w < plan.workers; ++w) {
-      const scope ts = g->root.new_sub_scope("tower_" + std::to_string(w))
-                           .with_device(worker_device(o, w));
-      g->towers.push_back(family.build_tower(ts, params, o.seed + w, {}));
-      CAFLOW_ASSIGN_OR_RETURN(
-          auto grads, loss_gradients(o, *g->optimizer, ts, g->towers.back().loss, trained));
+      const scope ws = g->root.with_device(worker_device(o, w));
+      CAFLOW_ASSIGN_OR_RETURN(auto grads,
+                              worker_towers(o, family, params, *g->optimizer, ws,
+                                            "tower_" + std::to_string(w), w, o.seed + w,
+                                            &g->towers));
       per_tower.push_back(std::move(grads));
     }
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
@@ -143,11 +170,10 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     CAFLOW_ASSIGN_OR_RETURN(train_op,
                             g->optimizer->apply_gradients(g->root, grads, g->global_step));
   } else {
-    g->towers.push_back(family.build_tower(model_scope.new_sub_scope("tower"), params,
-                                           o.seed + plan.worker_index, {}));
-    const output& loss = g->towers.back().loss;
     CAFLOW_ASSIGN_OR_RETURN(auto grads,
-                            loss_gradients(o, *g->optimizer, model_scope, loss, trained));
+                            worker_towers(o, family, params, *g->optimizer, model_scope, "tower",
+                                          plan.worker_index, o.seed + plan.worker_index,
+                                          &g->towers));
     if (plan.mode == replication::sync) {
       const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
       g->sync = std::make_unique<train::sync_replicas_optimizer>(

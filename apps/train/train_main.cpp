@@ -14,15 +14,14 @@
 //                                        worker, the tasks being caflow-server processes
 #include <csignal>
 #include <cstdio>
-#include <mutex>
 #include <random>
-#include <thread>
 
 #include "apps/train/checkpoint_dir.hpp"
 #include "apps/train/data.hpp"
 #include "apps/train/embedded_cluster.hpp"
 #include "apps/train/model_family.hpp"
 #include "apps/train/plot.hpp"
+#include "apps/train/run_modes.hpp"
 #include "apps/train/stall_signal.hpp"
 #include "apps/train/trainer.hpp"
 #include "net/security/plaintext_policy.hpp"
@@ -74,50 +73,6 @@ void report(const train_options& o, const client_result& r, int workers,
               r.test_accuracy, auc.c_str(), to_string(o.model), to_string(o.mode), workers,
               workers == 1 ? "" : "s", o.epochs, o.epochs == 1 ? "" : "s", o.batch_size,
               r.seconds, rate);
-}
-
-// Every between-graph replica in its own thread, each with its own client and graph. When
-// replicas fail, the first to fail names the cause: the others often only waited for it (a
-// sync chief runs into its step timeout when too few workers are left to aggregate).
-status_or<client_result> run_replicas(const train_options& o, client_plan base,
-                                      const std::vector<std::string>& targets,
-                                      const train_data& data) {
-  const int n = static_cast<int>(targets.size());
-  std::vector<status_or<client_result>> results;
-  for (int w = 0; w < n; ++w) results.emplace_back(errors::internal("not run"));
-  std::mutex mu;
-  std::vector<int> failed;  // in the order the replicas failed
-  std::vector<std::thread> threads;
-  for (int w = 0; w < n; ++w)
-    threads.emplace_back([&, w] {
-      client_plan plan = base;
-      plan.worker_index = w;
-      auto graph = build_client_graph(o, plan);
-      status_or<client_result> result =
-          graph.ok() ? run_client(o, plan, **graph, targets[w], {data.train_shard(w, n)},
-                                  data.test, w == 0)
-                     : status_or<client_result>(graph.get_status());
-      std::lock_guard<std::mutex> lock(mu);
-      if (!result.ok()) failed.push_back(w);
-      results[w] = std::move(result);
-    });
-  for (auto& t : threads) t.join();
-  if (failed.empty()) return results[0];
-  const int first = failed.front();
-  std::string context = "worker " + std::to_string(first);
-  if (failed.size() > 1)
-    context += " (the first of " + std::to_string(failed.size()) + " workers to fail)";
-  return results[first].get_status().with_context(context);
-}
-
-status_or<client_result> run_in_graph(const train_options& o, client_plan plan,
-                                      const std::string& target, const train_data& data) {
-  CAFLOW_ASSIGN_OR_RETURN(auto graph, build_client_graph(o, plan));
-  // In-graph: one shard per tower; model parallel: one tower on the whole training set.
-  std::vector<data::dataset> shards;
-  const int towers = static_cast<int>(graph->towers.size());
-  for (int t = 0; t < towers; ++t) shards.push_back(data.train_shard(t, towers));
-  return run_client(o, plan, *graph, target, shards, data.test, true);
 }
 
 // --plot: the CSV always, the PNG when gnuplot was found (else its error, after the CSV).
@@ -208,7 +163,7 @@ int main(int argc, char** argv) {
                                 .task = o.task,
                                 .cpu = cpu,
                                 .gpu = o.gpu,
-                                .device_count = {{device_gpu, gpus ? 1 : 0}},
+                                .device_count = {{device_gpu, gpus ? o.gpus_per_worker : 0}},
                                 .step_timeout = std::chrono::seconds(o.step_timeout),
                                 .security = o.security,
                                 .shm_segment_bytes = o.same_host_transports
@@ -233,9 +188,14 @@ int main(int argc, char** argv) {
 
   {
     const std::string type = *tower_device_type(o);
-    const auto& gpus = local_gpus().gpus;
-    std::printf("caflow-train: towers run on %s%s\n", type == device_gpu ? "GPU:0 " : "the CPU",
-                type == device_gpu ? ("(" + gpus.front().name + ")").c_str() : "");
+    std::string where = "the CPU";
+    if (type != device_cpu) {
+      where = type + ":0";
+      if (o.gpus_per_worker > 1)
+        where += " to " + type + ":" + std::to_string(o.gpus_per_worker - 1) + ", one each";
+      if (type == device_gpu) where += " (" + local_gpus().gpus.front().name + ")";
+    }
+    std::printf("caflow-train: towers run on %s\n", where.c_str());
   }
   status_or<client_result> result = errors::internal("no mode ran");
   int workers = 1;
@@ -265,6 +225,7 @@ int main(int argc, char** argv) {
                                             .worker_tasks = workers,
                                             .cpu = cpu,
                                             .use_gpus = *tower_device_type(o) == device_gpu,
+                                            .gpus_per_worker = o.gpus_per_worker,
                                             .gpu = o.gpu,
                                             .security = o.security,
                                             .file_roots = checkpoint_roots(o),
@@ -298,8 +259,9 @@ int main(int argc, char** argv) {
     } else {
       auto graph = build_client_graph(o, plan);
       if (!graph.ok()) return fail(graph.get_status());
-      result = run_client(o, plan, **graph, own->target(), {data->train_shard(o.task, workers)},
-                          data->test, plan.is_chief());
+      result = run_client(o, plan, **graph, own->target(),
+                          data->worker_shards(o.task, workers, o.gpus_per_worker), data->test,
+                          plan.is_chief());
     }
   }
   if (!result.ok()) return fail(result.get_status());

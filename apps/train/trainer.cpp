@@ -139,8 +139,8 @@ session_options session_options_for(const train_options& o, const std::string& t
   sopts.security = o.security;
   auto type = tower_device_type(o);
   const bool gpu = type.ok() && *type == device_gpu;
-  // Towers ask for GPU:0; what has no GPU kernel runs on the same task's CPU, as in TF.
-  sopts.allow_soft_placement = gpu;
+  // Towers ask for GPU:k; what has no kernel there runs on the same task's CPU, as in TF.
+  sopts.allow_soft_placement = type.ok() && *type != device_cpu;
   sopts.gpu = o.gpu;
   if (!gpu) sopts.device_count[device_gpu] = 0;  // a "local" session then stays on its CPU
   return sopts;

@@ -118,7 +118,8 @@ status_or<tensor> copy_gpu_to_gpu(device& dst_dev, device& src_dev, const tensor
       c && (c->dev == src || c->dev == dst))
     return errors::unimplemented("a transfer from ", src->name(), " to ", dst->name(),
                                  " cannot be recorded in a CUDA graph");
-  enable_peer_access(dst->cuda_id(), src->cuda_id());
+  // Two virtual devices of one card copy within it; only distinct cards need peer access.
+  if (dst->cuda_id() != src->cuda_id()) enable_peer_access(dst->cuda_id(), src->cuda_id());
   CAFLOW_RETURN_IF_ERROR(dst->activate());
   CAFLOW_ASSIGN_OR_RETURN(tensor out, dst->allocate(on_src.type(), on_src.shape()));
   const size_t bytes = on_src.byte_size();

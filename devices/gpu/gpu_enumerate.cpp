@@ -85,6 +85,8 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
     });
     return out;
   }
+  const std::vector<int64_t>& virtual_mb = opts.virtual_device_memory_mb;
+  int next = 0;  // GPU:<next>, counted over the logical devices of every chosen GPU
   for (size_t k = 0; k < chosen.size(); ++k) {
     const local_gpu_info& g = found.gpus[static_cast<size_t>(chosen[k])];
     // What is free now: other tasks of this process (an embedded cluster) may hold some.
@@ -101,14 +103,32 @@ status_or<std::vector<std::unique_ptr<device>>> make_local_gpu_devices(const gpu
     if (limit <= 0)
       return errors::resource_exhausted("GPU:", g.id, " has no memory to give: ", free_now,
                                         " bytes free, per_process_gpu_memory_fraction ", fraction);
-    status st;
-    auto dev = std::make_unique<gpu_device>(
-        full_device_name(job, task, device_gpu, static_cast<int>(k)),
-        gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = limit, .allow_growth = opts.allow_growth,
-                           .capture_graphs = opts.capture_graphs},
-        &st);
-    if (!st.ok()) return st.with_context("GPU:" + std::to_string(k));
-    out.push_back(std::move(dev));
+    // Virtual devices split the card: each its own pool of the size asked for, and its own
+    // streams. Together they must fit in what the card can give.
+    std::vector<int64_t> limits{limit};
+    if (!virtual_mb.empty()) {
+      limits.clear();
+      int64_t sum = 0;
+      for (int64_t mb : virtual_mb) {
+        limits.push_back(mb << 20);
+        sum += mb << 20;
+      }
+      if (sum > limit)
+        return errors::resource_exhausted(
+            "virtual devices ", virtual_devices_flag(virtual_mb), " ask GPU:", g.id, " for ",
+            sum >> 20, " MB, but it can give ", limit >> 20, " MB");
+    }
+    for (int64_t bytes : limits) {
+      status st;
+      const int index = next++;
+      auto dev = std::make_unique<gpu_device>(
+          full_device_name(job, task, device_gpu, index),
+          gpu_device_options{.cuda_id = g.id, .memory_limit_bytes = bytes,
+                             .allow_growth = opts.allow_growth, .capture_graphs = opts.capture_graphs},
+          &st);
+      if (!st.ok()) return st.with_context("GPU:" + std::to_string(index));
+      out.push_back(std::move(dev));
+    }
   }
   return out;
 }

@@ -35,7 +35,10 @@ TEST_CASE("caflow-server refuses bad GPU flags, naming the flag") {
            {{"--gpu-allow-growth", "yes"}, "--gpu-allow-growth takes 0 or 1, got 'yes'"},
            {{"--gpu-graphs", "on"}, "--gpu-graphs takes 0 or 1, got 'on'"},
            {{"--num-gpus", "-1"}, "--num-gpus takes a non-negative integer, got '-1'"},
-           {{"--gpu-visible-devices", "x"}, "visible_device_list 'x': 'x' is not a GPU index"}}) {
+           {{"--gpu-visible-devices", "x"}, "visible_device_list 'x': 'x' is not a GPU index"},
+           {{"--gpu-virtual-devices", "2x"},
+            "--gpu-virtual-devices: virtual devices '2x': '2x' is not MB or COUNTxMB"},
+           {{"--gpu-virtual-devices", "0x512"}, "virtual devices '0x512': '0x512' is not MB"}}) {
     std::vector<std::string> argv = base;
     argv.insert(argv.end(), flag.begin(), flag.end());
     std::string out;
@@ -57,6 +60,10 @@ TEST_CASE("caflow-train: --device gpu without a visible GPU says why; a bad --de
   }
   CHECK(run({CAFLOW_TRAIN_BINARY, "--device", "gpu", "--mode", "local"}, &out) != 0);
   CHECK_MESSAGE(out.find("--device gpu, but " + caflow::local_gpus().why_none) != std::string::npos,
+                out);
+  CHECK(run({CAFLOW_TRAIN_BINARY, "--mode", "sync", "--gpus-per-worker", "2"}, &out) != 0);
+  CHECK_MESSAGE(out.find("--gpus-per-worker 2: the towers run on the CPU, which is one device") !=
+                    std::string::npos,
                 out);
   CHECK(run({CAFLOW_TRAIN_BINARY, "--gpu-visible-devices", "0"}, &out) != 0);
   CHECK_MESSAGE(out.find("--gpu-visible-devices: visible_device_list '0' names GPU 0, but this "

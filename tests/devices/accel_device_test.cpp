@@ -171,6 +171,37 @@ TEST_CASE("the registry has ACCEL between GPU and CPU, and makes it after CPU:0"
               "device_count for ACCEL is -1; it must be >= 0");
 }
 
+TEST_CASE("virtual devices split ACCEL as they split a GPU: one device per entry, each its "
+          "own memory limit") {
+  const device_registry& r = device_registry::global();
+  device_options opts = no_gpu();
+  opts.gpu.virtual_device_memory_mb = {1, 2};
+  REQUIRE(r.find(device_accel)->count(opts) == 2);
+  auto devices = r.make_task_devices(opts, "localhost", 0);
+  REQUIRE_MESSAGE(devices.ok(), devices.get_status().to_string());
+  CHECK(names_of(*devices) ==
+        std::vector<std::string>{cpu0, accel0, "/job:localhost/replica:0/task:0/device:ACCEL:1"});
+  device& first = *devices->at(1);
+  device& second = *devices->at(2);
+  CHECK(first.memory() != second.memory());  // two memories: values cross by copies
+  // 1 MB on ACCEL:0: 200k floats fit, 300k do not; ACCEL:1 has 2 MB of its own.
+  auto fits = tensor::allocate(first.get_allocator(), dtype::float32, tensor_shape{200000});
+  REQUIRE(fits.ok());
+  CHECK_FALSE(tensor::allocate(first.get_allocator(), dtype::float32, tensor_shape{100000}).ok());
+  CHECK(tensor::allocate(second.get_allocator(), dtype::float32, tensor_shape{300000}).ok());
+  auto copied = static_cast<accel_device&>(second).copy_in(*fits);
+  REQUIRE(copied.ok());
+  CHECK(copied->space() == second.memory());
+
+  // What TF's ConfigProto refuses, refused before any device is made.
+  device_options bad = no_gpu();
+  bad.gpu.virtual_device_memory_mb = {1, 0};
+  check_error(r.make_task_devices(bad, "localhost", 0),
+              "virtual devices: 0 MB is not a device size (1 to 1048576 MB)");
+  bad.gpu.virtual_device_memory_mb.assign(65, 1);
+  check_error(r.make_task_devices(bad, "localhost", 0), "65 per GPU, more than 64");
+}
+
 TEST_CASE("ACCEL runs the aliased CPU kernels, with its own host-memory args") {
   const kernel_registry& k = kernel_registry::global();
   for (const auto& [op, host_args] : caflow::testing::accel_kernel_ops()) {

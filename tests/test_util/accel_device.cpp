@@ -55,6 +55,10 @@ void* accel_arena::allocate(size_t bytes) {
   std::memset(base + guard_bytes, poison, bytes);
   void* p = base + guard_bytes;
   std::lock_guard<std::mutex> lock(mu_);
+  if (limit_ > 0 && in_use_ + static_cast<int64_t>(bytes) > limit_) {
+    std::free(base);
+    return nullptr;
+  }
   live_[p] = bytes;
   in_use_ += static_cast<int64_t>(bytes);
   peak_ = std::max(peak_, in_use_);
@@ -105,9 +109,9 @@ struct accel_device::pools {
   Eigen::ThreadPool inter;
 };
 
-accel_device::accel_device(std::string name, int threads)
+accel_device::accel_device(std::string name, int threads, int64_t memory_limit_bytes)
     : device(std::move(name), device_accel), threads_(threads) {
-  auto arena = std::make_shared<accel_arena>(this->name(), this);
+  auto arena = std::make_shared<accel_arena>(this->name(), this, memory_limit_bytes);
   arena_ = arena.get();
   alloc_ = std::move(arena);
   pools_ = std::make_unique<pools>(threads_);
@@ -163,9 +167,16 @@ const std::map<std::string, std::vector<std::string>>& accel_kernel_ops() {
 }
 
 status_or<std::vector<std::unique_ptr<device>>> accel_device_factory::make_devices(
-    const device_options&, std::string_view job, int task) const {
+    const device_options& opts, std::string_view job, int task) const {
   std::vector<std::unique_ptr<device>> out;
-  out.push_back(std::make_unique<accel_device>(full_device_name(job, task, device_accel, 0)));
+  const std::vector<int64_t>& virtual_mb = opts.gpu.virtual_device_memory_mb;
+  if (virtual_mb.empty()) {
+    out.push_back(std::make_unique<accel_device>(full_device_name(job, task, device_accel, 0)));
+    return out;
+  }
+  for (size_t i = 0; i < virtual_mb.size(); ++i)
+    out.push_back(std::make_unique<accel_device>(
+        full_device_name(job, task, device_accel, static_cast<int>(i)), 2, virtual_mb[i] << 20));
   return out;
 }
 

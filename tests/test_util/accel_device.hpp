@@ -8,6 +8,8 @@
 //           freed, and is poisoned then; the allocator's space() is the device
 //   kernels the CPU ones of accel_kernel_ops (kernel_registry::alias), with host-memory
 //           reduction axes; Tile and Cast have no ACCEL kernel, for soft placement
+//   count   one per task, or one per entry of gpu_options::virtual_device_memory_mb, each
+//           arena holding at most that many MB: what virtual GPUs give, without a GPU
 //
 // Linking this file does not register the type. A test binary that wants every worker it
 // spawns to have an ACCEL:0 says so once, at namespace scope of its own file:
@@ -26,6 +28,7 @@
 
 #include "devices/device.hpp"
 #include "devices/device_factory.hpp"
+#include "devices/gpu_devices.hpp"
 
 namespace caflow::testing {
 
@@ -47,7 +50,9 @@ accel_counters& accel_stats();
 // the block before freeing it. Thread-safe.
 class accel_arena final : public allocator {
  public:
-  accel_arena(std::string name, memory_space* space) : name_(std::move(name)), space_(space) {}
+  // `limit_bytes` 0: unlimited; else an allocation that would pass it fails (nullptr).
+  accel_arena(std::string name, memory_space* space, int64_t limit_bytes = 0)
+      : name_(std::move(name)), space_(space), limit_(limit_bytes) {}
   ~accel_arena() override;
   const char* name() const override { return name_.c_str(); }
   void* allocate(size_t bytes) override;
@@ -61,6 +66,7 @@ class accel_arena final : public allocator {
  private:
   std::string name_;
   memory_space* space_;
+  int64_t limit_;
   mutable std::mutex mu_;
   std::map<const void*, size_t> live_;  // payload -> requested bytes
   int64_t in_use_ = 0, peak_ = 0, allocs_ = 0;
@@ -70,7 +76,7 @@ class accel_arena final : public allocator {
 // the CPU kernels it borrows. It is its own memory_space.
 class accel_device final : public device, public memory_space {
  public:
-  explicit accel_device(std::string name, int threads = 2);
+  explicit accel_device(std::string name, int threads = 2, int64_t memory_limit_bytes = 0);
   ~accel_device() override;
 
   const std::shared_ptr<allocator>& get_allocator() const override { return alloc_; }
@@ -107,8 +113,8 @@ class accel_device_factory final : public device_factory {
   std::string type() const override { return device_accel; }
   int priority() const override { return accel_priority; }
   bool host_memory() const override { return false; }
-  int count(const device_options&) const override { return 1; }
-  // One device per task, /job:J/replica:0/task:T/device:ACCEL:0.
+  int count(const device_options& opts) const override { return logical_devices_per_gpu(opts.gpu); }
+  // /job:J/replica:0/task:T/device:ACCEL:0, and more for virtual devices.
   status_or<std::vector<std::unique_ptr<device>>> make_devices(const device_options& opts,
                                                                std::string_view job,
                                                                int task) const override;
