@@ -82,16 +82,18 @@ status_or<std::vector<train::gradient_and_variable>> loss_gradients(
 
 // Worker `worker`'s towers (--gpus-per-worker, one per device) built under `s`, and their
 // gradients: one tower's own, or with several, their average on the worker's first device, so
-// that the worker sends one gradient per variable however many towers it has.
+// that the worker sends one gradient per variable however many towers it has. A lone tower's
+// gradients are named inside its scope when the graph holds other workers' towers too
+// (`gradients_in_tower`), else at `s`'s level.
 status_or<std::vector<train::gradient_and_variable>> worker_towers(
     const train_options& o, const model_family& family, const model_params& params,
     const train::optimizer& opt, const scope& s, const std::string& name, int worker,
-    uint64_t seed, std::vector<tower>* towers) {
+    uint64_t seed, bool gradients_in_tower, std::vector<tower>* towers) {
   const std::vector<train::variable> trained = params.trainable();
   if (o.gpus_per_worker == 1) {
     const scope ts = s.new_sub_scope(name);
     towers->push_back(family.build_tower(ts, params, seed, {}));
-    return loss_gradients(o, opt, ts, towers->back().loss, trained);
+    return loss_gradients(o, opt, gradients_in_tower ? ts : s, towers->back().loss, trained);
   }
   std::vector<std::vector<train::gradient_and_variable>> per_tower;
   for (int t = 0; t < o.gpus_per_worker; ++t) {
@@ -154,7 +156,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
       CAFLOW_ASSIGN_OR_RETURN(auto grads,
                               worker_towers(o, family, params, *g->optimizer, ws,
                                             "tower_" + std::to_string(w), w, o.seed + w,
-                                            &g->towers));
+                                            true, &g->towers));
       per_tower.push_back(std::move(grads));
     }
     CAFLOW_ASSIGN_OR_RETURN(train_op, g->optimizer->apply_gradients(
@@ -173,7 +175,7 @@ status_or<std::unique_ptr<client_graph>> build_client_graph(const train_options&
     CAFLOW_ASSIGN_OR_RETURN(auto grads,
                             worker_towers(o, family, params, *g->optimizer, model_scope, "tower",
                                           plan.worker_index, o.seed + plan.worker_index,
-                                          &g->towers));
+                                          false, &g->towers));
     if (plan.mode == replication::sync) {
       const int aggregate = o.replicas_to_aggregate ? o.replicas_to_aggregate : plan.workers;
       g->sync = std::make_unique<train::sync_replicas_optimizer>(
