@@ -15,6 +15,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/admin/admin_actor.hpp"
+#include "actors/server/heap_keeper.hpp"
 #include "actors/server/local_masters.hpp"
 #include "graph/core/log.hpp"
 #include "actors/master/master.hpp"
@@ -54,6 +55,7 @@ struct server::impl {
     caf::anon_send_exit(master, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(resolver, caf::exit_reason::user_shutdown);
+    if (heap) caf::anon_send_exit(heap, caf::exit_reason::user_shutdown);
     // Gone before the middleman closes its connections, so peers hear "user_shutdown" (an
     // orderly departure, logged at info) instead of a link that broke: BASP sends their down
     // messages from its own thread, and closing the connections does not wait for them.
@@ -106,6 +108,8 @@ struct server::impl {
     admin = spawn_admin(sys, std::move(a));
     announce_role(sys, admin_role, caf::actor_cast<caf::strong_actor_ptr>(admin));
     opts.progress->end("serve");
+    if (opts.heap_trim_interval.count() > 0)
+      heap = spawn_heap_keeper(sys, {.interval = opts.heap_trim_interval});
     write_log(log_level::info, name, "serving on ", host, ":", port, " with ",
               opts.cluster.tasks().size(), " tasks in the cluster");
     return {};
@@ -123,6 +127,7 @@ struct server::impl {
   master_actor master;
   admin_actor admin;
   resolver_actor resolver;
+  caf::actor heap;  // the heap keeper
   // The master's planning thread and the resolvers' lookup thread. Declared after sys: joined
   // before the actor system goes, once the actors that post to them are gone.
   std::shared_ptr<blocking_worker> planning = std::make_shared<blocking_worker>("cf.planning");

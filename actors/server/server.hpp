@@ -75,6 +75,9 @@ struct server_options {
   // whoever reached the port, so a server never touches files its own options do not allow
   // (devices/file_access.hpp). create_local_server keeps cpu.files (anywhere by default).
   std::vector<std::string> file_roots{};
+  // How often the task hands free heap pages back to the OS (actors/server/heap_keeper.hpp);
+  // 0: never.
+  std::chrono::milliseconds heap_trim_interval{30000};
 };
 
 class server;
