@@ -76,7 +76,11 @@ status embedded_cluster::start_threads(const embedded_options& o) {
                                   .security = o.security,
                                   .shm_variables = o.shm_variables,
                                   .same_host_rings = o.same_host_rings,
-                                  .file_roots = o.file_roots});
+                                  .file_roots = o.file_roots,
+                                  // The trim is the process's: one task's keeper does it.
+                                  .heap_trim_interval = i == 0
+                                                            ? server_options{}.heap_trim_interval
+                                                            : std::chrono::milliseconds{0}});
     });
   for (auto& t : threads) t.join();
   for (auto& s : started) {

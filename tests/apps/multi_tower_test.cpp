@@ -14,7 +14,6 @@
 #include "apps/train/replication.hpp"
 #include "apps/train/run_modes.hpp"
 #include "graph/client/train/variables.hpp"
-#include "kernels/framework/kernel_registry.hpp"
 #include "test_util/accel_device.hpp"
 #include "test_util/kernel_fixture.hpp"
 #include "test_util/train_app.hpp"
