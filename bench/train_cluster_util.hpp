@@ -62,9 +62,10 @@ inline data::dataset first_examples(data::fashion_mnist_split split, int64_t n,
   return synthetic_images(n, split == data::fashion_mnist_split::train ? 1 : 2);
 }
 
-// CAFLOW_BENCH_TRACE=FILE: 1.5 s into training, every node the cluster's tasks run for 60 ms,
-// one line per node (task, device, node, op, step id, start and duration in us, bytes), for
-// finding where a distributed step's time goes. Through the console's `trace` on the ps.
+// CAFLOW_BENCH_TRACE=PREFIX: 1.5 s into training, every node the cluster's tasks run for 60 ms,
+// one line per node (task, device, node, op, step id, start and duration in us, bytes) into
+// PREFIX.<model>.tsv, for finding where a distributed step's time goes (bench/step_timeline.py
+// sums it up). Through the console's `trace` on the ps.
 inline void write_trace(const cluster_spec& spec, const char* file) {
   using std::chrono::milliseconds;
   std::this_thread::sleep_for(milliseconds(1500));
@@ -150,7 +151,9 @@ inline double cluster_samples_per_s(const train_app::train_options& o, int worke
       results[w] = run_client(o, plan, **graph, (*cluster)->worker_target(w),
                               {*train.shard(w, workers)}, test, false);
     });
-  if (const char* file = std::getenv("CAFLOW_BENCH_TRACE")) write_trace((*cluster)->spec(), file);
+  if (const char* prefix = std::getenv("CAFLOW_BENCH_TRACE"))
+    write_trace((*cluster)->spec(),
+                (std::string(prefix) + "." + train_app::to_string(o.model) + ".tsv").c_str());
   for (auto& c : clients) c.join();
   double total = 0;
   for (auto& r : results) {

@@ -75,6 +75,42 @@ TEST_CASE("a copy to the same GPU shares the tensor") {
   CHECK(same->shares_buffer_with(*on));
 }
 
+TEST_CASE("virtual devices split one card: own names, own limits, copies between them") {
+  CAFLOW_REQUIRE_GPU(gpu);
+  auto made = make_local_gpu_devices(
+      {.visible_device_list = "0", .virtual_device_memory_mb = {64, 32}}, "worker", 0);
+  REQUIRE(made.ok());
+  REQUIRE(made->size() == 2);
+  device& a = *(*made)[0];
+  device& b = *(*made)[1];
+  CHECK(a.name() == "/job:worker/replica:0/task:0/device:GPU:0");
+  CHECK(b.name() == "/job:worker/replica:0/task:0/device:GPU:1");
+  CHECK(a.memory_stats().bytes_limit == int64_t{64} << 20);
+  CHECK(b.memory_stats().bytes_limit == int64_t{32} << 20);
+  const tensor f = random_tensor<float>(tensor_shape{4, 1000}, -1, 1, 7);
+  auto on_a = copy_to_gpu(a, f);
+  REQUIRE(on_a.ok());
+  auto on_b = copy_gpu_to_gpu(a, b, *on_a);
+  REQUIRE(on_b.ok());
+  CHECK_FALSE(on_b->shares_buffer_with(*on_a));
+  auto back = copy_to_host(b, *on_b);
+  REQUIRE(back.ok());
+  check_tensor(*back, f, 0);
+  // b's pool is its own: 40 MB does not fit in its 32.
+  auto big = run_gpu_kernel(b, "Fill",
+                            {tensor::from_vector<int64_t>({10 << 20}), tensor::scalar<float>(1)},
+                            {{"T", dtype::float32}, {"index_type", dtype::int64}});
+  REQUIRE_FALSE(big.ok());
+  CHECK(big.get_status().code() == error_code::resource_exhausted);
+  // More than the card can give is refused, naming both sizes.
+  const int64_t card_mb = local_gpus().gpus[0].total_bytes >> 20;
+  auto too_much = make_local_gpu_devices(
+      {.visible_device_list = "0", .virtual_device_memory_mb = {card_mb, card_mb}}, "worker", 0);
+  REQUIRE_FALSE(too_much.ok());
+  CHECK(too_much.get_status().code() == error_code::resource_exhausted);
+  CHECK(too_much.get_status().message().find("MB, but it can give") != std::string::npos);
+}
+
 TEST_CASE("running out of GPU memory names the bytes asked for and the limit") {
   CAFLOW_REQUIRE_GPU(gpu);
   const int64_t limit = gpu->memory_stats().bytes_limit;
