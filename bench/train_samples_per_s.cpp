@@ -185,6 +185,7 @@ int main(int argc, char** argv) {
   float first_loss = 0, last_loss = 0;
   auto step = [&](int i) {
     auto out = sess.run(feeds[static_cast<size_t>(i % batch_count)], {t.loss}, {g.train_op});
+    if (!out.ok()) std::fprintf(stderr, "step %d: %s\n", i, out.get_status().to_string().c_str());
     bench::check(out.ok(), "a training step failed");
     last_loss = out->at(0).data<float>()[0];
     if (i == 0) first_loss = last_loss;

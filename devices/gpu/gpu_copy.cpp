@@ -62,6 +62,17 @@ void enable_peer_access(int dst, int src) {
   (void)cudaGetLastError();
 }
 
+// Whether `p` is in page-locked host memory the CUDA runtime knows (cudaHostAlloc'd or
+// registered), which a copy engine can read directly.
+bool is_page_locked(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeHost;
+}
+
 }  // namespace
 
 namespace cuda {
@@ -72,22 +83,30 @@ status_or<tensor> copy_to_gpu(device& dev, const tensor& host) {
   CAFLOW_ASSIGN_OR_RETURN(tensor out, g->allocate(host.type(), host.shape()));
   const size_t bytes = host.byte_size();
   if (bytes == 0) return out;
-  CAFLOW_ASSIGN_OR_RETURN(tensor pinned,
-                          tensor::allocate(g->pinned_allocator(), host.type(), host.shape()));
-  std::memcpy(pinned.raw_data(), host.raw_data(), bytes);
-  if (gpu_capture_scope* c = gpu_capture_scope::current(); c && c->dev == g) {
+  gpu_capture_scope* c = gpu_capture_scope::current();
+  const bool recording = c && c->dev == g;
+  // A value already in page-locked memory (one a GPU copied out) goes as it is: the copy engine
+  // reads it, with no staging pass on the host.
+  const bool direct = !recording && is_page_locked(host.raw_data());
+  tensor source = host;
+  if (!direct) {
+    CAFLOW_ASSIGN_OR_RETURN(source,
+                            tensor::allocate(g->pinned_allocator(), host.type(), host.shape()));
+    std::memcpy(source.raw_data(), host.raw_data(), bytes);
+  }
+  if (recording) {
     // Recorded: every replay copies these bytes again, so the staging buffer lives as long as
     // the recording. The executor replays only where the host value equals the recorded one.
-    CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), pinned.raw_data(), bytes,
+    CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), source.raw_data(), bytes,
                                                 cudaMemcpyHostToDevice, c->stream));
-    c->staged.push_back(std::move(pinned));
+    c->staged.push_back(std::move(source));
     return out;
   }
   // The destination chunk may have been freed by a kernel still queued on the compute stream.
   CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g->copy_stream(), g->compute_stream()));
-  CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), pinned.raw_data(), bytes,
+  CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(out.raw_data(), source.raw_data(), bytes,
                                               cudaMemcpyHostToDevice, g->copy_stream()));
-  CAFLOW_RETURN_IF_ERROR(hold_until_done(g->copy_stream(), pinned));
+  CAFLOW_RETURN_IF_ERROR(hold_until_done(g->copy_stream(), source));
   CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g->compute_stream(), g->copy_stream()));
   return out;
 }
@@ -95,17 +114,24 @@ status_or<tensor> copy_to_gpu(device& dev, const tensor& host) {
 status_or<tensor> copy_to_host(device& dev, const tensor& on_gpu) {
   CAFLOW_ASSIGN_OR_RETURN(gpu_device * g, need_gpu(dev));
   CAFLOW_RETURN_IF_ERROR(g->activate());
-  CAFLOW_ASSIGN_OR_RETURN(tensor host, tensor::allocate(default_allocator(), on_gpu.type(), on_gpu.shape()));
   const size_t bytes = on_gpu.byte_size();
+  // Into page-locked memory, which is then the host value itself: the copy engine writes it at
+  // full speed and no second pass copies it into pageable memory (a large value's pageable
+  // pages would also be faulted in afresh). Where the pinned pool is spent, pageable memory.
+  auto pinned = tensor::allocate(g->pinned_allocator(), on_gpu.type(), on_gpu.shape());
+  const bool page_locked = pinned.ok();
+  tensor host;
+  if (page_locked) {
+    host = std::move(pinned).value();
+  } else {
+    CAFLOW_ASSIGN_OR_RETURN(host, tensor::allocate(default_allocator(), on_gpu.type(), on_gpu.shape()));
+  }
   if (bytes == 0) return host;
-  CAFLOW_ASSIGN_OR_RETURN(tensor pinned,
-                          tensor::allocate(g->pinned_allocator(), on_gpu.type(), on_gpu.shape()));
   CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g->copy_stream(), g->compute_stream()));
   // Default: the runtime tells device from host pointers, so a host tensor is copied too.
-  CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(pinned.raw_data(), on_gpu.raw_data(), bytes,
+  CAFLOW_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host.raw_data(), on_gpu.raw_data(), bytes,
                                               cudaMemcpyDefault, g->copy_stream()));
   CAFLOW_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(g->copy_stream()));
-  std::memcpy(host.raw_data(), pinned.raw_data(), bytes);
   return host;
 }
 

@@ -39,7 +39,7 @@ status conditional_accumulator::matches(dtype type, const partial_shape& shape, 
 
 status conditional_accumulator::apply_gradient(int64_t local_step, const tensor& gradient,
                                                const std::shared_ptr<allocator>& alloc,
-                                               add_fn add) {
+                                               const add_fn& add) {
   if (gradient.type() != type_)
     return errors::invalid_argument("accumulator '", name_, "' takes ", dtype_name(type_),
                                     " gradients, got ", dtype_name(gradient.type()));
@@ -58,10 +58,9 @@ status conditional_accumulator::apply_gradient(int64_t local_step, const tensor&
     if (is_stale_locked(local_step)) return {};
     if (count_ == 0) {
       CAFLOW_ASSIGN_OR_RETURN(sum_, tensor::allocate(alloc, type_, gradient.shape()));
-      if (gradient.byte_size() > 0)
-        std::memcpy(sum_.raw_data(), gradient.raw_data(), gradient.byte_size());
+      if (gradient.byte_size() > 0) add(sum_, gradient, true);
     } else {
-      add(sum_, gradient);
+      add(sum_, gradient, false);
     }
     ++count_;
     flush_locked(out);

@@ -37,8 +37,10 @@ class conditional_accumulator final : public resource,
                                       public std::enable_shared_from_this<conditional_accumulator> {
  public:
   enum class reduction { mean, sum };
-  // Adds `gradient` into `sum` (same dtype and shape), element by element.
-  using add_fn = void (*)(tensor& sum, const tensor& gradient);
+  // Adds `gradient` into `sum` (same dtype and shape), element by element; with `first`, copies
+  // it there instead (the round's first gradient). A callable, so that the kernel can split a
+  // large pass over its device's threads.
+  using add_fn = std::function<void(tensor& sum, const tensor& gradient, bool first)>;
   // The gradients summed since the last take, and how many there were.
   struct taken {
     tensor sum;                // dense accumulators
@@ -72,7 +74,7 @@ class conditional_accumulator final : public resource,
   // far), then adds the gradient unless it is stale (see is_stale_locked). `add` runs under
   // the lock; the first gradient of a round is copied into a buffer from `alloc`.
   status apply_gradient(int64_t local_step, const tensor& gradient,
-                        const std::shared_ptr<allocator>& alloc, add_fn add);
+                        const std::shared_ptr<allocator>& alloc, const add_fn& add);
   // A sparse gradient: rows `values` at `indices` (int64), each index below the declared
   // dim 0 and below dense_shape[0] when `dense_shape` (an int64 vector) is given (a
   // default-constructed tensor when not).

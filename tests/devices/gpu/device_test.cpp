@@ -49,6 +49,13 @@ TEST_CASE("host to GPU and back round-trips every dtype, and counts memory") {
     auto back = copy_to_host(*gpu, *on);
     REQUIRE(back.ok());
     check_tensor(*back, f, 0);
+    // What came back is page-locked and goes out again with no staging copy: same bytes.
+    auto again = copy_to_gpu(*gpu, *back);
+    REQUIRE(again.ok());
+    auto twice = copy_to_host(*gpu, *again);
+    REQUIRE(twice.ok());
+    CHECK_FALSE(twice->shares_buffer_with(*back));
+    check_tensor(*twice, f, 0);
   }
   CHECK(gpu->memory_stats().bytes_in_use == before);
   for (const tensor& t : {tensor::from_vector<double>({1.5, -2}), tensor::from_vector<int32_t>({7}),
