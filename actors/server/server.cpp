@@ -163,11 +163,12 @@ status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options&
   return create_local_server(cpu, {}, {{device_gpu, 0}});
 }
 
-status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu,
-                                                       const gpu_options& gpu,
-                                                       const std::map<std::string, int>& device_count) {
+status_or<std::unique_ptr<server>> create_local_server(
+    const cpu_device_options& cpu, const gpu_options& gpu,
+    const std::map<std::string, int>& device_count, std::chrono::milliseconds step_timeout) {
   server_options opts;
   opts.job = "localhost";
+  opts.step_timeout = step_timeout;
   opts.cpu = cpu;
   opts.gpu = gpu;
   opts.device_count = device_count;

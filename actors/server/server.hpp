@@ -83,10 +83,12 @@ struct server_options {
 class server;
 // A single-task cluster ("localhost", one task on a free port of 127.0.0.1) in this process.
 status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu = {});
-// The same, with the task's other devices (GPUs) made from `gpu` and `device_count`.
-status_or<std::unique_ptr<server>> create_local_server(const cpu_device_options& cpu,
-                                                       const gpu_options& gpu,
-                                                       const std::map<std::string, int>& device_count);
+// The same, with the task's other devices (GPUs) made from `gpu` and `device_count`, and its
+// master failing a step that runs past `step_timeout` (server_options::step_timeout).
+status_or<std::unique_ptr<server>> create_local_server(
+    const cpu_device_options& cpu, const gpu_options& gpu,
+    const std::map<std::string, int>& device_count,
+    std::chrono::milliseconds step_timeout = server_options().step_timeout);
 
 class server {
  public:
@@ -112,7 +114,7 @@ class server {
  private:
   friend status_or<std::unique_ptr<server>> create_local_server(
       const cpu_device_options& cpu, const gpu_options& gpu,
-      const std::map<std::string, int>& device_count);
+      const std::map<std::string, int>& device_count, std::chrono::milliseconds step_timeout);
   struct impl;
   explicit server(std::unique_ptr<impl> i);
   std::unique_ptr<impl> impl_;

@@ -37,7 +37,11 @@ class session::impl {
         device_registry::global().accelerators_available(
             {.cpu = opts.cpu, .gpu = opts.gpu, .device_count = opts.device_count}) == 0)
       return;
-    auto srv = create_local_server(opts.cpu, opts.gpu, opts.device_count);
+    // Its master bounds steps as the session does: operation_timeout, or never when that is 0.
+    auto srv = create_local_server(opts.cpu, opts.gpu, opts.device_count,
+                                   opts.operation_timeout.count() > 0
+                                       ? opts.operation_timeout
+                                       : std::chrono::milliseconds(std::chrono::hours(24)));
     if (!srv.ok()) {
       start_error_ = srv.get_status().with_context("starting the local session's devices");
       return;

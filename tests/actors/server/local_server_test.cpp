@@ -123,6 +123,23 @@ TEST_CASE("a session in the server's process gives up on a step at its operation
   CHECK(took < std::chrono::seconds(5));
 }
 
+TEST_CASE("a local server's master fails a step past the step timeout it was made with") {
+  // A "local" session with an accelerator makes such a server with its own operation_timeout
+  // (none when 0), not the servers' default of 60 s.
+  auto srv = create_local_server({.intra_op_threads = 1, .inter_op_threads = 1}, {},
+                                 {{device_gpu, 0}}, std::chrono::milliseconds(300));
+  REQUIRE_MESSAGE(srv.ok(), srv.get_status().to_string());
+  auto root = scope::new_root();
+  auto q = ops::fifo_queue(root.with_op_name("q"), {dtype::float32});
+  auto item = ops::queue_dequeue(root.with_op_name("take"), q, {dtype::float32});
+  auto out = ops::identity(root.with_op_name("out"), item.at(0));
+  session sess(root, {.target = (*srv)->target()});  // the session itself waits as long as it takes
+  auto r = sess.run({}, {out});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.get_status().code() == error_code::deadline_exceeded);
+  check_error(r, "ran past the step timeout of 300 ms waiting for /job:localhost/replica:0/task:0");
+}
+
 TEST_CASE("runs of one cluster session from several threads may wait on each other") {
   // A producer fills a queue of one slot while a consumer empties it, each in runs of its own,
   // as TF's queue runners do: a run that waits for room must not keep the other from running.
