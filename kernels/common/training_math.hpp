@@ -11,6 +11,10 @@ namespace caflow::training {
 
 CAFLOW_HOST_DEVICE inline float sqrt_of(float x) { return sqrtf(x); }
 CAFLOW_HOST_DEVICE inline double sqrt_of(double x) { return sqrt(x); }
+CAFLOW_HOST_DEVICE inline float pow_of(float x, float y) { return powf(x, y); }
+CAFLOW_HOST_DEVICE inline double pow_of(double x, double y) { return pow(x, y); }
+CAFLOW_HOST_DEVICE inline float abs_of(float x) { return fabsf(x); }
+CAFLOW_HOST_DEVICE inline double abs_of(double x) { return fabs(x); }
 
 // ApplyMomentum: accum becomes accum * momentum + g; returns var's new value (with Nesterov's
 // look-ahead when `nesterov`).
@@ -47,6 +51,38 @@ CAFLOW_HOST_DEVICE inline T adam_update(T var, T g, const adam_step<T>& s, bool 
   v = vi;
   const T direction = nesterov ? mi * s.beta1 + g * s.one_minus_beta1 : mi;
   return var - direction * s.alpha / (sqrt_of(vi) + s.epsilon);
+}
+
+// RMSProp without centering: ms and mom are updated; returns var's new value.
+template <class T>
+CAFLOW_HOST_DEVICE inline T rms_prop_update(T var, T g, T lr, T rho, T momentum, T epsilon, T& ms,
+                                            T& mom) {
+  ms += (g * g - ms) * (T(1) - rho);
+  mom = mom * momentum + lr * g / sqrt_of(ms + epsilon);
+  return var - mom;
+}
+
+// Adagrad: with `update_slots` accum grows by g^2 first; returns var's new value.
+template <class T>
+CAFLOW_HOST_DEVICE inline T adagrad_update(T var, T g, T lr, bool update_slots, T& accum) {
+  if (update_slots) accum = accum + g * g;
+  return var - lr * g / sqrt_of(accum);
+}
+
+// FTRL-Proximal: accum and linear are updated; returns var's new value. As TF, the formulas
+// divide by lr and assume non-negative regularization strengths (the kernels check).
+template <class T>
+CAFLOW_HOST_DEVICE inline T ftrl_update(T var, T g, T lr, T l1, T l2, T lr_power, T& accum,
+                                        T& linear) {
+  const T new_accum = accum + g * g;
+  // accum^-lr_power; lr_power = -0.5 (the usual choice) is a square root.
+  const T new_power = lr_power == T(-0.5) ? sqrt_of(new_accum) : pow_of(new_accum, -lr_power);
+  const T old_power = lr_power == T(-0.5) ? sqrt_of(accum) : pow_of(accum, -lr_power);
+  linear += g - (new_power - old_power) / lr * var;
+  accum = new_accum;
+  const T quadratic = new_power / lr + T(2) * l2;
+  if (abs_of(linear) <= l1) return T(0);
+  return ((linear > T(0) ? l1 : -l1) - linear) / quadratic;
 }
 
 }  // namespace caflow::training

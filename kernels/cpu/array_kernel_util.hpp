@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/common/element_name.hpp"
 #include "kernels/framework/op_kernel.hpp"
 
 namespace caflow::array_kernels {
@@ -50,9 +51,7 @@ inline void parallel_for_column_blocks(const kernel_context& ctx, int64_t rows, 
 // memcpy, split over the intra-op pool when large.
 void parallel_copy(const kernel_context& ctx, void* dst, const void* src, size_t bytes);
 
-// "name[1,2]" for the flat element k of a tensor of `shape` ("name" for a scalar): where a bad
-// index sits, for messages.
-std::string element_name(std::string_view name, const tensor_shape& shape, int64_t k);
+using ::caflow::element_name;  // kernels/common/element_name.hpp
 
 // Row-major element strides of `s`.
 std::array<int64_t, max_rank> row_strides(const tensor_shape& s);

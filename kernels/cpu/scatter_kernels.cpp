@@ -6,7 +6,7 @@
 // copied first, so the reader keeps seeing the old value.
 #include <cstring>
 
-#include "kernels/cpu/array_kernel_util.hpp"
+#include "kernels/common/sparse_update_checks.hpp"
 #include "kernels/framework/in_place.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 #include "kernels/resources/variable.hpp"
@@ -14,40 +14,7 @@
 namespace caflow {
 namespace {
 
-using array_kernels::element_name;
-
 enum class scatter_kind { update, add, sub, mul, div, min, max };
-
-// updates must be a scalar or indices.shape + value.shape[1:].
-status check_updates(const tensor& value, const variable& var, const tensor& indices,
-                     const tensor& updates) {
-  if (value.rank() < 1)
-    return errors::invalid_argument("cannot scatter into variable '", var.name(), "' of shape ",
-                                    value.shape().to_string(), ": it must have rank at least 1");
-  if (updates.rank() == 0) return {};
-  tensor_shape expected = indices.shape();
-  for (int d = 1; d < value.rank(); ++d) expected.add_dim(value.dim(d));
-  if (updates.shape() != expected)
-    return errors::invalid_argument("updates of shape ", updates.shape().to_string(),
-                                    " must be a scalar or ", expected.to_string(),
-                                    " (indices.shape ", indices.shape().to_string(),
-                                    " + the shape of variable '", var.name(), "' ",
-                                    value.shape().to_string(), " from dimension 1)");
-  return {};
-}
-
-template <class Index>
-status check_indices(const tensor& indices, const variable& var, const tensor& value) {
-  const Index* idx = indices.data<Index>();
-  const int64_t rows = value.dim(0);
-  for (int64_t k = 0; k < indices.num_elements(); ++k)
-    if (idx[k] < 0 || idx[k] >= rows)
-      return errors::invalid_argument(element_name("indices", indices.shape(), k), " = ", idx[k],
-                                      " is not in [0, ", rows,
-                                      "), the first dimension of variable '", var.name(),
-                                      "' of shape ", value.shape().to_string());
-  return {};
-}
 
 template <class T, class Index, scatter_kind kind>
 class scatter_op final : public op_kernel {
@@ -61,8 +28,8 @@ class scatter_op final : public op_kernel {
     const tensor& indices = ctx.input(1);
     const tensor& updates = ctx.input(2);
     status st = var->update_initialized([&](tensor& value) -> status {
-      CAFLOW_RETURN_IF_ERROR(check_updates(value, *var, indices, updates));
-      CAFLOW_RETURN_IF_ERROR(check_indices<Index>(indices, *var, value));
+      CAFLOW_RETURN_IF_ERROR(sparse_checks::scatter_updates(value, *var, indices, updates));
+      CAFLOW_RETURN_IF_ERROR(sparse_checks::scatter_indices<Index>(indices, *var, value));
       const int64_t n = indices.num_elements();
       if (n == 0) return {};
       make_updatable(value, ctx.dev());

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "graph/util/array_index_util.hpp"
+#include "kernels/common/sparse_update_checks.hpp"
 #include "kernels/cpu/array_kernel_util.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 
@@ -25,27 +26,13 @@ class unsorted_segment_sum_op final : public op_kernel {
                        errors::invalid_argument("num_segments must be a scalar, got shape ",
                                                 num_t.shape().to_string()));
     const int64_t num = index_values(num_t)[0];
-    CAFLOW_OP_REQUIRES(ctx, num >= 0,
-                       errors::invalid_argument("num_segments ", num, " is negative"));
-    bool prefix = ids.rank() <= data.rank();
-    for (int d = 0; prefix && d < ids.rank(); ++d) prefix = ids.dim(d) == data.dim(d);
-    CAFLOW_OP_REQUIRES(ctx, prefix,
-                       errors::invalid_argument("segment_ids of shape ", ids.shape().to_string(),
-                                                " must be a prefix of the shape of data ",
-                                                data.shape().to_string()));
+    auto shape = sparse_checks::unsorted_segment_shape(data, ids, num);
+    CAFLOW_OP_REQUIRES_OK(ctx, shape.get_status());
+    CAFLOW_OP_REQUIRES_OK(ctx, sparse_checks::unsorted_segment_ids<Index>(ids, num));
+    const tensor_shape& out_shape = *shape;
     const int64_t rows = ids.num_elements();
     const Index* id = ids.data<Index>();
-    for (int64_t k = 0; k < rows; ++k)
-      CAFLOW_OP_REQUIRES(ctx, id[k] < num,
-                         errors::invalid_argument("segment_ids[", k, "] (flat) = ", id[k],
-                                                  " is not less than num_segments ", num));
-
-    tensor_shape out_shape{num};
-    int64_t inner = 1;
-    for (int d = ids.rank(); d < data.rank(); ++d) {
-      out_shape.add_dim(data.dim(d));
-      inner *= data.dim(d);
-    }
+    const int64_t inner = out_shape.num_elements() / std::max<int64_t>(num, 1);
     tensor* out = ctx.allocate_output(0, out_shape);
     if (!out || out_shape.num_elements() == 0) return;
     const T* in = data.data<T>();

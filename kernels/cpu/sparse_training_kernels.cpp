@@ -4,46 +4,15 @@
 // names, one row after another in index order, so a repeated index applies each of its
 // gradient rows in turn (as TensorFlow's CPU kernels do). The variables are locked and
 // checked, and every index validated, before the first write (kernels/common/training_update).
-#include <cmath>
 #include <cstring>
 
+#include "kernels/common/sparse_update_checks.hpp"
 #include "kernels/common/training_math.hpp"
 #include "kernels/common/training_update.hpp"
 #include "kernels/framework/kernel_registry.hpp"
 
 namespace caflow {
 namespace {
-
-// grad is [len(indices)] + var.shape[1:], indices a vector; checked before locking.
-status check_sparse_args(const tensor& grad, const tensor& indices) {
-  if (indices.rank() != 1)
-    return errors::invalid_argument("indices must be a vector, got shape ",
-                                    indices.shape().to_string());
-  if (grad.rank() < 1 || grad.dim(0) != indices.dim(0))
-    return errors::invalid_argument("grad of shape ", grad.shape().to_string(),
-                                    " must have one row per index, but indices has shape ",
-                                    indices.shape().to_string());
-  return {};
-}
-
-// Under the locks: grad's rows have var's row shape and every index names a row of var.
-template <class Index>
-status check_rows(const tensor& grad, const tensor& indices, const variable& var,
-                  const tensor& value) {
-  bool rows_match = value.rank() >= 1 && value.rank() == grad.rank();
-  for (int d = 1; rows_match && d < value.rank(); ++d) rows_match = value.dim(d) == grad.dim(d);
-  if (!rows_match)
-    return errors::invalid_argument("grad of shape ", grad.shape().to_string(),
-                                    " does not match var '", var.name(), "' of shape ",
-                                    value.shape().to_string(), " in dimensions 1 and up");
-  const Index* idx = indices.data<Index>();
-  for (int64_t k = 0; k < indices.num_elements(); ++k)
-    if (idx[k] < 0 || idx[k] >= value.dim(0))
-      return errors::invalid_argument("indices[", k, "] = ", idx[k], " is not in [0, ",
-                                      value.dim(0), "), the first dimension of var '", var.name(),
-                                      "' of shape ", value.shape().to_string());
-  return {};
-}
 
 // Runs row_update(bufs, var_row_offset, grad_row, row_length) for each index in order, with
 // the var's and slots' locks held. A slot copied because a reader shares its buffer gets the
@@ -53,9 +22,9 @@ void sparse_update(kernel_context& ctx, const std::array<const char*, N>& names,
                    const std::array<bool, N>& writes, RowUpdate&& row_update) {
   const tensor& grad = ctx.input(grad_index);
   const tensor& indices = ctx.input(grad_index + 1);
-  CAFLOW_OP_REQUIRES_OK(ctx, check_sparse_args(grad, indices));
+  CAFLOW_OP_REQUIRES_OK(ctx, sparse_checks::sparse_apply_args(grad, indices));
   auto check = [&](const tensor& value, const variable& var) {
-    return check_rows<Index>(grad, indices, var, value);
+    return sparse_checks::sparse_apply_rows<Index>(grad, indices, var, value);
   };
   auto allocate = [&](dtype type, const tensor_shape& shape) {
     return tensor::allocate(ctx.dev().variable_allocator(), type, shape);
@@ -113,11 +82,9 @@ class sparse_apply_rms_prop_op final : public op_kernel {
         ctx, {"var", "ms", "mom"}, 7, {true, true, true},
         [=](const training::update_buffers<T, 3>& b, int64_t at, const T* g, int64_t row) {
           T *var = b.out[0] + at, *ms = b.out[1] + at, *mom = b.out[2] + at;
-          for (int64_t j = 0; j < row; ++j) {
-            ms[j] += (g[j] * g[j] - ms[j]) * (T(1) - rho);
-            mom[j] = mom[j] * momentum + lr * g[j] / std::sqrt(ms[j] + epsilon);
-            var[j] -= mom[j];
-          }
+          for (int64_t j = 0; j < row; ++j)
+            var[j] = training::rms_prop_update(var[j], g[j], lr, rho, momentum, epsilon, ms[j],
+                                               mom[j]);
         });
   }
 };
@@ -166,8 +133,8 @@ class sparse_apply_adagrad_op final : public op_kernel {
           const T* accum_now = update_slots ? accum : b.in[1] + at;
           for (int64_t j = 0; j < row; ++j) {
             T a = accum_now[j];
-            if (update_slots) accum[j] = a = a + g[j] * g[j];
-            var[j] -= lr * g[j] / std::sqrt(a);
+            var[j] = training::adagrad_update(var[j], g[j], lr, update_slots, a);
+            if (update_slots) accum[j] = a;
           }
         });
   }
@@ -175,20 +142,6 @@ class sparse_apply_adagrad_op final : public op_kernel {
  private:
   bool update_slots_ = true;
 };
-
-// One element of FTRL-Proximal; `accum` and `linear` are updated in place.
-template <class T>
-T ftrl_update(T var, T g, T lr, T l1, T l2, T lr_power, T& accum, T& linear) {
-  const T new_accum = accum + g * g;
-  // accum^-lr_power; lr_power = -0.5 (the usual choice) is a square root.
-  auto power = [&](T a) { return lr_power == T(-0.5) ? std::sqrt(a) : std::pow(a, -lr_power); };
-  const T new_power = power(new_accum);
-  linear += g - (new_power - power(accum)) / lr * var;
-  accum = new_accum;
-  const T quadratic = new_power / lr + T(2) * l2;
-  if (std::abs(linear) <= l1) return T(0);
-  return ((linear > T(0) ? l1 : -l1) - linear) / quadratic;
-}
 
 template <class T, class Index>
 class sparse_apply_ftrl_op final : public op_kernel {
@@ -200,20 +153,14 @@ class sparse_apply_ftrl_op final : public op_kernel {
     const T l2 = scalar_arg<T>(ctx, 7, "l2");
     const T lr_power = scalar_arg<T>(ctx, 8, "lr_power");
     if (!ctx.ok()) return;
-    // As TF: the formulas divide by lr and assume non-negative regularization strengths.
-    CAFLOW_OP_REQUIRES(ctx, lr > T(0), errors::invalid_argument("lr must be positive, got ", lr));
-    CAFLOW_OP_REQUIRES(ctx, l1 >= T(0),
-                       errors::invalid_argument("l1 must be non-negative, got ", l1));
-    CAFLOW_OP_REQUIRES(ctx, l2 >= T(0),
-                       errors::invalid_argument("l2 must be non-negative, got ", l2));
-    CAFLOW_OP_REQUIRES(ctx, lr_power <= T(0),
-                       errors::invalid_argument("lr_power must not be positive, got ", lr_power));
+    CAFLOW_OP_REQUIRES_OK(ctx, sparse_checks::ftrl_hyperparameters(lr, l1, l2, lr_power));
     sparse_update<T, Index, 3>(
         ctx, {"var", "accum", "linear"}, 3, {true, true, true},
         [=](const training::update_buffers<T, 3>& b, int64_t at, const T* g, int64_t row) {
           T *var = b.out[0] + at, *accum = b.out[1] + at, *linear = b.out[2] + at;
           for (int64_t j = 0; j < row; ++j)
-            var[j] = ftrl_update(var[j], g[j], lr, l1, l2, lr_power, accum[j], linear[j]);
+            var[j] = training::ftrl_update(var[j], g[j], lr, l1, l2, lr_power, accum[j],
+                                           linear[j]);
         });
   }
 };
