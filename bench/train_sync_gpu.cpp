@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
       steps = std::stoi(argv[i + 1]);
     } else if (i + 1 < argc && flag == "--threads-per-task") {
       threads = std::stoi(argv[i + 1]);
-    } else if (i + 1 < argc && flag == "--shm-variables") {
+    } else if (i + 1 < argc && flag == "--shm-variables" &&
+               (std::string(argv[i + 1]) == "0" || std::string(argv[i + 1]) == "1")) {
       shm_variables = std::string(argv[i + 1]) == "1";
     } else {
       std::fprintf(stderr, "usage: %s\n", usage);

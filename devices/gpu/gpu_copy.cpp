@@ -119,13 +119,8 @@ status_or<tensor> copy_to_host(device& dev, const tensor& on_gpu) {
   // full speed and no second pass copies it into pageable memory (a large value's pageable
   // pages would also be faulted in afresh). Where the pinned pool is spent, pageable memory.
   auto pinned = tensor::allocate(g->pinned_allocator(), on_gpu.type(), on_gpu.shape());
-  const bool page_locked = pinned.ok();
-  tensor host;
-  if (page_locked) {
-    host = std::move(pinned).value();
-  } else {
-    CAFLOW_ASSIGN_OR_RETURN(host, tensor::allocate(default_allocator(), on_gpu.type(), on_gpu.shape()));
-  }
+  if (!pinned.ok()) pinned = tensor::allocate(default_allocator(), on_gpu.type(), on_gpu.shape());
+  CAFLOW_ASSIGN_OR_RETURN(tensor host, std::move(pinned));
   if (bytes == 0) return host;
   CAFLOW_RETURN_IF_ERROR(gpu_device::order_after(g->copy_stream(), g->compute_stream()));
   // Default: the runtime tells device from host pointers, so a host tensor is copied too.
